@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+// gestured: a Linux touchscreen gesture daemon. No package dependencies: C libraries come from Debian.
+import PackageDescription
+
+let package = Package(
+    name: "gestured",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "gestured", targets: ["gestured"]),
+        .executable(name: "gesturectl", targets: ["gesturectl"]),
+        .library(name: "GestureClient", targets: ["GestureClient"]),
+        .library(name: "GestureCore", targets: ["GestureCore"]),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages, found through pkg-config).
+        .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // A small C++ shim over toml++ with a C API (parse -> JSON, or an error with line:column).
+        .target(
+            name: "CTOML",
+            cxxSettings: [.unsafeFlags(["-std=c++17"])]
+        ),
+
+        // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock.
+        .target(name: "GestureCore", linkerSettings: [.linkedLibrary("m")]),
+        // Wire messages and their JSON-lines encoding, shared by the daemon and its clients.
+        .target(name: "GestureProtocol", dependencies: ["GestureCore"]),
+        // TOML -> typed, validated configuration.
+        .target(name: "GestureConfig", dependencies: ["GestureCore", "CTOML"]),
+        // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify.
+        .target(
+            name: "GestureDaemon",
+            dependencies: ["GestureCore", "GestureProtocol", "GestureConfig", "CLibevdev", "CLibudev", "CSystemd"]
+        ),
+        // Client library for Swift programs that subscribe to gestures.
+        .target(name: "GestureClient", dependencies: ["GestureProtocol"]),
+
+        .executableTarget(name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureCore"]),
+        .executableTarget(
+            name: "gesturectl",
+            dependencies: ["GestureCore", "GestureProtocol", "GestureConfig", "GestureClient"]
+        ),
+        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore"]),
+
+        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "GestureProtocol"]),
+        .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol", "GestureCore"]),
+        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureCore"]),
+        .testTarget(name: "GestureDaemonTests", dependencies: ["GestureDaemon", "GestureCore", "GestureProtocol"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["GestureClient", "GestureProtocol"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,1 @@
+// CTOML shim (work in progress)

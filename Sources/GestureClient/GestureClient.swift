@@ -1,0 +1,1 @@
+// GestureClient module (work in progress)

@@ -1,0 +1,1 @@
+// GestureConfig module (work in progress)

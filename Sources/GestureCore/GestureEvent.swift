@@ -1,0 +1,99 @@
+/// A point or vector with two components.
+public struct Vector2: Equatable, Sendable {
+    public var x: Double
+    public var y: Double
+    public init(_ x: Double, _ y: Double) { self.x = x; self.y = y }
+    public static let zero = Vector2(0, 0)
+
+    @inlinable public static func + (a: Vector2, b: Vector2) -> Vector2 { Vector2(a.x + b.x, a.y + b.y) }
+    @inlinable public static func - (a: Vector2, b: Vector2) -> Vector2 { Vector2(a.x - b.x, a.y - b.y) }
+    @inlinable public static func * (a: Vector2, s: Double) -> Vector2 { Vector2(a.x * s, a.y * s) }
+    @inlinable public static func / (a: Vector2, s: Double) -> Vector2 { Vector2(a.x / s, a.y / s) }
+    @inlinable public var length: Double { (x * x + y * y).squareRoot() }
+}
+
+public enum GestureKind: String, CaseIterable, Sendable {
+    case edgeSwipe = "edge-swipe"
+    case pan
+    case pinch
+}
+
+public enum GesturePhase: String, CaseIterable, Sendable {
+    case begin, update, end, cancel
+}
+
+/// One event of a continuous gesture. Every field a client needs to drive an animation is on every
+/// `begin`/`update`/`end`; docs/protocol.md documents each field and its unit.
+public struct GestureEvent: Equatable, Sendable {
+    public var kind: GestureKind
+    public var phase: GesturePhase
+    /// Same for all events of one gesture.
+    public var id: UInt64
+    /// Timestamp of the input frame that caused the event, microseconds.
+    public var timeMicroseconds: Int64
+    public var fingers: Int
+
+    /// Edge swipes: the edge the swipe started from.
+    public var edge: Edge?
+    /// `end` only: whether the gesture completed (passed its commit threshold or was flung).
+    public var committed: Bool?
+    /// Pan `end` only: the swipe direction, nil when the movement was off-axis beyond the tolerance.
+    public var direction: SwipeDirection?
+
+    /// Centroid of the fingers, normalised to the screen ([0,1]², origin top-left).
+    public var position: Vector2
+    /// Centroid of the fingers in millimetres from the screen's top-left corner.
+    public var positionMM: Vector2
+    /// Movement of the centroid since the fingers landed, normalised to the screen size.
+    public var translation: Vector2
+    /// Movement of the centroid since the fingers landed, in millimetres.
+    public var translationMM: Vector2
+    /// Velocity of the centroid, millimetres per second.
+    public var velocityMMPerSecond: Vector2
+    /// Edge swipes: fraction of the screen travelled inward, 0...1.
+    public var progress: Double?
+    /// Pinches: current span / span at begin.
+    public var scale: Double?
+    /// Pinches: rotation since begin in degrees, cumulative, clockwise positive as seen on screen.
+    public var rotationDegrees: Double?
+    /// Pinches: mean distance of the fingers from their centroid, millimetres.
+    public var spanMM: Double?
+
+    public init(
+        kind: GestureKind, phase: GesturePhase, id: UInt64, timeMicroseconds: Int64, fingers: Int,
+        edge: Edge? = nil, committed: Bool? = nil, direction: SwipeDirection? = nil,
+        position: Vector2 = .zero, positionMM: Vector2 = .zero, translation: Vector2 = .zero,
+        translationMM: Vector2 = .zero, velocityMMPerSecond: Vector2 = .zero, progress: Double? = nil,
+        scale: Double? = nil, rotationDegrees: Double? = nil, spanMM: Double? = nil
+    ) {
+        self.kind = kind
+        self.phase = phase
+        self.id = id
+        self.timeMicroseconds = timeMicroseconds
+        self.fingers = fingers
+        self.edge = edge
+        self.committed = committed
+        self.direction = direction
+        self.position = position
+        self.positionMM = positionMM
+        self.translation = translation
+        self.translationMM = translationMM
+        self.velocityMMPerSecond = velocityMMPerSecond
+        self.progress = progress
+        self.scale = scale
+        self.rotationDegrees = rotationDegrees
+        self.spanMM = spanMM
+    }
+}
+
+/// Something worth telling the user that is not a gesture (a slot beyond the declared count, a value
+/// out of range, events dropped). The daemon logs these; `gesturectl replay` prints them to stderr.
+public struct CoreWarning: Equatable, Sendable, CustomStringConvertible {
+    public var timeMicroseconds: Int64
+    public var message: String
+    public init(timeMicroseconds: Int64, message: String) {
+        self.timeMicroseconds = timeMicroseconds
+        self.message = message
+    }
+    public var description: String { message }
+}

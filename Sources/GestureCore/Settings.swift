@@ -1,0 +1,124 @@
+/// A screen edge, as the user sees the screen (after the device's rotation is applied).
+public enum Edge: String, CaseIterable, Sendable, Hashable {
+    case left, right, top, bottom
+}
+
+/// The direction a pan ended in, as the user sees the screen.
+public enum SwipeDirection: String, CaseIterable, Sendable {
+    case up, down, left, right
+}
+
+/// The zone of one screen edge.
+public struct EdgeZone: Equatable, Sendable {
+    public var enabled: Bool
+    /// Width of the zone measured inward from the edge, in millimetres.
+    public var widthMM: Double
+
+    public init(enabled: Bool = true, widthMM: Double = RecognizerSettings.defaultEdgeZoneWidthMM) {
+        self.enabled = enabled
+        self.widthMM = widthMM
+    }
+}
+
+/// Edge swipe recognizer thresholds.
+public struct EdgeSwipeSettings: Equatable, Sendable {
+    public var enabled: Bool = true
+    public var zones: [Edge: EdgeZone] = [
+        .left: EdgeZone(), .right: EdgeZone(), .top: EdgeZone(), .bottom: EdgeZone(),
+    ]
+    /// Fewest and most fingers an edge swipe may have (every finger must land in the same edge's zone).
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 1
+    /// Progress (fraction of the screen along the swipe axis) at which a release commits.
+    public var commitProgress: Double = 0.5
+    /// Inward release velocity that commits whatever the progress; the same speed outward cancels.
+    public var flingVelocityMMPerSecond: Double = 200
+
+    public init() {}
+
+    public func zone(_ edge: Edge) -> EdgeZone { zones[edge] ?? EdgeZone(enabled: false) }
+}
+
+/// Pan (and swipe) recognizer thresholds.
+public struct PanSettings: Equatable, Sendable {
+    public var enabled: Bool = true
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    /// Distance of the centroid from where the fingers landed at which a release commits.
+    public var commitDistanceMM: Double = 15
+    /// Release velocity that commits whatever the distance.
+    public var flingVelocityMMPerSecond: Double = 200
+
+    public init() {}
+}
+
+/// Pinch (with rotation) recognizer thresholds.
+public struct PinchSettings: Equatable, Sendable {
+    public var enabled: Bool = true
+    public var minFingers: Int = 2
+    public var maxFingers: Int = 5
+    /// Change of the fingers' mean distance from their centroid that begins a pinch.
+    public var beginSpanChangeMM: Double = 3
+    /// Rotation of the fingers around their centroid that begins a pinch.
+    public var beginRotationDegrees: Double = 10
+    /// A release commits when |1 - scale| reaches this ...
+    public var commitScaleChange: Double = 0.4
+    /// ... or when |rotation| reaches this.
+    public var commitRotationDegrees: Double = 45
+
+    public init() {}
+}
+
+/// Every threshold the recognizers use. Defaults are chosen to hold on any panel, phones to 32-inch
+/// monitors; docs/gestures.md gives each one's reason.
+public struct RecognizerSettings: Equatable, Sendable {
+    public static let defaultEdgeZoneWidthMM: Double = 5
+
+    /// Distance a finger must move before anything is recognized: below it a touch is a tap or a resting
+    /// finger with jitter.
+    public var slopMM: Double = 3
+    /// How far off an axis a movement may point and still count as along it: edge swipes inward, and
+    /// pan swipe directions.
+    public var angleToleranceDegrees: Double = 30
+    /// Velocities are measured over the samples of this window (and are zero when the fingers have not
+    /// moved for this long).
+    public var velocityWindowSeconds: Double = 0.08
+    /// Two or more fingers are a pinch rather than a pan when the part of their motion that differs
+    /// between fingers is at least this fraction of the motion they share.
+    public var pinchDifferentialRatio: Double = 0.5
+
+    public var edgeSwipe = EdgeSwipeSettings()
+    public var pan = PanSettings()
+    public var pinch = PinchSettings()
+
+    public init() {}
+}
+
+/// The device's mounting relative to the screen, clockwise.
+public enum Rotation: Int, CaseIterable, Sendable {
+    case none = 0, clockwise90 = 90, upsideDown = 180, clockwise270 = 270
+}
+
+/// How device coordinates map onto the screen and onto millimetres.
+public struct GeometrySettings: Equatable, Sendable {
+    /// Rotation of the touch panel relative to the screen as the user sees it, applied after the flips.
+    public var rotation: Rotation = .none
+    public var flipX: Bool = false
+    public var flipY: Bool = false
+    /// A libinput-style calibration matrix [a, b, c, d, e, f] on normalised coordinates:
+    /// x' = a·x + b·y + c, y' = d·x + e·y + f. Applied after rotation and flips; nil means identity.
+    public var calibration: [Double]? = nil
+    /// Physical size of the touch area (width × height in millimetres, in the device's own axes),
+    /// for devices that report no axis resolution.
+    public var panelSizeMM: (width: Double, height: Double)? = nil
+
+    public init() {}
+
+    /// Diagonal assumed for a panel that reports no resolution and has no configured size.
+    public static let assumedDiagonalMM: Double = 350
+
+    public static func == (a: GeometrySettings, b: GeometrySettings) -> Bool {
+        a.rotation == b.rotation && a.flipX == b.flipX && a.flipY == b.flipY && a.calibration == b.calibration
+            && a.panelSizeMM?.width == b.panelSizeMM?.width && a.panelSizeMM?.height == b.panelSizeMM?.height
+    }
+}

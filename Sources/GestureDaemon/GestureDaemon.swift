@@ -1,0 +1,1 @@
+// GestureDaemon module (work in progress)

@@ -1,0 +1,1 @@
+// GestureProtocol module (work in progress)
