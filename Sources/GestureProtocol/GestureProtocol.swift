@@ -1,1 +1,0 @@
-// GestureProtocol module (work in progress)
