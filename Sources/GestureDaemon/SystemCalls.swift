@@ -71,4 +71,14 @@ public enum SystemCall {
         if flags & O_NONBLOCK != 0 { return }
         _ = try retryingInterrupts("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
+
+    /// `stat(2)`.
+    public static func stat(_ path: String) throws(SystemError) -> Glibc.stat {
+        var status = Glibc.stat()
+        _ = try retryingInterrupts("stat", path: path) { callStat(path, &status) }
+        return status
+    }
 }
+
+/// `stat(2)` itself (at file scope, where `stat` names the C function rather than `SystemCall.stat`).
+private func callStat(_ path: String, _ status: inout Glibc.stat) -> Int32 { stat(path, &status) }

@@ -1,0 +1,256 @@
+// Devices: the adapters between the kernel's input devices and GestureCore.
+//
+// Interface (what the event loop calls; see docs/architecture.md, "Devices"):
+//
+//   final class EvdevDevice                       — one opened /dev/input/eventN, read through libevdev
+//     init(path: String, grab: Bool = false, udevTouchscreen: Bool = false) throws(EvdevError)
+//     let path: String; let fd: Int32 (non-blocking, for epoll); let description: DeviceDescription
+//     func readAvailable(_ handler: (EvdevReadResult) -> Void) throws(EvdevError)
+//         reads until the fd is drained; throws EvdevError.removed when the device is gone (ENODEV)
+//   enum EvdevReadResult { case event(InputEvent), dropped(atMicroseconds: Int64) }
+//         `dropped`: call GestureEngine.eventsDropped, then feed the `event`s that follow (libevdev's sync
+//         of the device state) to process() as usual
+//   enum EvdevError: permissionDenied / removed / notEvdevDevice / unsupported / grabFailed / system
+//         (`isPermissionDenied`, `errno`; the description tells the user what to do)
+//   enum EvdevTouchCheck { static func refusalReason(_:udevTouchscreen:) -> String? }
+//
+//   final class UdevMonitor { init() throws(SystemError); let fd: Int32; func receive() -> UdevDeviceChange? }
+//   struct UdevDeviceChange { action: .add/.remove/.change/.other(String); device: UdevInputDevice }
+//   enum UdevDiscovery { static func touchscreens() / eventDevices() throws(SystemError) -> [UdevInputDevice];
+//                        static func device(devnode:) throws(SystemError) -> UdevInputDevice? }
+//   struct UdevInputDevice { devnode, syspath, name, properties; isTouchscreen, isTouchpad }
+//   struct HotplugTracker — decides open/close/ignore for udev changes, retries a node that was not yet
+//         readable (EACCES) on its next `change`, and says when a permission problem is worth logging (once).
+import CLibevdev
+import GestureCore
+import Glibc
+
+/// What one read from a device yields.
+public enum EvdevReadResult: Equatable, Sendable {
+    /// An event, in order. After `dropped`, the events are libevdev's resynchronisation of the device state
+    /// (slots, tracking ids, positions), ending with a SYN_REPORT: feed them to the engine like any other.
+    case event(InputEvent)
+    /// The kernel's buffer overflowed (SYN_DROPPED) at this time: events were lost. Tell the engine
+    /// (`GestureEngine.eventsDropped`) before feeding the events that follow.
+    case dropped(atMicroseconds: Int64)
+}
+
+/// Why a device could not be opened or read.
+public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The node exists but the daemon may not read it (EACCES/EPERM). Just after a udev `add` this can be
+    /// temporary: retry on the device's next `change` event.
+    case permissionDenied(path: String, SystemError)
+    /// The device is gone (ENODEV): drop it and cancel its gestures.
+    case removed(path: String)
+    /// The file is not an evdev device node.
+    case notEvdevDevice(path: String, SystemError)
+    /// An input device gestured does not handle (a touchpad, a keyboard, ...), and why.
+    case unsupported(path: String, name: String, reason: String)
+    /// An exclusive grab (EVIOCGRAB) was asked for and failed.
+    case grabFailed(path: String, SystemError)
+    /// Any other failed call.
+    case system(SystemError)
+
+    public var path: String? {
+        switch self {
+        case .permissionDenied(let path, _), .removed(let path), .notEvdevDevice(let path, _),
+            .unsupported(let path, _, _), .grabFailed(let path, _):
+            return path
+        case .system(let error):
+            return error.path
+        }
+    }
+
+    /// The errno behind the error, where there is one.
+    public var errno: Int32? {
+        switch self {
+        case .permissionDenied(_, let error), .notEvdevDevice(_, let error), .grabFailed(_, let error),
+            .system(let error):
+            return error.errno
+        case .removed:
+            return ENODEV
+        case .unsupported:
+            return nil
+        }
+    }
+
+    public var isPermissionDenied: Bool {
+        switch self {
+        case .permissionDenied: return true
+        case .removed, .notEvdevDevice, .unsupported, .grabFailed, .system: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .permissionDenied(let path, let error):
+            return "cannot open \(path): \(error.message) (errno \(error.errno)). gestured needs read access to "
+                + "touchscreen event nodes: run it in group 'input' (the installed gestured.service does), "
+                + "add your user to that group (usermod -aG input USER, then log in again), or give the node "
+                + "to a group of your choice with a udev rule (see docs/installation.md)"
+        case .removed(let path):
+            return "\(path) was removed"
+        case .notEvdevDevice(let path, let error):
+            return "\(path) is not an evdev input device (\(error.operation): \(error.message), errno "
+                + "\(error.errno)); name a /dev/input/eventN node"
+        case .unsupported(let path, let name, let reason):
+            return "ignoring \(path) (\"\(name)\"): \(reason)"
+        case .grabFailed(let path, let error):
+            var text = "cannot grab \(path) exclusively (\(error.message), errno \(error.errno))"
+            if error.errno == EBUSY {
+                text += ": another program holds the grab; stop it or set grab = false for this device"
+            }
+            return text
+        case .system(let error):
+            return error.description
+        }
+    }
+}
+
+/// One opened evdev device node, read through libevdev. Single-threaded: owned by the event loop.
+public final class EvdevDevice {
+    public let path: String
+    /// The non-blocking descriptor to watch for EPOLLIN. Owned by this object: closed when it goes away.
+    public let fd: Int32
+    /// What the device is, as GestureCore needs it.
+    public let description: DeviceDescription
+    /// Whether the device is grabbed exclusively (EVIOCGRAB).
+    public let isGrabbed: Bool
+
+    /// The libevdev handle (`struct libevdev *`).
+    private let handle: OpaquePointer
+
+    /// Opens `path` (O_RDONLY | O_NONBLOCK | O_CLOEXEC), reads its capabilities with libevdev, checks it is a
+    /// direct-touch device and sets its event clock to CLOCK_MONOTONIC (the clock the event loop's timerfd
+    /// uses). `udevTouchscreen` is udev's ID_INPUT_TOUCHSCREEN=1: it vouches for a touchscreen that does
+    /// not declare INPUT_PROP_DIRECT. `grab` takes the device exclusively (EVIOCGRAB), hiding its events
+    /// from every other reader, the compositor included.
+    public init(path: String, grab: Bool = false, udevTouchscreen: Bool = false) throws(EvdevError) {
+        let fd: Int32
+        do {
+            fd = try SystemCall.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        } catch {
+            switch error.errno {
+            case EACCES, EPERM: throw .permissionDenied(path: path, error)
+            case ENODEV, ENXIO: throw .removed(path: path)
+            default: throw .system(error)
+            }
+        }
+        var handle: OpaquePointer?
+        let rc = libevdev_new_from_fd(fd, &handle)
+        guard rc >= 0, let handle else {
+            SystemCall.close(fd)
+            let error = SystemError(errno: -rc, operation: "libevdev_new_from_fd", path: path)
+            switch -rc {
+            case ENODEV: throw .removed(path: path)
+            case ENOTTY, EINVAL: throw .notEvdevDevice(path: path, error)
+            default: throw .system(error)
+            }
+        }
+        // From here on, failures release both the handle and the descriptor.
+        func fail(_ error: EvdevError) -> EvdevError {
+            libevdev_free(handle)
+            SystemCall.close(fd)
+            return error
+        }
+        let description = EvdevDescription.describe(handle)
+        if let reason = EvdevTouchCheck.refusalReason(description, udevTouchscreen: udevTouchscreen) {
+            throw fail(.unsupported(path: path, name: description.name, reason: reason))
+        }
+        let clockRC = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
+        if clockRC < 0 {
+            throw fail(
+                .system(SystemError(errno: -clockRC, operation: "libevdev_set_clock_id(CLOCK_MONOTONIC)", path: path)))
+        }
+        if grab {
+            let grabRC = libevdev_grab(handle, LIBEVDEV_GRAB)
+            if grabRC < 0 {
+                let error = SystemError(errno: -grabRC, operation: "libevdev_grab", path: path)
+                throw fail(-grabRC == ENODEV ? .removed(path: path) : .grabFailed(path: path, error))
+            }
+        }
+        self.path = path
+        self.fd = fd
+        self.handle = handle
+        self.description = description
+        self.isGrabbed = grab
+    }
+
+    deinit {
+        if isGrabbed { _ = libevdev_grab(handle, LIBEVDEV_UNGRAB) }
+        libevdev_free(handle)
+        SystemCall.close(fd)
+    }
+
+    /// Reads every event available now (`libevdev_next_event` until -EAGAIN), handling SYN_DROPPED through
+    /// libevdev's sync mode, and hands each result to `handler` in order. Throws `.removed` on ENODEV.
+    public func readAvailable(_ handler: (EvdevReadResult) -> Void) throws(EvdevError) {
+        let handle = self.handle
+        try EvdevReadLoop.drain(path: path, handler: handler) { flags in
+            var raw = input_event()
+            let rc = libevdev_next_event(handle, flags.rawValue, &raw)
+            let event = InputEvent(
+                timeMicroseconds: Int64(gestured_input_event_microseconds(&raw)),
+                type: raw.type, code: raw.code, value: raw.value)
+            return (rc, event)
+        }
+    }
+}
+
+/// The read loop's logic, separate from libevdev so it can be tested with a scripted source.
+public enum EvdevReadLoop {
+    /// The libevdev read mode a call asks for.
+    public enum Mode: Equatable, Sendable {
+        case normal, sync
+
+        var rawValue: UInt32 {
+            switch self {
+            case .normal: return LIBEVDEV_READ_FLAG_NORMAL.rawValue
+            case .sync: return LIBEVDEV_READ_FLAG_SYNC.rawValue
+            }
+        }
+    }
+
+    /// LIBEVDEV_READ_STATUS_SUCCESS and LIBEVDEV_READ_STATUS_SYNC as `libevdev_next_event` returns them.
+    public static let statusSuccess = Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue)
+    public static let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
+
+    /// Calls `next` (one `libevdev_next_event`: return code and event) until the device has nothing more,
+    /// as libevdev documents it:
+    /// - normal mode, SUCCESS: an event;
+    /// - normal mode, SYNC: SYN_DROPPED was read; report `dropped` and switch to sync mode;
+    /// - sync mode, SYNC: one event of the device-state delta; sync mode, -EAGAIN: the delta is complete,
+    ///   back to normal mode;
+    /// - normal mode, -EAGAIN: drained, return;
+    /// - -ENODEV: the device is gone; -EINTR: call again; other negative values: thrown with their errno.
+    public static func drain(
+        path: String, handler: (EvdevReadResult) -> Void, next: (Mode) -> (Int32, InputEvent)
+    ) throws(EvdevError) {
+        var mode = Mode.normal
+        while true {
+            let (rc, event) = next(mode)
+            switch (mode, rc) {
+            case (.normal, statusSuccess):
+                handler(.event(event))
+            case (.normal, statusSync):
+                handler(.dropped(atMicroseconds: event.timeMicroseconds))
+                mode = .sync
+            case (.sync, statusSync):
+                handler(.event(event))
+            case (.sync, statusSuccess):
+                // Not returned in sync mode by libevdev; an event is an event.
+                handler(.event(event))
+            case (.sync, -EAGAIN):
+                mode = .normal
+            case (.normal, -EAGAIN):
+                return
+            case (_, -EINTR):
+                continue
+            case (_, -ENODEV):
+                throw .removed(path: path)
+            case (_, let code):
+                throw .system(SystemError(errno: code < 0 ? -code : EIO, operation: "libevdev_next_event", path: path))
+            }
+        }
+    }
+}

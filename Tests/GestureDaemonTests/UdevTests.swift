@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import GestureDaemon
+
+@Suite struct UdevDiscoveryTests {
+    @Test func enumeratesEventNodesWithoutError() throws {
+        // This machine may have no input devices at all: the call must still succeed.
+        let devices = try UdevDiscovery.eventDevices()
+        for device in devices {
+            #expect(device.devnode.hasPrefix("/dev/input/event"))
+            #expect(device.syspath.hasPrefix("/sys/"))
+        }
+        let touchscreens = try UdevDiscovery.touchscreens()
+        #expect(touchscreens.allSatisfy { $0.isTouchscreen })
+        #expect(touchscreens.allSatisfy { screen in devices.contains { $0.devnode == screen.devnode } })
+    }
+
+    @Test func aCharacterDeviceThatIsNotAnInputNodeIsUnknown() throws {
+        let device = try UdevDiscovery.device(devnode: "/dev/null")
+        #expect(device == nil)
+    }
+
+    @Test func aMissingNodeThrowsENOENT() {
+        #expect(throws: SystemError(errno: ENOENT, operation: "stat", path: "/nonexistent/event0")) {
+            _ = try UdevDiscovery.device(devnode: "/nonexistent/event0")
+        }
+    }
+
+    @Test func aRegularFileIsNotADeviceNode() throws {
+        let path = NSTemporaryDirectory() + "gestured-udev-regular-\(getpid())"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { unlink(path) }
+        do {
+            _ = try UdevDiscovery.device(devnode: path)
+            Issue.record("a regular file was taken for a device node")
+        } catch {
+            #expect(error.errno == ENOTTY)
+            #expect(error.description.contains("not a character device"))
+        }
+    }
+
+    @Test func ordersNodesNumerically() {
+        let nodes = ["/dev/input/event10", "/dev/input/event2", "/dev/input/event1", "/dev/input/event21"]
+        #expect(nodes.sorted(by: UdevDiscovery.eventNodeOrder)
+            == ["/dev/input/event1", "/dev/input/event2", "/dev/input/event10", "/dev/input/event21"])
+    }
+
+    @Test func readsTouchscreenAndTouchpadTags() {
+        let screen = UdevInputDevice(devnode: "/dev/input/event5", syspath: "/sys/x", name: "ts",
+                                     properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"])
+        let pad = UdevInputDevice(devnode: "/dev/input/event6", syspath: "/sys/y", name: "tp",
+                                  properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1"])
+        #expect(screen.isTouchscreen && !screen.isTouchpad)
+        #expect(pad.isTouchpad && !pad.isTouchscreen)
+    }
+
+    @Test func parsesActions() {
+        #expect(UdevDeviceChange.Action("add") == .add)
+        #expect(UdevDeviceChange.Action("remove") == .remove)
+        #expect(UdevDeviceChange.Action("change") == .change)
+        #expect(UdevDeviceChange.Action("bind") == .other("bind"))
+    }
+}
+
+@Suite struct UdevMonitorTests {
+    @Test func givesANonBlockingPollableDescriptor() throws {
+        let monitor = try UdevMonitor()
+        #expect(monitor.fd >= 0)
+        let flags = fcntl(monitor.fd, F_GETFL)
+        #expect(flags >= 0 && flags & O_NONBLOCK != 0)
+        #expect(fcntl(monitor.fd, F_GETFD) & FD_CLOEXEC != 0)
+
+        var entry = pollfd(fd: monitor.fd, events: Int16(POLLIN), revents: 0)
+        let count = poll(&entry, 1, 0)
+        #expect(count >= 0)
+        #expect(Int32(entry.revents) & (POLLERR | POLLHUP | POLLNVAL) == 0)
+        // Nothing is plugged in on a test machine: receiving must not block and yields nothing or a change.
+        while let change = monitor.receive() {
+            #expect(change.device.devnode.hasPrefix("/dev/input/event"))
+        }
+    }
+
+    @Test func monitorsCanBeCreatedAndReleasedRepeatedly() throws {
+        for _ in 0..<50 { _ = try UdevMonitor() }
+    }
+}
