@@ -1,1 +1,31 @@
-print("gesturectl")
+// gesturectl: the command-line client of gestured. Argument parsing and wiring only.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Subcommands: name, one-line summary, entry point (arguments after the subcommand) -> exit status.
+let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
+    ("replay", "run the recognizer over an evemu recording and print the gesture events", runReplay),
+]
+
+@MainActor func usage() -> String {
+    var s = "usage: gesturectl <command> [options]\n\ncommands:\n"
+    for c in commands { s += "  " + c.name + String(repeating: " ", count: max(1, 10 - c.name.count)) + c.summary + "\n" }
+    s += "\nRun 'gesturectl <command> --help' for a command's options.\n"
+    return s
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let first = arguments.first else {
+    printError(usage())
+    exit(2)
+}
+if first == "--help" || first == "-h" || first == "help" {
+    print(usage(), terminator: "")
+    exit(0)
+}
+guard let command = commands.first(where: { $0.name == first }) else {
+    printError("gesturectl: unknown command '\(first)'\n\n" + usage())
+    exit(2)
+}
+exit(command.run(Array(arguments.dropFirst())))

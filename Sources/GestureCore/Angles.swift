@@ -1,0 +1,53 @@
+/// Angle arithmetic without libm, so the core stays free of Glibc and bit-for-bit deterministic.
+enum Angles {
+    static let pi = 3.141592653589793
+    static let degreesPerRadian = 180 / pi
+
+    /// atan(z) for |z| <= tan(π/8), by its Taylor series; the error is below 3e-8 rad there.
+    @inline(__always)
+    private static func atanSmall(_ z: Double) -> Double {
+        let z2 = z * z
+        var term = z
+        var sum = z
+        var n = 3.0
+        var sign = -1.0
+        while n <= 17 {
+            term *= z2
+            sum += sign * term / n
+            sign = -sign
+            n += 2
+        }
+        return sum
+    }
+
+    /// atan(z) for 0 <= z <= 1.
+    @inline(__always)
+    private static func atanUnit(_ z: Double) -> Double {
+        let tanPiOver8 = 0.41421356237309503
+        if z <= tanPiOver8 { return atanSmall(z) }
+        // atan(z) = π/4 + atan((z - 1) / (z + 1)), and (z-1)/(z+1) is within ±tan(π/8) for z in [tan(π/8), 1].
+        return pi / 4 + atanSmall((z - 1) / (z + 1))
+    }
+
+    /// The angle of (x, y) in radians, in (-π, π]; 0 for (0, 0). On screen coordinates (y down), a
+    /// growing angle turns clockwise.
+    static func atan2(_ y: Double, _ x: Double) -> Double {
+        if x == 0 && y == 0 { return 0 }
+        let ax = abs(x)
+        let ay = abs(y)
+        var a = ay <= ax ? atanUnit(ay / ax) : pi / 2 - atanUnit(ax / ay)
+        if x < 0 { a = pi - a }
+        return y < 0 ? -a : a
+    }
+
+    /// The angle of a vector in degrees, in (-180, 180].
+    static func degrees(of v: Vector2) -> Double { atan2(v.y, v.x) * degreesPerRadian }
+
+    /// `a` wrapped into (-180, 180].
+    static func wrapDegrees(_ a: Double) -> Double {
+        var x = a
+        while x > 180 { x -= 360 }
+        while x <= -180 { x += 360 }
+        return x
+    }
+}

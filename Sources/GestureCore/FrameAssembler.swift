@@ -1,0 +1,203 @@
+/// Turns the evdev event stream of one device into touch frames, one per SYN_REPORT.
+///
+/// Multitouch protocol B (slots and tracking ids) and single-touch devices (ABS_X/ABS_Y + BTN_TOUCH) are
+/// supported. Protocol A devices are refused when the engine is made (see docs/gestures.md).
+public struct FrameAssembler: Sendable {
+    /// What one event did to the assembler.
+    public enum Outcome: Equatable, Sendable {
+        /// Nothing to act on yet (the event updated state for the next frame).
+        case pending
+        /// A SYN_REPORT completed a frame: read `frame`.
+        case frame
+        /// SYN_DROPPED: events were lost; everything up to the next SYN_REPORT is discarded.
+        case dropped
+    }
+
+    private struct Slot {
+        var active = false
+        /// True while the contact in this slot is a palm (not a finger).
+        var palm = false
+        var trackingID: Int32 = -1
+        var serial: UInt64 = 0
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var toolType: Int32 = MTTool.finger
+        /// A contact that ended in this slot since the last frame, reported as lifted (or lost).
+        var endedSerial: UInt64 = 0
+        var endedWasFinger = false
+    }
+
+    /// Replaced on a configuration reload; slots keep their raw state across it.
+    public internal(set) var geometry: DeviceGeometry
+    private let singleTouch: Bool
+    private var slots: [Slot]
+    private var currentSlot: Int = 0
+    private var nextSerial: UInt64 = 1
+    private var discarding = false
+    private var warnedSlots: Set<Int> = []
+    private var warnedClampAxes: Set<UInt16> = []
+
+    /// The latest frame; valid after `process` returned `.frame`.
+    public private(set) var frame = TouchFrame()
+    /// Warnings raised since the caller last took them.
+    public var warnings: [CoreWarning] = []
+
+    public init(geometry: DeviceGeometry, touchProtocol: TouchProtocol) {
+        self.geometry = geometry
+        switch touchProtocol {
+        case .multitouchSlots(let count):
+            singleTouch = false
+            slots = Array(repeating: Slot(), count: max(1, count))
+        case .singleTouch, .multitouchProtocolA, .unusable:
+            singleTouch = true
+            slots = [Slot()]
+        }
+    }
+
+    /// Feeds one event. Events are consumed in order; the frame is rebuilt at each SYN_REPORT.
+    public mutating func process(_ e: InputEvent) -> Outcome {
+        if discarding {
+            if e.type == EV.syn && e.code == SYN.report {
+                discarding = false
+                // Whatever changed during the gap is unknown: the slots keep their last known state and
+                // the next complete frame starts clean.
+                for i in slots.indices {
+                    slots[i].endedSerial = 0
+                    slots[i].endedWasFinger = false
+                }
+            }
+            return .pending
+        }
+        switch e.type {
+        case EV.syn:
+            switch e.code {
+            case SYN.report:
+                buildFrame(time: e.timeMicroseconds)
+                return .frame
+            case SYN.dropped:
+                discarding = true
+                return .dropped
+            default:
+                return .pending
+            }
+        case EV.abs:
+            if singleTouch {
+                handleSingleTouchAxis(e)
+            } else {
+                handleMultitouchAxis(e)
+            }
+            return .pending
+        case EV.key:
+            if singleTouch && e.code == BTN.touch {
+                if e.value != 0 { begin(slot: 0, trackingID: 0) } else { end(slot: 0) }
+            }
+            return .pending
+        default:
+            return .pending
+        }
+    }
+
+    // MARK: - Protocol B
+
+    private mutating func handleMultitouchAxis(_ e: InputEvent) {
+        if e.code == ABS.mtSlot {
+            currentSlot = Int(e.value)
+            if !slots.indices.contains(currentSlot) && !warnedSlots.contains(currentSlot) {
+                warnedSlots.insert(currentSlot)
+                warnings.append(
+                    CoreWarning(
+                        timeMicroseconds: e.timeMicroseconds,
+                        message: "slot \(currentSlot) is beyond the \(slots.count) slots the device declares; "
+                            + "its events are ignored"))
+            }
+            return
+        }
+        guard slots.indices.contains(currentSlot) else { return }
+        switch e.code {
+        case ABS.mtTrackingID:
+            if e.value < 0 {
+                end(slot: currentSlot)
+            } else if !slots[currentSlot].active || slots[currentSlot].trackingID != e.value {
+                if slots[currentSlot].active { end(slot: currentSlot) }
+                begin(slot: currentSlot, trackingID: e.value)
+            }
+        case ABS.mtPositionX:
+            slots[currentSlot].x = clamp(e.value, geometry.xAxis, code: e.code, time: e.timeMicroseconds)
+        case ABS.mtPositionY:
+            slots[currentSlot].y = clamp(e.value, geometry.yAxis, code: e.code, time: e.timeMicroseconds)
+        case ABS.mtToolType:
+            slots[currentSlot].toolType = e.value
+        default:
+            break
+        }
+    }
+
+    // MARK: - Single touch
+
+    private mutating func handleSingleTouchAxis(_ e: InputEvent) {
+        switch e.code {
+        case ABS.x: slots[0].x = clamp(e.value, geometry.xAxis, code: e.code, time: e.timeMicroseconds)
+        case ABS.y: slots[0].y = clamp(e.value, geometry.yAxis, code: e.code, time: e.timeMicroseconds)
+        default: break
+        }
+    }
+
+    // MARK: - Contacts
+
+    private mutating func begin(slot: Int, trackingID: Int32) {
+        if slots[slot].active { return }
+        slots[slot].active = true
+        slots[slot].trackingID = trackingID
+        slots[slot].serial = nextSerial
+        slots[slot].palm = false
+        nextSerial &+= 1
+    }
+
+    private mutating func end(slot: Int) {
+        guard slots[slot].active else { return }
+        slots[slot].active = false
+        slots[slot].trackingID = -1
+        slots[slot].endedSerial = slots[slot].serial
+        slots[slot].endedWasFinger = !slots[slot].palm
+    }
+
+    private mutating func clamp(_ value: Int32, _ axis: AxisInfo, code: UInt16, time: Int64) -> Int32 {
+        if value >= axis.minimum && value <= axis.maximum { return value }
+        if !warnedClampAxes.contains(code) {
+            warnedClampAxes.insert(code)
+            warnings.append(
+                CoreWarning(
+                    timeMicroseconds: time,
+                    message: "axis 0x\(String(code, radix: 16)) value \(value) is outside its range "
+                        + "\(axis.minimum)..\(axis.maximum); such values are clamped"))
+        }
+        return min(max(value, axis.minimum), axis.maximum)
+    }
+
+    private mutating func buildFrame(time: Int64) {
+        frame.reset(time: time)
+        for i in slots.indices {
+            if slots[i].endedSerial != 0 {
+                if slots[i].endedWasFinger { frame.lifted.append(slots[i].endedSerial) }
+                slots[i].endedSerial = 0
+            }
+            guard slots[i].active else { continue }
+            let isPalm = slots[i].toolType == MTTool.palm
+            if isPalm != slots[i].palm {
+                if isPalm {
+                    // A finger that turns into a palm is lost, not lifted: its gesture is cancelled.
+                    frame.lost.append(slots[i].serial)
+                } else {
+                    // A palm that turns into a finger is a new finger.
+                    slots[i].serial = nextSerial
+                    nextSerial &+= 1
+                }
+                slots[i].palm = isPalm
+            }
+            if isPalm { continue }
+            let p = geometry.normalised(rawX: slots[i].x, rawY: slots[i].y)
+            frame.contacts.append(
+                Contact(serial: slots[i].serial, position: p, positionMM: geometry.millimetres(p)))
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// Where the physical size of a panel came from.
+public enum PanelSizeSource: String, Sendable {
+    /// The axes' resolution (units per millimetre), as the kernel reports it.
+    case axisResolution = "axis resolution"
+    /// A panel size configured for the device.
+    case configured = "configured panel size"
+    /// Neither: a 350 mm diagonal is assumed (see GeometrySettings.assumedDiagonalMM).
+    case assumed = "assumed size"
+}
+
+/// Maps raw device coordinates to the screen as the user sees it: normalised [0,1]² (origin top-left)
+/// after flips, rotation and calibration, and millimetres on the screen's axes.
+public struct DeviceGeometry: Sendable {
+    public let xAxis: AxisInfo
+    public let yAxis: AxisInfo
+    public let settings: GeometrySettings
+    /// Physical size along the device's own X and Y axes.
+    public let deviceSizeMM: (width: Double, height: Double)
+    /// Physical size along the screen's axes (width and height swapped for 90° and 270°).
+    public let screenSizeMM: (width: Double, height: Double)
+    public let sizeSource: PanelSizeSource
+
+    private let calibration: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double)?
+
+    public init(xAxis: AxisInfo, yAxis: AxisInfo, settings: GeometrySettings) {
+        self.xAxis = xAxis
+        self.yAxis = yAxis
+        self.settings = settings
+        if xAxis.resolution > 0 || yAxis.resolution > 0 {
+            // One axis without resolution borrows the other's (square device units).
+            let rx = Double(xAxis.resolution > 0 ? xAxis.resolution : yAxis.resolution)
+            let ry = Double(yAxis.resolution > 0 ? yAxis.resolution : xAxis.resolution)
+            deviceSizeMM = (xAxis.span / rx, yAxis.span / ry)
+            sizeSource = .axisResolution
+        } else if let panel = settings.panelSizeMM, panel.width > 0, panel.height > 0 {
+            deviceSizeMM = panel
+            sizeSource = .configured
+        } else {
+            // Assume square device units and a diagonal half-way (geometrically) between a phone and a
+            // 32-inch monitor, so millimetre thresholds are off by at most ~2.3x on any panel.
+            let diagonalUnits = (xAxis.span * xAxis.span + yAxis.span * yAxis.span).squareRoot()
+            let mmPerUnit = GeometrySettings.assumedDiagonalMM / diagonalUnits
+            deviceSizeMM = (xAxis.span * mmPerUnit, yAxis.span * mmPerUnit)
+            sizeSource = .assumed
+        }
+        switch settings.rotation {
+        case .none, .upsideDown: screenSizeMM = deviceSizeMM
+        case .clockwise90, .clockwise270: screenSizeMM = (deviceSizeMM.height, deviceSizeMM.width)
+        }
+        if let m = settings.calibration, m.count == 6 {
+            calibration = (m[0], m[1], m[2], m[3], m[4], m[5])
+        } else {
+            calibration = nil
+        }
+    }
+
+    /// Raw device coordinates (already clamped to the axis range) to normalised screen coordinates.
+    @inlinable
+    public func normalised(rawX: Int32, rawY: Int32) -> Vector2 {
+        var x = (Double(rawX) - Double(xAxis.minimum)) / xAxis.span
+        var y = (Double(rawY) - Double(yAxis.minimum)) / yAxis.span
+        if settings.flipX { x = 1 - x }
+        if settings.flipY { y = 1 - y }
+        // Same convention as libinput's calibration matrices for rotated screens.
+        switch settings.rotation {
+        case .none: break
+        case .clockwise90: (x, y) = (1 - y, x)
+        case .upsideDown: (x, y) = (1 - x, 1 - y)
+        case .clockwise270: (x, y) = (y, 1 - x)
+        }
+        return applyCalibration(x, y)
+    }
+
+    @usableFromInline
+    func applyCalibration(_ x: Double, _ y: Double) -> Vector2 {
+        guard let m = calibration else { return Vector2(x, y) }
+        let cx = m.a * x + m.b * y + m.c
+        let cy = m.d * x + m.e * y + m.f
+        return Vector2(min(max(cx, 0), 1), min(max(cy, 0), 1))
+    }
+
+    /// Normalised screen coordinates to millimetres from the screen's top-left corner.
+    @inlinable
+    public func millimetres(_ p: Vector2) -> Vector2 {
+        Vector2(p.x * screenSizeMM.width, p.y * screenSizeMM.height)
+    }
+}

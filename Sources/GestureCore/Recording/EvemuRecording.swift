@@ -1,0 +1,185 @@
+/// A recording as evemu-record writes it: an optional device description (N:, I:, P:, B:, A: lines) and
+/// events (E: lines). Comment lines start with `#`.
+public struct EvemuRecording: Sendable {
+    public var device: DeviceDescription?
+    public var events: [InputEvent]
+
+    public init(device: DeviceDescription?, events: [InputEvent]) {
+        self.device = device
+        self.events = events
+    }
+}
+
+/// A malformed recording: where, and what was expected.
+public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var fileName: String
+    /// 1-based; 0 when the problem is the file as a whole.
+    public var line: Int
+    public var message: String
+
+    public init(fileName: String, line: Int, message: String) {
+        self.fileName = fileName
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String {
+        line > 0 ? "\(fileName):\(line): \(message)" : "\(fileName): \(message)"
+    }
+}
+
+/// Reads the evemu text format (EVEMU 1.0 to 1.3 variants). Pure: the caller reads the file.
+public enum EvemuParser {
+    /// Parses one file. Header lines build the device; E: lines the events.
+    public static func parse(text: String, fileName: String) throws(RecordingError) -> EvemuRecording {
+        var builder = DeviceBuilder()
+        var events: [InputEvent] = []
+        events.reserveCapacity(text.utf8.count / 28)
+        var lineNumber = 0
+        var lastTime = Int64.min
+        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
+            if trimmed.isEmpty || trimmed.first == "#" { continue }
+            func fail(_ message: String) -> RecordingError {
+                RecordingError(fileName: fileName, line: lineNumber, message: message)
+            }
+            guard trimmed.count >= 2, trimmed.dropFirst().first == ":" else {
+                throw fail(
+                    "expected a line starting with N:, I:, P:, B:, A: or E: (or a # comment), got \"\(preview(trimmed))\"")
+            }
+            let tag = trimmed.first!
+            var body = trimmed.dropFirst(2)
+            // evemu 2.x writes a readable comment after the fields ("E: … 0013\t# EV_ABS / …"); a name may
+            // contain '#', so N: lines keep theirs.
+            if tag != "N", let hash = body.firstIndex(of: "#") { body = body[..<hash] }
+            let fields = body.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            switch tag {
+            case "E":
+                let event = try parseEvent(fields, fail: fail)
+                if event.timeMicroseconds < lastTime {
+                    throw fail("event time goes backwards (\(seconds(event.timeMicroseconds)) after \(seconds(lastTime)))")
+                }
+                lastTime = event.timeMicroseconds
+                events.append(event)
+            case "N":
+                builder.name = String(body.drop(while: { $0 == " " }))
+                builder.sawHeader = true
+            case "I":
+                guard fields.count == 4, let bus = UInt16(fields[0], radix: 16), let vendor = UInt16(fields[1], radix: 16),
+                    let product = UInt16(fields[2], radix: 16), let version = UInt16(fields[3], radix: 16)
+                else { throw fail("expected \"I: <bus> <vendor> <product> <version>\" in hex, got \"\(preview(trimmed))\"") }
+                builder.ids = (bus, vendor, product, version)
+                builder.sawHeader = true
+            case "P":
+                let bytes = try hexBytes(fields, what: "P: <property bitmask bytes in hex>", fail: fail)
+                builder.propertyBytes.append(contentsOf: bytes)
+                builder.sawHeader = true
+            case "B":
+                guard let first = fields.first, let type = UInt8(first, radix: 16) else {
+                    throw fail("expected \"B: <event type> <bitmask bytes>\" in hex, got \"\(preview(trimmed))\"")
+                }
+                let bytes = try hexBytes(fields.dropFirst(), what: "B: <event type> <bitmask bytes in hex>", fail: fail)
+                builder.bitBytes[type, default: []].append(contentsOf: bytes)
+                builder.sawHeader = true
+            case "A":
+                guard fields.count == 5 || fields.count == 6, let code = UInt16(fields[0], radix: 16),
+                    let minimum = Int32(fields[1]), let maximum = Int32(fields[2]), let fuzz = Int32(fields[3]),
+                    let flat = Int32(fields[4])
+                else {
+                    throw fail(
+                        "expected \"A: <code hex> <min> <max> <fuzz> <flat> [<resolution>]\", got \"\(preview(trimmed))\"")
+                }
+                var resolution: Int32 = 0
+                if fields.count == 6 {
+                    guard let r = Int32(fields[5]) else { throw fail("axis resolution \"\(fields[5])\" is not a number") }
+                    resolution = r
+                }
+                if minimum > maximum { throw fail("axis 0x\(String(code, radix: 16)) has minimum \(minimum) above maximum \(maximum)") }
+                builder.axes[code] = AxisInfo(minimum: minimum, maximum: maximum, fuzz: fuzz, flat: flat, resolution: resolution)
+                builder.sawHeader = true
+            case "L", "S":
+                // LED and switch states: nothing a touchscreen needs.
+                continue
+            default:
+                throw fail("unknown line type \"\(tag):\"; expected N:, I:, P:, B:, A: or E:")
+            }
+        }
+        return EvemuRecording(device: builder.sawHeader ? builder.build() : nil, events: events)
+    }
+
+    private static func parseEvent(_ fields: [Substring], fail: (String) -> RecordingError) throws(RecordingError) -> InputEvent {
+        guard fields.count == 4 else {
+            throw fail("expected \"E: <sec.usec> <type hex> <code hex> <value>\", got \(fields.count) fields")
+        }
+        guard let time = parseTime(fields[0]) else {
+            throw fail("expected a timestamp <seconds>.<microseconds>, got \"\(fields[0])\"")
+        }
+        guard let type = UInt16(fields[1], radix: 16) else { throw fail("event type \"\(fields[1])\" is not hex") }
+        guard let code = UInt16(fields[2], radix: 16) else { throw fail("event code \"\(fields[2])\" is not hex") }
+        guard let value = Int32(fields[3]) else {
+            throw fail("event value \"\(fields[3])\" is not a 32-bit decimal integer")
+        }
+        return InputEvent(timeMicroseconds: time, type: type, code: code, value: value)
+    }
+
+    /// "1330495962.164908" -> microseconds. The fraction has up to six digits.
+    static func parseTime(_ s: Substring) -> Int64? {
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[1].count <= 6,
+            parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
+            let whole = Int64(parts[0]), let frac = Int64(parts[1]), whole < 9_000_000_000_000
+        else { return nil }
+        var micro = frac
+        for _ in parts[1].count..<6 { micro *= 10 }
+        return whole * 1_000_000 + micro
+    }
+
+    private static func hexBytes<S: Sequence>(_ fields: S, what: String, fail: (String) -> RecordingError)
+        throws(RecordingError) -> [UInt8] where S.Element == Substring
+    {
+        var bytes: [UInt8] = []
+        for f in fields {
+            guard let b = UInt8(f, radix: 16) else { throw fail("expected \(what), \"\(f)\" is not a hex byte") }
+            bytes.append(b)
+        }
+        return bytes
+    }
+
+    private static func preview(_ s: Substring) -> String {
+        s.count > 60 ? String(s.prefix(60)) + "…" : String(s)
+    }
+
+    private static func seconds(_ us: Int64) -> String {
+        let frac = String(us % 1_000_000)
+        return "\(us / 1_000_000)." + String(repeating: "0", count: 6 - frac.count) + frac
+    }
+
+    private struct DeviceBuilder {
+        var sawHeader = false
+        var name = ""
+        var ids: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
+        var propertyBytes: [UInt8] = []
+        var bitBytes: [UInt8: [UInt8]] = [:]
+        var axes: [UInt16: AxisInfo] = [:]
+
+        func bits(_ bytes: [UInt8]) -> [Int] {
+            var out: [Int] = []
+            for (i, b) in bytes.enumerated() where b != 0 {
+                for bit in 0..<8 where b & (1 << bit) != 0 { out.append(i * 8 + bit) }
+            }
+            return out
+        }
+
+        func build() -> DeviceDescription {
+            var keys = Set<UInt16>()
+            for k in bits(bitBytes[UInt8(EV.key)] ?? []) { keys.insert(UInt16(k)) }
+            // Axes declared in the bitmask but without an A: line get no range; only A: lines count.
+            return DeviceDescription(
+                name: name, busType: ids.0, vendor: ids.1, product: ids.2, version: ids.3,
+                properties: Set(bits(propertyBytes)), axes: axes, keys: keys)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// One finger on the screen in a frame, in screen coordinates.
+public struct Contact: Equatable, Sendable {
+    /// Unique for the life of the contact (never reused, unlike tracking ids and slots).
+    public var serial: UInt64
+    /// Normalised screen position, [0,1]², origin top-left.
+    public var position: Vector2
+    /// Millimetres from the screen's top-left corner.
+    public var positionMM: Vector2
+}
+
+/// The state of the screen at one SYN_REPORT: the fingers down, and the fingers that left since the
+/// last frame, told apart by how they left.
+public struct TouchFrame: Sendable {
+    public var timeMicroseconds: Int64 = 0
+    /// Fingers down, in slot order. Palms are not fingers.
+    public var contacts: [Contact] = []
+    /// Fingers lifted since the last frame.
+    public var lifted: [UInt64] = []
+    /// Fingers lost since the last frame without a lift: the contact turned into a palm.
+    public var lost: [UInt64] = []
+
+    public init() {
+        contacts.reserveCapacity(10)
+        lifted.reserveCapacity(10)
+        lost.reserveCapacity(4)
+    }
+
+    mutating func reset(time: Int64) {
+        timeMicroseconds = time
+        contacts.removeAll(keepingCapacity: true)
+        lifted.removeAll(keepingCapacity: true)
+        lost.removeAll(keepingCapacity: true)
+    }
+}

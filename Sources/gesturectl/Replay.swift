@@ -1,0 +1,153 @@
+// `gesturectl replay`: the recognizer over a recording, offline, exactly as the daemon would run it.
+#if canImport(Glibc)
+import Glibc
+#endif
+import GestureCore
+import GestureProtocol
+
+private let replayUsage = """
+    usage: gesturectl replay [--device DESC] [--config FILE] [--no-updates] [--pretty] [--trace] RECORDING
+
+    Runs gestured's recognizer over an evemu recording and prints the gesture events, one JSON object per
+    line, to standard output (the same objects the daemon publishes). Warnings go to standard error.
+
+      --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
+      --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults)
+      --no-updates    print begin, end and cancel events only
+      --pretty        readable lines instead of JSON
+      --trace         print the recognizer's state transitions to standard error
+
+    """
+
+func runReplay(_ args: [String]) -> Int32 {
+    var devicePath: String?
+    var configPath: String?
+    var recordingPath: String?
+    var updates = true
+    var pretty = false
+    var trace = false
+    var i = 0
+    while i < args.count {
+        let a = args[i]
+        switch a {
+        case "--help", "-h":
+            print(replayUsage, terminator: "")
+            return 0
+        case "--device", "--config":
+            guard i + 1 < args.count else {
+                printError("gesturectl replay: \(a) needs a file name\n")
+                return 2
+            }
+            if a == "--device" { devicePath = args[i + 1] } else { configPath = args[i + 1] }
+            i += 1
+        case "--no-updates": updates = false
+        case "--pretty": pretty = true
+        case "--trace": trace = true
+        default:
+            if a.hasPrefix("-") && a != "-" {
+                printError("gesturectl replay: unknown option '\(a)'\n\n" + replayUsage)
+                return 2
+            }
+            guard recordingPath == nil else {
+                printError("gesturectl replay: one recording at a time ('\(recordingPath!)' and '\(a)')\n")
+                return 2
+            }
+            recordingPath = a
+        }
+        i += 1
+    }
+    guard let recordingPath else {
+        printError("gesturectl replay: no recording given\n\n" + replayUsage)
+        return 2
+    }
+    do {
+        let recording = try EvemuParser.parse(text: try readTextFile(recordingPath), fileName: recordingPath)
+        var device = recording.device
+        if let devicePath {
+            let description = try EvemuParser.parse(text: try readTextFile(devicePath), fileName: devicePath)
+            guard let d = description.device else {
+                throw ReplayFailure("\(devicePath): has no device description (N:, I:, P:, B:, A: lines)")
+            }
+            device = d
+        }
+        guard let device else {
+            throw ReplayFailure(
+                "\(recordingPath): has no device description; pass the device's .desc file with --device")
+        }
+        let (settings, geometry) = try replaySettings(configPath: configPath, device: device)
+        var engine = try GestureEngine(device: device, settings: settings, geometry: geometry)
+        engine.traceTransitions = trace
+        var out: [GestureEvent] = []
+        let origin = recording.events.first?.timeMicroseconds ?? 0
+        func flush() {
+            for w in engine.takeWarnings() { printError("warning: \(w.message)\n") }
+            for e in out where updates || e.phase != .update {
+                if pretty {
+                    print(GestureEventText.format(e, relativeToMicroseconds: origin))
+                } else {
+                    print(GestureEventJSON.encode(e))
+                }
+            }
+            out.removeAll(keepingCapacity: true)
+        }
+        for event in recording.events {
+            if let deadline = engine.nextDeadlineMicroseconds, event.timeMicroseconds >= deadline {
+                engine.advance(toMicroseconds: deadline, into: &out)
+            }
+            engine.process(event, into: &out)
+            flush()
+            if trace { for t in engine.takeTransitions() { printError("trace: \(t)\n") } }
+        }
+        // The recording ends: like a device that goes away, a gesture still in flight is cancelled.
+        if let last = recording.events.last {
+            if let deadline = engine.nextDeadlineMicroseconds { engine.advance(toMicroseconds: deadline, into: &out) }
+            let before = out.count
+            engine.cancelAll(atMicroseconds: last.timeMicroseconds, into: &out)
+            if out.count > before {
+                printError("warning: the recording ends with a gesture in flight; it is cancelled\n")
+            }
+            flush()
+        }
+        fflush(nil)
+        return 0
+    } catch let e as RecordingError {
+        printError("gesturectl replay: \(e)\n")
+    } catch let e as UnsupportedDeviceError {
+        printError("gesturectl replay: \(e)\n")
+    } catch {
+        printError("gesturectl replay: \(error)\n")
+    }
+    return 1
+}
+
+struct ReplayFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// Reads a whole text file; errors carry the path and the system's reason.
+func readTextFile(_ path: String) throws -> String {
+    guard let f = fopen(path, "rb") else {
+        throw ReplayFailure("cannot open \(path): \(String(cString: strerror(errno)))")
+    }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, f)
+        if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
+        if n < buffer.count {
+            if ferror(f) != 0 { throw ReplayFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
+            break
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Thresholds and geometry for the replay: built-in defaults until a configuration file is given.
+func replaySettings(configPath: String?, device: DeviceDescription) throws -> (RecognizerSettings, GeometrySettings) {
+    if let configPath {
+        throw ReplayFailure("--config \(configPath): configuration files are not supported by this build yet")
+    }
+    return (RecognizerSettings(), GeometrySettings())
+}
