@@ -428,9 +428,12 @@ public struct GestureRecognizer: Sendable {
             e.committed = inwardVelocity >= fling
                 || ((e.progress ?? 0) >= settings.edgeSwipe.commitProgress && inwardVelocity > -fling)
         case .pan:
-            e.committed = e.translationMM.length >= settings.pan.commitDistanceMM
-                || v.length >= settings.pan.flingVelocityMMPerSecond
-            e.direction = direction(of: e.translationMM)
+            let flung = v.length >= settings.pan.flingVelocityMMPerSecond
+            let committed = flung || e.translationMM.length >= settings.pan.commitDistanceMM
+            e.committed = committed
+            // A swipe's direction: where it was flung, else where it went; none for a pan that did not
+            // commit (it went nowhere in particular) or that went off-axis.
+            e.direction = committed ? direction(of: flung ? v : e.translationMM) : nil
         case .pinch:
             e.committed = abs(1 - (e.scale ?? 1)) >= settings.pinch.commitScaleChange
                 || abs(e.rotationDegrees ?? 0) >= settings.pinch.commitRotationDegrees

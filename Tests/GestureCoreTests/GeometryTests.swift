@@ -1,0 +1,126 @@
+import Testing
+@testable import GestureCore
+
+@Suite struct GeometryTests {
+    let x = AxisInfo(minimum: 0, maximum: 1000, resolution: 10)
+    let y = AxisInfo(minimum: 0, maximum: 500, resolution: 10)
+
+    @Test func identity() {
+        let g = DeviceGeometry(xAxis: x, yAxis: y, settings: GeometrySettings())
+        #expect(g.normalised(rawX: 250, rawY: 100) == Vector2(0.25, 0.2))
+        #expect(g.screenSizeMM == (100, 50))
+        #expect(g.millimetres(Vector2(0.25, 0.2)) == Vector2(25, 10))
+        #expect(g.sizeSource == .axisResolution)
+    }
+
+    @Test(arguments: [
+        (Rotation.clockwise90, Vector2(0.8, 0.25)),
+        (Rotation.upsideDown, Vector2(0.75, 0.8)),
+        (Rotation.clockwise270, Vector2(0.2, 0.75)),
+    ])
+    func rotations(rotation: Rotation, expected: Vector2) {
+        var settings = GeometrySettings()
+        settings.rotation = rotation
+        let g = DeviceGeometry(xAxis: x, yAxis: y, settings: settings)
+        let p = g.normalised(rawX: 250, rawY: 100)
+        #expect(abs(p.x - expected.x) < 1e-12 && abs(p.y - expected.y) < 1e-12)
+        if rotation == .upsideDown {
+            #expect(g.screenSizeMM == (100, 50))
+        } else {
+            #expect(g.screenSizeMM == (50, 100))
+        }
+    }
+
+    @Test func flips() {
+        var settings = GeometrySettings()
+        settings.flipX = true
+        settings.flipY = true
+        let g = DeviceGeometry(xAxis: x, yAxis: y, settings: settings)
+        #expect(g.normalised(rawX: 250, rawY: 100) == Vector2(0.75, 0.8))
+    }
+
+    @Test func calibrationMatrixAfterRotation() {
+        var settings = GeometrySettings()
+        // Scale x by half and shift it right by a quarter; y untouched.
+        settings.calibration = [0.5, 0, 0.25, 0, 1, 0]
+        let g = DeviceGeometry(xAxis: x, yAxis: y, settings: settings)
+        #expect(g.normalised(rawX: 500, rawY: 250) == Vector2(0.5, 0.5))
+        #expect(g.normalised(rawX: 0, rawY: 0) == Vector2(0.25, 0))
+        // Results outside the screen are clamped to its border.
+        settings.calibration = [2, 0, 0, 0, 1, 0]
+        let h = DeviceGeometry(xAxis: x, yAxis: y, settings: settings)
+        #expect(h.normalised(rawX: 800, rawY: 0).x == 1)
+    }
+
+    @Test func axesWithNonZeroMinimum() {
+        let ax = AxisInfo(minimum: 42, maximum: 1981)
+        let g = DeviceGeometry(xAxis: ax, yAxis: ax, settings: GeometrySettings())
+        #expect(g.normalised(rawX: 42, rawY: 1981) == Vector2(0, 1))
+        #expect(abs(g.normalised(rawX: 1011, rawY: 42).x - 0.5) < 0.001)
+    }
+
+    @Test func unequalResolutions() {
+        let g = DeviceGeometry(
+            xAxis: AxisInfo(minimum: 0, maximum: 32767, resolution: 55),
+            yAxis: AxisInfo(minimum: 0, maximum: 32767, resolution: 98), settings: GeometrySettings())
+        #expect(abs(g.screenSizeMM.width - 595.76) < 0.01)
+        #expect(abs(g.screenSizeMM.height - 334.36) < 0.01)
+    }
+
+    @Test func oneAxisWithoutResolutionBorrowsTheOther() {
+        let g = DeviceGeometry(
+            xAxis: AxisInfo(minimum: 0, maximum: 1000, resolution: 10), yAxis: AxisInfo(minimum: 0, maximum: 500),
+            settings: GeometrySettings())
+        #expect(g.screenSizeMM == (100, 50))
+    }
+
+    @Test func configuredPanelSizeWhenNoResolution() {
+        var settings = GeometrySettings()
+        settings.panelSizeMM = (width: 150, height: 90)
+        let noRes = AxisInfo(minimum: 0, maximum: 799)
+        let g = DeviceGeometry(xAxis: noRes, yAxis: AxisInfo(minimum: 0, maximum: 479), settings: settings)
+        #expect(g.sizeSource == .configured)
+        #expect(g.screenSizeMM == (150, 90))
+        // The axis resolution, when the device reports one, is the truth and wins.
+        let h = DeviceGeometry(xAxis: x, yAxis: y, settings: settings)
+        #expect(h.sizeSource == .axisResolution)
+    }
+
+    @Test func assumedSizeKeepsTheAxisAspect() {
+        let g = DeviceGeometry(
+            xAxis: AxisInfo(minimum: 0, maximum: 4000), yAxis: AxisInfo(minimum: 0, maximum: 3000),
+            settings: GeometrySettings())
+        #expect(g.sizeSource == .assumed)
+        #expect(abs(g.screenSizeMM.width - 280) < 1e-9)
+        #expect(abs(g.screenSizeMM.height - 210) < 1e-9)
+    }
+
+    @Test func rotatedScreenEdgesFollowTheUser() throws {
+        // Mounted 90° clockwise: moving along the device's +y is moving left on screen... so a touch at the
+        // device's top edge (y = 0) is at the screen's right edge.
+        var settings = GeometrySettings()
+        settings.rotation = .clockwise90
+        var s = TouchScript()
+        s.down(0, 50, 0.5); s.frame()
+        s.drag([0], by: 0, 60)
+        s.up(0); s.frame()
+        let events = try s.run(geometry: settings)
+        #expect(events.first?.kind == .edgeSwipe)
+        #expect(events.first?.edge == .right)
+    }
+
+    @Test func anglesWithoutLibm() {
+        #expect(abs(Angles.atan2(1, 1) - Angles.pi / 4) < 1e-9)
+        #expect(abs(Angles.atan2(1, -1) - 3 * Angles.pi / 4) < 1e-9)
+        #expect(abs(Angles.atan2(-1, -1) + 3 * Angles.pi / 4) < 1e-9)
+        #expect(abs(Angles.atan2(-2, 0) + Angles.pi / 2) < 1e-9)
+        #expect(Angles.atan2(0, 0) == 0)
+        for deg in stride(from: -179.0, through: 180, by: 7) {
+            let r = deg * Angles.pi / 180
+            let v = Vector2(TouchMath.cos(r), TouchMath.sin(r))
+            #expect(abs(Angles.degrees(of: v) - deg) < 1e-6, "\(deg)")
+        }
+        #expect(abs(GestureRecognizer.cosine(degrees: 60) - 0.5) < 1e-9)
+        #expect(abs(GestureRecognizer.cosine(degrees: 30) - 0.8660254037844386) < 1e-9)
+    }
+}

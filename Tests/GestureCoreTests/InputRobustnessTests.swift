@@ -1,0 +1,179 @@
+import Testing
+@testable import GestureCore
+
+@Suite struct InputRobustnessTests {
+    @Test func synDroppedCancelsAndDiscardsUntilReport() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80); s.frame()
+        s.drag([0], by: 20, 0)
+        s.raw(EV.syn, SYN.dropped, 0)
+        s.move(0, 90, 150)  // discarded: part of the broken packet
+        s.frame()
+        s.drag([0], by: 5, 0)  // the finger is still down: nothing begins again
+        s.up(0); s.frame()
+        s.down(0, 30, 80); s.frame()  // a new touch works as usual
+        s.drag([0], by: 0, 40)
+        s.up(0); s.frame()
+        var engine = try GestureEngine(device: s.device)
+        var out: [GestureEvent] = []
+        engine.process(s.events, into: &out)
+        #expect(out.phases == ["pan:begin", "pan:update", "pan:cancel", "pan:begin", "pan:update", "pan:end"])
+        let cancel = try #require(out.first { $0.phase == .cancel })
+        #expect(cancel.positionMM.x == 50)  // the discarded 90 mm never showed
+        #expect(engine.takeWarnings().contains { $0.message.contains("SYN_DROPPED") })
+        #expect(out.last?.direction == .down)
+    }
+
+    @Test func libevdevResyncCancels() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80); s.frame()
+        s.drag([0], by: 20, 0)
+        var engine = try GestureEngine(device: s.device)
+        var out: [GestureEvent] = []
+        engine.process(s.events, into: &out)
+        engine.eventsDropped(atMicroseconds: s.time, into: &out)
+        #expect(out.last?.phase == .cancel)
+        #expect(engine.nextDeadlineMicroseconds == nil)
+    }
+
+    @Test func valuesOutsideTheAxisRangeAreClamped() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80); s.frame()
+        s.drag([0], by: 40, 0)
+        s.move(0, 150, 80); s.frame()  // 1500 units on a 0...1000 axis
+        s.up(0); s.frame()
+        var engine = try GestureEngine(device: s.device)
+        var out: [GestureEvent] = []
+        engine.process(s.events, into: &out)
+        #expect(out.last?.position.x == 1)
+        #expect(out.last?.positionMM.x == 100)
+        let warnings = engine.takeWarnings()
+        #expect(warnings.count == 1)
+        #expect(warnings[0].message.contains("outside its range 0..1000"))
+    }
+
+    @Test func slotsBeyondTheDeclaredCountAreIgnoredWithAWarning() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80); s.frame()
+        s.raw(EV.abs, ABS.mtSlot, 12)
+        s.raw(EV.abs, ABS.mtTrackingID, 900)
+        s.raw(EV.abs, ABS.mtPositionX, 100)
+        s.raw(EV.abs, ABS.mtSlot, 0)
+        s.frame()
+        s.drag([0], by: 30, 0)
+        s.up(0); s.frame()
+        var engine = try GestureEngine(device: s.device)
+        var out: [GestureEvent] = []
+        engine.process(s.events, into: &out)
+        #expect(out.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(out.allSatisfy { $0.fingers == 1 })
+        #expect(engine.takeWarnings().contains { $0.message.contains("slot 12 is beyond the 10 slots") })
+    }
+
+    @Test func palmsAreNotFingers() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80, tool: MTTool.palm); s.frame()
+        s.drag([0], by: 40, 0)
+        s.up(0); s.frame()
+        #expect(try s.run().isEmpty)
+        // A palm resting while a finger swipes: a one-finger pan.
+        var t = TouchScript()
+        t.down(0, 10, 140, tool: MTTool.palm); t.down(1, 50, 60, tool: MTTool.finger); t.frame()
+        t.drag([0, 1], by: 0, 30)
+        t.up(1); t.frame()
+        t.up(0); t.frame()
+        let events = try t.run()
+        #expect(events.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(events.allSatisfy { $0.fingers == 1 })
+    }
+
+    @Test func fingerTurningIntoPalmCancels() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80, tool: MTTool.finger); s.frame()
+        s.drag([0], by: 30, 0)
+        s.tool(0, MTTool.palm); s.frame()
+        s.drag([0], by: 10, 0)
+        s.up(0); s.frame()
+        #expect(try s.run().phases == ["pan:begin", "pan:update", "pan:cancel"])
+    }
+
+    @Test func singleTouchDevice() throws {
+        let device = DeviceDescription(
+            name: "Single", properties: [INPUT_PROP.direct],
+            axes: [ABS.x: AxisInfo(minimum: 0, maximum: 4095), ABS.y: AxisInfo(minimum: 0, maximum: 4095)],
+            keys: [BTN.touch])
+        var events: [InputEvent] = []
+        var t: Int64 = 0
+        func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(timeMicroseconds: t, type: type, code: code, value: value))
+        }
+        add(EV.key, BTN.touch, 1); add(EV.abs, ABS.x, 500); add(EV.abs, ABS.y, 2000); add(EV.syn, SYN.report, 0)
+        for i in 1...20 {
+            t += 10_000
+            add(EV.abs, ABS.x, Int32(500 + i * 100)); add(EV.syn, SYN.report, 0)
+        }
+        t += 10_000
+        add(EV.key, BTN.touch, 0); add(EV.syn, SYN.report, 0)
+        var engine = try GestureEngine(device: device)
+        #expect(engine.geometry.sizeSource == .assumed)
+        var out: [GestureEvent] = []
+        engine.process(events, into: &out)
+        #expect(out.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(out.last?.direction == .right)
+        #expect(engine.takeWarnings().contains { $0.message.contains("assuming a 350 mm diagonal") })
+    }
+
+    @Test func protocolADevicesAreRefusedClearly() {
+        let device = DeviceDescription(
+            name: "Old Panel",
+            axes: [ABS.mtPositionX: AxisInfo(minimum: 0, maximum: 9600), ABS.mtPositionY: AxisInfo(minimum: 0, maximum: 7200)])
+        #expect(throws: UnsupportedDeviceError.self) { try GestureEngine(device: device) }
+        do {
+            _ = try GestureEngine(device: device)
+        } catch {
+            #expect(error.description.contains("protocol A"))
+            #expect(error.description.hasPrefix("Old Panel: "))
+        }
+    }
+
+    @Test func deviceWithoutPositionAxesIsRefused() {
+        let device = DeviceDescription(name: "Keyboard", keys: [30, 31])
+        #expect(throws: UnsupportedDeviceError.self) { try GestureEngine(device: device) }
+    }
+
+    @Test func garbageEventsDoNotCrash() throws {
+        var s = TouchScript()
+        // Unknown types and codes, negative slots, huge values, a lift of a slot that never landed.
+        s.raw(0x1f, 0xffff, Int32.max)
+        s.raw(EV.abs, ABS.mtSlot, -5)
+        s.raw(EV.abs, ABS.mtPositionX, Int32.min)
+        s.raw(EV.abs, ABS.mtSlot, 3)
+        s.raw(EV.abs, ABS.mtTrackingID, -1)
+        s.raw(EV.syn, 0x7, 0)
+        s.frame()
+        s.down(0, 30, 80); s.frame()
+        s.drag([0], by: 30, 0)
+        s.up(0); s.frame()
+        #expect(try s.run().phases == ["pan:begin", "pan:update", "pan:end"])
+    }
+
+    @Test func reconfigureCancelsAndWaitsForLift() throws {
+        var s = TouchScript()
+        s.down(0, 30, 80); s.frame()
+        s.drag([0], by: 30, 0)
+        var engine = try GestureEngine(device: s.device)
+        var out: [GestureEvent] = []
+        engine.process(s.events, into: &out)
+        var settings = RecognizerSettings()
+        settings.slopMM = 10
+        engine.reconfigure(settings: settings, geometry: GeometrySettings(), atMicroseconds: s.time, into: &out)
+        #expect(out.last?.phase == .cancel)
+        #expect(engine.settings.slopMM == 10)
+        let before = out.count
+        var t = s
+        t.drag([0], by: 30, 0)
+        t.up(0); t.frame()
+        engine.process(Array(t.events[s.events.count...]), into: &out)
+        #expect(out.count == before)  // the finger that was down when the config changed does nothing
+    }
+}
