@@ -16,10 +16,12 @@ let package = Package(
         .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        // A small C++ shim over toml++ with a C API (parse -> JSON, or an error with line:column).
+        // A small C++ shim over toml++ with a C API (parse -> node tree with line:column, or the error).
         .target(
             name: "CTOML",
-            cxxSettings: [.unsafeFlags(["-std=c++17"])]
+            // What `pkg-config --cflags --libs tomlplusplus` says: link Debian's shared toml++.
+            cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
+            linkerSettings: [.linkedLibrary("tomlplusplus")]
         ),
 
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock.

@@ -1,0 +1,61 @@
+/// Where a configuration value was written: file, line and column (1-based; nil when the problem is
+/// with the file as a whole, e.g. it cannot be read).
+public struct ConfigLocation: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var column: Int?
+
+    public init(file: String, line: Int? = nil, column: Int? = nil) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    init(file: String, _ position: SourcePosition) {
+        self.init(
+            file: file, line: position.line > 0 ? position.line : nil,
+            column: position.line > 0 && position.column > 0 ? position.column : nil)
+    }
+
+    /// "file:line:column", "file:line" or "file", as compilers print it.
+    public var description: String {
+        guard let line else { return file }
+        guard let column else { return "\(file):\(line)" }
+        return "\(file):\(line):\(column)"
+    }
+}
+
+/// One problem found in a configuration file.
+public struct ConfigDiagnostic: Equatable, Sendable, CustomStringConvertible {
+    public var location: ConfigLocation
+    /// The dotted key the problem is about ("recognizer.pan.commit_distance_mm", "device[2].rotation"),
+    /// nil for syntax errors and problems with the whole file.
+    public var keyPath: String?
+    public var message: String
+
+    public init(location: ConfigLocation, keyPath: String?, message: String) {
+        self.location = location
+        self.keyPath = keyPath
+        self.message = message
+    }
+
+    /// "gestured.toml:12:3: recognizer.pan.commit_distance_mm: must be between 1 and 500 (mm), got 0"
+    public var description: String {
+        if let keyPath { return "\(location): \(keyPath): \(message)" }
+        return "\(location): \(message)"
+    }
+}
+
+/// Why a configuration could not be loaded: every problem found, in file order.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var diagnostics: [ConfigDiagnostic]
+
+    public init(diagnostics: [ConfigDiagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    /// One line per problem, each starting with file:line:column.
+    public var description: String {
+        diagnostics.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,209 @@
+import GestureCore
+
+/// How much the daemon logs; each level includes the ones above it. The raw values are the
+/// configuration's spellings; `syslogPriority` is the sd-daemon / syslog priority of the level.
+public enum LogLevel: String, CaseIterable, Sendable, Comparable {
+    case error, warning, notice, info, debug
+
+    /// LOG_ERR .. LOG_DEBUG, for sd-daemon "<N>" prefixes.
+    public var syslogPriority: Int {
+        switch self {
+        case .error: return 3
+        case .warning: return 4
+        case .notice: return 5
+        case .info: return 6
+        case .debug: return 7
+        }
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.syslogPriority < b.syslogPriority }
+}
+
+/// The [daemon] section: the socket and the daemon's limits.
+public struct DaemonSettings: Equatable, Sendable {
+    public static let defaultSocketPath = "/run/gestured/gestured.sock"
+
+    /// Where the listening Unix socket is created (ignored under systemd socket activation).
+    public var socketPath: String = DaemonSettings.defaultSocketPath
+    /// Permission bits of the socket file. Connecting needs write permission.
+    public var socketMode: UInt32 = 0o660
+    /// Group the socket file is given; empty leaves the daemon's own group.
+    public var socketGroup: String = "gestured"
+    /// Clients connected at once; one more is refused with an error.
+    public var maxClients: Int = 64
+    /// Bound of each client's outgoing buffer; a client that lets it fill is disconnected.
+    public var clientBufferBytes: Int = 1 << 20
+    public var logLevel: LogLevel = .info
+
+    public init() {}
+}
+
+/// One [[device]] section: which devices it matches and what it sets for them. Every setting is
+/// optional: a section sets only the keys it names, and later matching sections override earlier ones
+/// key by key (see `Configuration.resolve`).
+public struct DeviceSection: Equatable, Sendable {
+    /// Glob (fnmatch-style: `*`, `?`, `[a-z]`, `[!0-9]`, `\` escapes) on the device name.
+    public var matchName: String?
+    /// "vvvv:pppp", lower-case hex.
+    public var matchID: String?
+    /// Glob on the device node or one of its udev links; `*` and `?` do not match `/`.
+    public var matchPath: String?
+
+    public var rotation: Rotation?
+    public var flipX: Bool?
+    public var flipY: Bool?
+    /// Six finite numbers [a, b, c, d, e, f].
+    public var calibration: [Double]?
+    public var panelWidthMM: Double?
+    public var panelHeightMM: Double?
+    public var ignore: Bool?
+    public var grab: Bool?
+    /// Recognizer thresholds this section overrides, by their key relative to [recognizer]
+    /// ("slop_mm", "pan.commit_distance_mm", "edge_swipe.left.zone_mm").
+    public var recognizerOverrides: [String: SettingValue]
+
+    /// Where the section starts, for messages ("device section at gestured.toml:40:1").
+    public var location: ConfigLocation
+
+    public init(
+        matchName: String? = nil, matchID: String? = nil, matchPath: String? = nil, rotation: Rotation? = nil,
+        flipX: Bool? = nil, flipY: Bool? = nil, calibration: [Double]? = nil, panelWidthMM: Double? = nil,
+        panelHeightMM: Double? = nil, ignore: Bool? = nil, grab: Bool? = nil,
+        recognizerOverrides: [String: SettingValue] = [:], location: ConfigLocation = ConfigLocation(file: "")
+    ) {
+        self.matchName = matchName
+        self.matchID = matchID
+        self.matchPath = matchPath
+        self.rotation = rotation
+        self.flipX = flipX
+        self.flipY = flipY
+        self.calibration = calibration
+        self.panelWidthMM = panelWidthMM
+        self.panelHeightMM = panelHeightMM
+        self.ignore = ignore
+        self.grab = grab
+        self.recognizerOverrides = recognizerOverrides
+        self.location = location
+    }
+
+    /// True when every match key the section has matches the device: the name glob the device name,
+    /// the id its vendor:product, the path glob any of `paths` (the device node and its udev links).
+    /// A section with a match_path never matches when no path is known.
+    public func matches(_ device: DeviceDescription, paths: [String]) -> Bool {
+        if let matchName, !Glob(matchName, pathname: false).matches(device.name) { return false }
+        if let matchID, matchID != device.vendorProduct.lowercased() { return false }
+        if let matchPath {
+            let glob = Glob(matchPath, pathname: true)
+            if !paths.contains(where: { glob.matches($0) }) { return false }
+        }
+        return true
+    }
+}
+
+/// A value of a recognizer threshold, as a device section overrides it.
+public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+
+    public var description: String {
+        switch self {
+        case .bool(let b): return String(b)
+        case .integer(let i): return String(i)
+        case .number(let d): return formatNumber(d)
+        }
+    }
+}
+
+/// What applies to one device once every matching [[device]] section has been applied over the
+/// [recognizer] defaults.
+public struct ResolvedDeviceSettings: Equatable, Sendable {
+    public var recognizer: RecognizerSettings
+    public var geometry: GeometrySettings
+    /// The daemon leaves the device alone.
+    public var ignore: Bool
+    /// The daemon takes the device exclusively (EVIOCGRAB).
+    public var grab: Bool
+    /// Indices into `Configuration.devices` of the sections that matched, in the order applied.
+    public var matchedSections: [Int]
+    /// Settings dropped because combining sections made them contradict (e.g. min_fingers above
+    /// max_fingers); one message each, naming the section. Empty when all is well.
+    public var warnings: [String]
+
+    public init(
+        recognizer: RecognizerSettings, geometry: GeometrySettings, ignore: Bool, grab: Bool,
+        matchedSections: [Int] = [], warnings: [String] = []
+    ) {
+        self.recognizer = recognizer
+        self.geometry = geometry
+        self.ignore = ignore
+        self.grab = grab
+        self.matchedSections = matchedSections
+        self.warnings = warnings
+    }
+}
+
+/// The whole configuration: typed, validated, with every default filled in.
+public struct Configuration: Equatable, Sendable {
+    public var daemon: DaemonSettings
+    /// The recognizer thresholds every device starts from.
+    public var recognizer: RecognizerSettings
+    /// The [[device]] sections in file order.
+    public var devices: [DeviceSection]
+    /// Things that are allowed but probably not meant (a world-writable socket); the daemon logs them.
+    public var warnings: [ConfigDiagnostic]
+
+    public init(
+        daemon: DaemonSettings = DaemonSettings(), recognizer: RecognizerSettings = RecognizerSettings(),
+        devices: [DeviceSection] = [], warnings: [ConfigDiagnostic] = []
+    ) {
+        self.daemon = daemon
+        self.recognizer = recognizer
+        self.devices = devices
+        self.warnings = warnings
+    }
+
+    /// The built-in defaults: what an empty file, and config/gestured.toml, load to.
+    public static let defaults = Configuration()
+
+    /// Where `make install` puts the configuration and the daemon looks for it unless told otherwise.
+    public static let defaultPath = "/etc/gestured/gestured.toml"
+
+    /// Reads and validates the file at `path`. Errors name the path as given.
+    public static func load(path: String) throws(ConfigError) -> Configuration {
+        let bytes: [UInt8]
+        do {
+            bytes = try ConfigFile.contents(path: path)
+        } catch {
+            throw ConfigError(diagnostics: [
+                ConfigDiagnostic(location: ConfigLocation(file: path), keyPath: nil, message: error.message)
+            ])
+        }
+        let tree: TOMLValue
+        do {
+            tree = try bytes.withUnsafeBufferPointer { buffer throws(TOMLSyntaxError) in
+                try TOMLReader.parse(bytes: buffer, sourceName: path)
+            }
+        } catch {
+            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: path)])
+        }
+        return try ConfigDecoder.decode(tree, fileName: path)
+    }
+
+    /// Validates TOML text; `fileName` is what messages call it.
+    public static func parse(text: String, fileName: String) throws(ConfigError) -> Configuration {
+        let tree: TOMLValue
+        do {
+            tree = try TOMLReader.parse(text: text, sourceName: fileName)
+        } catch {
+            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: fileName)])
+        }
+        return try ConfigDecoder.decode(tree, fileName: fileName)
+    }
+
+    private static func syntaxDiagnostic(_ error: TOMLSyntaxError, fileName: String) -> ConfigDiagnostic {
+        ConfigDiagnostic(
+            location: ConfigLocation(file: fileName, error.position), keyPath: nil,
+            message: "TOML syntax error: \(error.message)")
+    }
+}

@@ -1,0 +1,582 @@
+import GestureCore
+
+/// Turns the TOML tree into a Configuration, collecting every problem rather than stopping at the first.
+struct ConfigDecoder {
+    let file: String
+    private(set) var diagnostics: [ConfigDiagnostic] = []
+    private(set) var warnings: [ConfigDiagnostic] = []
+
+    init(file: String) {
+        self.file = file
+    }
+
+    static func decode(_ root: TOMLValue, fileName: String) throws(ConfigError) -> Configuration {
+        var decoder = ConfigDecoder(file: fileName)
+        let configuration = decoder.decodeRoot(root)
+        if !decoder.diagnostics.isEmpty {
+            let sorted = decoder.diagnostics.enumerated().sorted { a, b in
+                let pa = (a.element.location.line ?? 0, a.element.location.column ?? 0)
+                let pb = (b.element.location.line ?? 0, b.element.location.column ?? 0)
+                return pa != pb ? pa < pb : a.offset < b.offset
+            }
+            throw ConfigError(diagnostics: sorted.map(\.element))
+        }
+        return configuration
+    }
+
+    // MARK: Reporting
+
+    private mutating func error(_ position: SourcePosition, _ keyPath: String?, _ message: String) {
+        diagnostics.append(
+            ConfigDiagnostic(location: ConfigLocation(file: file, position), keyPath: keyPath, message: message))
+    }
+
+    private mutating func warn(_ position: SourcePosition, _ keyPath: String?, _ message: String) {
+        warnings.append(
+            ConfigDiagnostic(location: ConfigLocation(file: file, position), keyPath: keyPath, message: message))
+    }
+
+    private func join(_ prefix: String, _ key: String) -> String {
+        prefix.isEmpty ? key : "\(prefix).\(key)"
+    }
+
+    /// Reports a key that is not allowed where it is written: where it belongs if it is a key of another
+    /// table, else the closest allowed key, else the allowed keys. `here` is the table's canonical name
+    /// ("" for the top level, "daemon", "recognizer.pan", "device", "device.pan").
+    private mutating func unknown(_ member: TOMLMember, path: String, allowed: [String], here: String) {
+        let what: String
+        if case .table = member.value.kind { what = "unknown table" } else { what = "unknown key" }
+        let inDevice = here == "device" || here.hasPrefix("device.")
+        let section = ConfigDecoder.display(here, inDevice: false)
+        if let home = ConfigDecoder.home(of: member.key, inDevice: inDevice), home != here {
+            error(
+                member.keyPosition, path,
+                "\(what) in \(section); \(member.key) belongs in \(ConfigDecoder.display(home, inDevice: inDevice))")
+        } else if let suggestion = closest(to: member.key, among: allowed) {
+            error(member.keyPosition, path, "\(what) in \(section); did you mean \(suggestion)?")
+        } else {
+            error(
+                member.keyPosition, path,
+                "\(what) in \(section); allowed here: \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    /// How a canonical table name reads in a message.
+    private static func display(_ table: String, inDevice: Bool) -> String {
+        switch table {
+        case "": return "the top level"
+        case "device": return inDevice ? "the [[device]] section itself" : "a [[device]] section"
+        default: return "[\(table)]"
+        }
+    }
+
+    /// The canonical name of the table a key (a last component) is at home in, when it is unique. Inside
+    /// a [[device]] section the recognizer keys are at home in the device's own tables ("device.pan").
+    private static func home(of key: String, inDevice: Bool) -> String? {
+        let root = inDevice ? "device" : "recognizer"
+        var homes: Set<String> = []
+        if daemonKeys.contains(key) { homes.insert("daemon") }
+        if deviceOwnKeys.contains(key) { homes.insert("device") }
+        for k in recognizerKeys {
+            let parts = k.components
+            if parts.last.map(String.init) == key { homes.insert(([root] + parts.dropLast().map(String.init)).joined(separator: ".")) }
+        }
+        for table in recognizerTables {
+            let parts = table.split(separator: ".")
+            if parts.last.map(String.init) == key { homes.insert(([root] + parts.dropLast().map(String.init)).joined(separator: ".")) }
+        }
+        if topLevelKeys.contains(key) { homes.insert("") }
+        return homes.count == 1 ? homes.first : nil
+    }
+
+    // MARK: Values
+
+    private func unitSuffix(_ unit: String?) -> String { unit.map { " (\($0))" } ?? "" }
+
+    private mutating func convert(
+        _ value: TOMLValue, spec: ValueSpec, keyPath: String, at position: SourcePosition
+    ) -> SettingValue? {
+        switch spec {
+        case .bool:
+            guard case .boolean(let b) = value.kind else {
+                error(position, keyPath, "expected true or false, got \(value.described)")
+                return nil
+            }
+            return .bool(b)
+        case .integer(let range, let unit):
+            guard case .integer(let i) = value.kind else {
+                error(position, keyPath, "expected a whole number\(unitSuffix(unit)), got \(value.described)")
+                return nil
+            }
+            guard i >= Int64(range.lowerBound), i <= Int64(range.upperBound) else {
+                error(
+                    position, keyPath,
+                    "must be between \(range.lowerBound) and \(range.upperBound)\(unitSuffix(unit)), got \(i)")
+                return nil
+            }
+            return .integer(Int(i))
+        case .number(let range, let unit):
+            let d: Double
+            switch value.kind {
+            case .integer(let i): d = Double(i)
+            case .float(let f): d = f
+            default:
+                error(position, keyPath, "expected a number\(unitSuffix(unit)), got \(value.described)")
+                return nil
+            }
+            guard range.contains(d) else {
+                error(
+                    position, keyPath,
+                    "must be between \(formatNumber(range.lowerBound)) and \(formatNumber(range.upperBound))"
+                        + "\(unitSuffix(unit)), got \(formatNumber(d))")
+                return nil
+            }
+            return .number(d)
+        }
+    }
+
+    private mutating func string(_ member: TOMLMember, keyPath: String, expecting: String = "a string") -> String? {
+        guard case .string(let s) = member.value.kind else {
+            error(member.keyPosition, keyPath, "expected \(expecting), got \(member.value.described)")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func bool(_ member: TOMLMember, keyPath: String) -> Bool? {
+        if case .bool(let b)? = convert(member.value, spec: .bool, keyPath: keyPath, at: member.keyPosition) {
+            return b
+        }
+        return nil
+    }
+
+    private mutating func tableMembers(_ member: TOMLMember, keyPath: String, header: String) -> [TOMLMember]? {
+        guard case .table(let members) = member.value.kind else {
+            error(member.keyPosition, keyPath, "expected a table (\(header)), got \(member.value.described)")
+            return nil
+        }
+        return members
+    }
+
+    // MARK: Sections
+
+    private mutating func decodeRoot(_ root: TOMLValue) -> Configuration {
+        var configuration = Configuration()
+        guard case .table(let members) = root.kind else { return configuration }
+        var recognizerOverrides: [String: SettingValue] = [:]
+        var recognizerPositions: [String: SourcePosition] = [:]
+        var deviceElements: [TOMLValue] = []
+        for member in members {
+            switch member.key {
+            case "daemon":
+                if let daemon = tableMembers(member, keyPath: "daemon", header: "[daemon]") {
+                    configuration.daemon = decodeDaemon(daemon)
+                }
+            case "recognizer":
+                if let table = tableMembers(member, keyPath: "recognizer", header: "[recognizer]") {
+                    for m in table {
+                        if !readRecognizerMember(
+                            m, relativePrefix: "", displayPrefix: "recognizer", into: &recognizerOverrides,
+                            positions: &recognizerPositions)
+                        {
+                            unknown(m, path: "recognizer.\(m.key)", allowed: recognizerNames(at: ""), here: "recognizer")
+                        }
+                    }
+                }
+            case "device":
+                switch member.value.kind {
+                case .array(let elements):
+                    deviceElements = elements
+                case .table:
+                    error(
+                        member.keyPosition, "device",
+                        "device sections are an array of tables: write [[device]], not [device]")
+                default:
+                    error(
+                        member.keyPosition, "device",
+                        "expected [[device]] sections, got \(member.value.described)")
+                }
+            default:
+                unknown(member, path: member.key, allowed: topLevelKeys, here: "")
+            }
+        }
+
+        var recognizer = RecognizerSettings()
+        for key in recognizerKeys {
+            if let value = recognizerOverrides[key.key] { key.set(&recognizer, value) }
+        }
+        checkFingers(
+            recognizer, setKeys: recognizerPositions, displayPrefix: "recognizer", base: "the built-in defaults")
+        configuration.recognizer = recognizer
+
+        for (index, element) in deviceElements.enumerated() {
+            if let section = decodeDevice(element, index: index, base: recognizer) {
+                configuration.devices.append(section)
+            }
+        }
+        configuration.warnings = warnings
+        return configuration
+    }
+
+    private mutating func decodeDaemon(_ members: [TOMLMember]) -> DaemonSettings {
+        var daemon = DaemonSettings()
+        for member in members {
+            let path = "daemon.\(member.key)"
+            switch member.key {
+            case "socket_path":
+                guard let s = string(member, keyPath: path, expecting: "a path string") else { continue }
+                if !s.hasPrefix("/") {
+                    error(member.keyPosition, path, "must be an absolute path (starting with /), got \(quoted(s))")
+                } else if s.utf8.contains(0) {
+                    error(member.keyPosition, path, "must not contain a NUL character")
+                } else if s.utf8.count > Limits.socketPathBytes {
+                    error(
+                        member.keyPosition, path,
+                        "is \(s.utf8.count) bytes long; a Unix socket path can be at most \(Limits.socketPathBytes)")
+                } else if s.hasSuffix("/") {
+                    error(member.keyPosition, path, "must name a file, not a directory, got \(quoted(s))")
+                } else {
+                    daemon.socketPath = s
+                }
+            case "socket_mode":
+                if case .integer(let i) = member.value.kind {
+                    error(
+                        member.keyPosition, path,
+                        "expected an octal mode in a string such as \"0660\", got the integer \(i) (write it in quotes)")
+                    continue
+                }
+                guard let s = string(member, keyPath: path, expecting: "an octal mode in a string such as \"0660\"")
+                else { continue }
+                if let mode = ConfigDecoder.octalMode(s) {
+                    daemon.socketMode = mode
+                    if mode & 0o002 != 0 {
+                        warn(
+                            member.keyPosition, path,
+                            "\(s) lets every local user connect and watch gestures (touches on an on-screen "
+                                + "keyboard among them); 0660 with socket_group limits it to that group")
+                    }
+                } else {
+                    error(
+                        member.keyPosition, path,
+                        "must be an octal mode from \"0000\" to \"0777\" such as \"0660\", got \(quoted(s))")
+                }
+            case "socket_group":
+                guard let s = string(member, keyPath: path, expecting: "a group name") else { continue }
+                if s.isEmpty || ConfigDecoder.isGroupName(s) {
+                    daemon.socketGroup = s
+                } else {
+                    error(
+                        member.keyPosition, path,
+                        "must be a group name (letters, digits, _, - and .) or a numeric gid, or empty to "
+                            + "keep the daemon's group, got \(quoted(s))")
+                }
+            case "max_clients":
+                if case .integer(let i)? = convert(
+                    member.value, spec: .integer(Limits.maxClients, unit: "clients"), keyPath: path,
+                    at: member.keyPosition)
+                {
+                    daemon.maxClients = i
+                }
+            case "client_buffer_bytes":
+                if case .integer(let i)? = convert(
+                    member.value, spec: .integer(Limits.clientBufferBytes, unit: "bytes"), keyPath: path,
+                    at: member.keyPosition)
+                {
+                    daemon.clientBufferBytes = i
+                }
+            case "log_level":
+                let names = LogLevel.allCases.map(\.rawValue)
+                guard let s = string(member, keyPath: path, expecting: "one of \(names.joined(separator: ", "))")
+                else { continue }
+                if let level = LogLevel(rawValue: s) {
+                    daemon.logLevel = level
+                } else {
+                    let hint = closest(to: s, among: names).map { " (did you mean \($0)?)" } ?? ""
+                    error(
+                        member.keyPosition, path,
+                        "must be one of \(names.joined(separator: ", ")), got \(quoted(s))\(hint)")
+                }
+            default:
+                unknown(member, path: path, allowed: daemonKeys, here: "daemon")
+            }
+        }
+        return daemon
+    }
+
+    /// "0660", "660", "0o660" -> 0o660; nil unless it is an octal mode up to 0777.
+    static func octalMode(_ s: String) -> UInt32? {
+        var digits = Substring(s)
+        if digits.hasPrefix("0o") { digits = digits.dropFirst(2) }
+        guard (1...4).contains(digits.count), digits.allSatisfy({ ("0"..."7").contains($0) }),
+            let mode = UInt32(digits, radix: 8), mode <= 0o777
+        else { return nil }
+        return mode
+    }
+
+    static func isGroupName(_ s: String) -> Bool {
+        guard let first = s.unicodeScalars.first, s.utf8.count <= 32 else { return false }
+        func ok(_ c: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "_" || c == "-"
+                || c == "."
+        }
+        return first != "-" && s.unicodeScalars.allSatisfy(ok)
+    }
+
+    /// The keys and sub-tables allowed directly in the recognizer table at `prefix` ("" for the top).
+    private func recognizerNames(at prefix: String) -> [String] {
+        var names: [String] = []
+        let depth = prefix.isEmpty ? 0 : prefix.split(separator: ".").count
+        for key in recognizerKeys {
+            let parts = key.components
+            guard parts.count > depth, parts[0..<depth].joined(separator: ".") == prefix else { continue }
+            let name = String(parts[depth])
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// Reads one member of a recognizer-shaped table (the [recognizer] table, a [[device]] section, or one
+    /// of their sub-tables). Returns false when the member is not a recognizer key or table at this level.
+    private mutating func readRecognizerMember(
+        _ member: TOMLMember, relativePrefix: String, displayPrefix: String,
+        into overrides: inout [String: SettingValue], positions: inout [String: SourcePosition]
+    ) -> Bool {
+        let relative = join(relativePrefix, member.key)
+        let path = join(displayPrefix, relative)
+        if let key = recognizerKeysByName[relative] {
+            if let value = convert(member.value, spec: key.spec, keyPath: path, at: member.keyPosition) {
+                overrides[relative] = value
+                positions[relative] = member.keyPosition
+            }
+            return true
+        }
+        guard recognizerTables.contains(relative) else { return false }
+        guard let members = tableMembers(member, keyPath: path, header: "[\(path)]") else { return true }
+        for m in members {
+            if !readRecognizerMember(
+                m, relativePrefix: relative, displayPrefix: displayPrefix, into: &overrides, positions: &positions)
+            {
+                unknown(
+                    m, path: join(path, m.key), allowed: recognizerNames(at: relative),
+                    here: path.replacingDeviceIndex())
+            }
+        }
+        return true
+    }
+
+    /// Reports min_fingers above max_fingers for recognizers whose finger counts this table sets.
+    private mutating func checkFingers(
+        _ settings: RecognizerSettings, setKeys: [String: SourcePosition], displayPrefix: String, base: String
+    ) {
+        for table in ["edge_swipe", "pan", "pinch"] {
+            let minKey = "\(table).min_fingers"
+            let maxKey = "\(table).max_fingers"
+            guard case .integer(let low)? = recognizerKeysByName[minKey]?.get(settings),
+                case .integer(let high)? = recognizerKeysByName[maxKey]?.get(settings), low > high
+            else { continue }
+            let positions = [setKeys[minKey], setKeys[maxKey]].compactMap { $0 }
+            guard let position = positions.max() else { continue }
+            let note: String
+            if setKeys[minKey] == nil {
+                note = " (max_fingers set here, min_fingers from \(base))"
+            } else if setKeys[maxKey] == nil {
+                note = " (min_fingers set here, max_fingers from \(base))"
+            } else {
+                note = ""
+            }
+            error(
+                position, join(displayPrefix, table),
+                "min_fingers (\(low)) must not be more than max_fingers (\(high))\(note)")
+        }
+    }
+
+    private mutating func decodeDevice(_ element: TOMLValue, index: Int, base: RecognizerSettings) -> DeviceSection? {
+        let prefix = "device[\(index + 1)]"
+        guard case .table(let members) = element.kind else {
+            error(element.position, prefix, "expected a [[device]] table, got \(element.described)")
+            return nil
+        }
+        var section = DeviceSection(location: ConfigLocation(file: file, element.position))
+        var positions: [String: SourcePosition] = [:]
+        var overridePositions: [String: SourcePosition] = [:]
+        let errorsBefore = diagnostics.count
+        for member in members {
+            let path = "\(prefix).\(member.key)"
+            positions[member.key] = member.keyPosition
+            switch member.key {
+            case "match_name":
+                guard let s = string(member, keyPath: path, expecting: "a glob string") else { continue }
+                if s.isEmpty {
+                    error(member.keyPosition, path, "must not be empty (\"*\" matches every name)")
+                } else if let problem = Glob.problem(in: s) {
+                    error(member.keyPosition, path, "is not a valid glob: \(problem)")
+                } else {
+                    section.matchName = s
+                }
+            case "match_id":
+                guard let s = string(member, keyPath: path, expecting: "a \"vvvv:pppp\" string") else { continue }
+                if let id = ConfigDecoder.vendorProduct(s) {
+                    section.matchID = id
+                } else {
+                    error(
+                        member.keyPosition, path,
+                        "must be \"vvvv:pppp\": vendor and product as 4 hex digits each (see `gesturectl devices` "
+                            + "or /proc/bus/input/devices), got \(quoted(s))")
+                }
+            case "match_path":
+                guard let s = string(member, keyPath: path, expecting: "a path glob string") else { continue }
+                if !s.hasPrefix("/") {
+                    error(
+                        member.keyPosition, path,
+                        "must be an absolute path or glob such as \"/dev/input/by-path/*-event\", got \(quoted(s))")
+                } else if let problem = Glob.problem(in: s) {
+                    error(member.keyPosition, path, "is not a valid glob: \(problem)")
+                } else {
+                    section.matchPath = s
+                }
+            case "rotation":
+                guard case .integer(let i) = member.value.kind else {
+                    error(member.keyPosition, path, "expected 0, 90, 180 or 270 (degrees clockwise), got \(member.value.described)")
+                    continue
+                }
+                if let rotation = Rotation(rawValue: Int(i)), Int64(rotation.rawValue) == i {
+                    section.rotation = rotation
+                } else {
+                    error(member.keyPosition, path, "must be 0, 90, 180 or 270 (degrees clockwise), got \(i)")
+                }
+            case "flip_x": section.flipX = bool(member, keyPath: path)
+            case "flip_y": section.flipY = bool(member, keyPath: path)
+            case "ignore": section.ignore = bool(member, keyPath: path)
+            case "grab": section.grab = bool(member, keyPath: path)
+            case "calibration":
+                section.calibration = calibration(member, keyPath: path)
+            case "panel_width_mm", "panel_height_mm":
+                if case .number(let d)? = convert(
+                    member.value, spec: .number(Limits.panelMM, unit: "mm"), keyPath: path, at: member.keyPosition)
+                {
+                    if member.key == "panel_width_mm" { section.panelWidthMM = d } else { section.panelHeightMM = d }
+                }
+            default:
+                if !readRecognizerMember(
+                    member, relativePrefix: "", displayPrefix: prefix, into: &section.recognizerOverrides,
+                    positions: &overridePositions)
+                {
+                    unknown(member, path: path, allowed: deviceOwnKeys + recognizerNames(at: ""), here: "device")
+                }
+            }
+        }
+        if positions["match_name"] == nil, positions["match_id"] == nil, positions["match_path"] == nil {
+            error(
+                element.position, prefix,
+                "a [[device]] section needs match_name, match_id or match_path (match_name = \"*\" matches every device)")
+        }
+        switch (positions["panel_width_mm"], positions["panel_height_mm"]) {
+        case (let w?, nil):
+            error(w, "\(prefix).panel_width_mm", "panel_height_mm must be given too (both panel sizes, or neither)")
+        case (nil, let h?):
+            error(h, "\(prefix).panel_height_mm", "panel_width_mm must be given too (both panel sizes, or neither)")
+        case (_?, _?), (nil, nil):
+            break
+        }
+        var combined = base
+        for key in recognizerKeys {
+            if let value = section.recognizerOverrides[key.key] { key.set(&combined, value) }
+        }
+        checkFingers(combined, setKeys: overridePositions, displayPrefix: prefix, base: "[recognizer]")
+        return diagnostics.count == errorsBefore ? section : nil
+    }
+
+    private mutating func calibration(_ member: TOMLMember, keyPath: String) -> [Double]? {
+        guard case .array(let elements) = member.value.kind else {
+            error(
+                member.keyPosition, keyPath,
+                "expected an array of 6 numbers [a, b, c, d, e, f], got \(member.value.described)")
+            return nil
+        }
+        guard elements.count == 6 else {
+            error(
+                member.keyPosition, keyPath,
+                "expected 6 numbers [a, b, c, d, e, f], got \(elements.count)")
+            return nil
+        }
+        var numbers: [Double] = []
+        var ok = true
+        for (i, element) in elements.enumerated() {
+            let d: Double
+            switch element.kind {
+            case .integer(let n): d = Double(n)
+            case .float(let f): d = f
+            default:
+                error(element.position, "\(keyPath)[\(i + 1)]", "expected a number, got \(element.described)")
+                ok = false
+                continue
+            }
+            guard d.isFinite else {
+                error(element.position, "\(keyPath)[\(i + 1)]", "must be a finite number, got \(formatNumber(d))")
+                ok = false
+                continue
+            }
+            numbers.append(d)
+        }
+        return ok ? numbers : nil
+    }
+
+    /// "04F3:2A1c" -> "04f3:2a1c"; nil unless it is 4 hex digits, a colon and 4 hex digits.
+    static func vendorProduct(_ s: String) -> String? {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+            parts.allSatisfy({ $0.count == 4 && $0.allSatisfy { $0.isHexDigit && $0.isASCII } })
+        else { return nil }
+        return s.lowercased()
+    }
+}
+
+extension String {
+    /// "device[2].pan" -> "device.pan", the TOML header that opens that table.
+    fileprivate func replacingDeviceIndex() -> String {
+        guard hasPrefix("device["), let close = firstIndex(of: "]") else { return self }
+        return "device" + self[index(after: close)...]
+    }
+}
+
+/// The closest of `candidates` to `word` when it is close enough to be a likely typo.
+func closest(to word: String, among candidates: [String]) -> String? {
+    let normalized = word.lowercased().replacingHyphens()
+    var best: (String, Int)?
+    for candidate in candidates {
+        let d = editDistance(normalized, candidate)
+        if d < (best?.1 ?? Int.max) { best = (candidate, d) }
+    }
+    guard let (candidate, distance) = best else { return nil }
+    if distance <= max(2, word.count / 3) { return candidate }
+    // "warn" for "warning", "commit_distance" for "commit_distance_mm".
+    if normalized.count >= 3, let prefixed = candidates.first(where: { $0.hasPrefix(normalized) }) {
+        return prefixed
+    }
+    return nil
+}
+
+extension String {
+    fileprivate func replacingHyphens() -> String {
+        String(unicodeScalars.map { $0 == "-" ? "_" : Character($0) })
+    }
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions) between two strings' Unicode scalars.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let x = Array(a.unicodeScalars)
+    let y = Array(b.unicodeScalars)
+    if x.isEmpty { return y.count }
+    if y.isEmpty { return x.count }
+    var previous = Array(0...y.count)
+    var current = [Int](repeating: 0, count: y.count + 1)
+    for i in 1...x.count {
+        current[0] = i
+        for j in 1...y.count {
+            let substitution = previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1)
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+        }
+        swap(&previous, &current)
+    }
+    return previous[y.count]
+}

@@ -1,1 +1,0 @@
-// GestureConfig module (work in progress)

@@ -1,0 +1,51 @@
+import GestureCore
+
+extension Configuration {
+    /// The settings for one device: the [recognizer] thresholds and default geometry, then every
+    /// [[device]] section that matches it applied in file order, each overriding only the keys it sets.
+    /// `path` is the device node (/dev/input/eventN) when known.
+    public func resolve(for device: DeviceDescription, path: String?) -> ResolvedDeviceSettings {
+        resolve(for: device, paths: path.map { [$0] } ?? [])
+    }
+
+    /// As `resolve(for:path:)`, matching `match_path` against any of `paths`: the device node and its udev
+    /// links (/dev/input/by-path/..., /dev/input/by-id/...).
+    public func resolve(for device: DeviceDescription, paths: [String]) -> ResolvedDeviceSettings {
+        var resolved = ResolvedDeviceSettings(
+            recognizer: recognizer, geometry: GeometrySettings(), ignore: false, grab: false)
+        for (index, section) in devices.enumerated() where section.matches(device, paths: paths) {
+            resolved.matchedSections.append(index)
+            if let rotation = section.rotation { resolved.geometry.rotation = rotation }
+            if let flipX = section.flipX { resolved.geometry.flipX = flipX }
+            if let flipY = section.flipY { resolved.geometry.flipY = flipY }
+            if let calibration = section.calibration { resolved.geometry.calibration = calibration }
+            if let width = section.panelWidthMM, let height = section.panelHeightMM {
+                resolved.geometry.panelSizeMM = (width, height)
+            }
+            if let ignore = section.ignore { resolved.ignore = ignore }
+            if let grab = section.grab { resolved.grab = grab }
+
+            var candidate = resolved.recognizer
+            for key in recognizerKeys {
+                if let value = section.recognizerOverrides[key.key] { key.set(&candidate, value) }
+            }
+            // Each section is valid over [recognizer] alone (the loader checked), but two sections may
+            // combine into min_fingers above max_fingers; keep the earlier counts for that recognizer then.
+            for table in ["edge_swipe", "pan", "pinch"] {
+                guard let minKey = recognizerKeysByName["\(table).min_fingers"],
+                    let maxKey = recognizerKeysByName["\(table).max_fingers"],
+                    case .integer(let low) = minKey.get(candidate), case .integer(let high) = maxKey.get(candidate),
+                    low > high
+                else { continue }
+                minKey.set(&candidate, minKey.get(resolved.recognizer))
+                maxKey.set(&candidate, maxKey.get(resolved.recognizer))
+                resolved.warnings.append(
+                    "device section at \(section.location) would make \(table).min_fingers (\(low)) more than "
+                        + "\(table).max_fingers (\(high)) together with earlier sections; keeping "
+                        + "\(minKey.get(candidate))...\(maxKey.get(candidate)) fingers")
+            }
+            resolved.recognizer = candidate
+        }
+        return resolved
+    }
+}
