@@ -84,6 +84,8 @@ let recognizerKeys: [RecognizerKey] =
         number("angle_tolerance_degrees", "angleToleranceDegrees", 5...45, "degrees", \.angleToleranceDegrees),
         number("velocity_window_seconds", "velocityWindowSeconds", 0.01...0.5, "s", \.velocityWindowSeconds),
         number("pinch_differential_ratio", "pinchDifferentialRatio", 0.05...10, nil, \.pinchDifferentialRatio),
+        number(
+            "finger_landing_window_seconds", "fingerLandingWindowSeconds", 0...1, "s", \.fingerLandingWindowSeconds),
 
         flag("edge_swipe.enabled", "edgeSwipe.enabled", \.edgeSwipe.enabled),
         integer("edge_swipe.min_fingers", "edgeSwipe.minFingers", 1...10, "fingers", \.edgeSwipe.minFingers),

@@ -102,7 +102,7 @@ struct ErrorMessageTests {
         #expect(
             errors("[recognizer]\nzzzzzzzzzz = 1\n")
                 == [
-                    "gestured.toml:2:1: recognizer.zzzzzzzzzz: unknown key in [recognizer]; allowed here: slop_mm, angle_tolerance_degrees, velocity_window_seconds, pinch_differential_ratio, edge_swipe, pan, pinch"
+                    "gestured.toml:2:1: recognizer.zzzzzzzzzz: unknown key in [recognizer]; allowed here: slop_mm, angle_tolerance_degrees, velocity_window_seconds, pinch_differential_ratio, finger_landing_window_seconds, edge_swipe, pan, pinch"
                 ])
         #expect(
             errors("[recognizer.edge_swipe.middle]\nenabled = true\n")
