@@ -1,0 +1,88 @@
+import Testing
+
+@testable import GestureConfig
+
+/// The CTOML shim and its Swift reader: every TOML type arrives, with the line and column of each key
+/// and value, members in file order.
+@Suite("TOML through the toml++ shim")
+struct TOMLShimTests {
+    func members(_ value: TOMLValue) -> [TOMLMember] {
+        if case .table(let members) = value.kind { return members }
+        Issue.record("not a table: \(value.described)")
+        return []
+    }
+
+    @Test func everyTypeArrivesWithItsPosition() throws {
+        let root = try TOMLReader.parse(
+            text: """
+                zeta = "text"
+                alpha = 42
+                  mid = 2.5
+                flag = false
+                day = 1979-05-27
+                time = 07:32:00
+                stamp = 1979-05-27T07:32:00Z
+                list = [1, "two", [3]]
+                inline = { a = 1 }
+                """, sourceName: "t.toml")
+        let m = members(root)
+        // File order, not toml++'s sorted order.
+        #expect(m.map(\.key) == ["zeta", "alpha", "mid", "flag", "day", "time", "stamp", "list", "inline"])
+        #expect(m[2].keyPosition == SourcePosition(line: 3, column: 3))
+        #expect(m[2].value.position == SourcePosition(line: 3, column: 9))
+        #expect(m.map(\.value.described) == [
+            "the string \"text\"", "the integer 42", "the number 2.5", "the boolean false",
+            "the date 1979-05-27", "the time 07:32:00", "the date-time 1979-05-27T07:32:00Z", "an array of 3",
+            "a table",
+        ])
+        guard case .array(let list) = m[7].value.kind else {
+            Issue.record("list is not an array")
+            return
+        }
+        #expect(list.map(\.position.column) == [9, 12, 19])
+        #expect(list[2].described == "an array of 1")
+        #expect(members(m[8].value).first?.key == "a")
+    }
+
+    @Test func tablesFromHeadersAndDottedKeysNest() throws {
+        let root = try TOMLReader.parse(
+            text: "[a.b]\nc.d = 1\n[[e]]\nf = 1\n[[e]]\n", sourceName: "t.toml")
+        let top = members(root)
+        #expect(top.map(\.key) == ["a", "e"])
+        let b = members(top[0].value)
+        #expect(b.map(\.key) == ["b"])
+        #expect(b[0].keyPosition == SourcePosition(line: 1, column: 4))
+        let c = members(b[0].value)
+        #expect(c.map(\.key) == ["c"])
+        #expect(members(c[0].value).map(\.keyPosition) == [SourcePosition(line: 2, column: 3)])
+        guard case .array(let e) = top[1].value.kind else {
+            Issue.record("e is not an array of tables")
+            return
+        }
+        #expect(e.map(\.position) == [SourcePosition(line: 3, column: 1), SourcePosition(line: 5, column: 1)])
+    }
+
+    @Test func stringsKeepEscapesAndNUL() throws {
+        let root = try TOMLReader.parse(text: "s = \"a\\u0000b\\t\u{e9}\"\n", sourceName: "t.toml")
+        guard case .string(let s) = members(root).first?.value.kind else {
+            Issue.record("no string")
+            return
+        }
+        #expect(Array(s.unicodeScalars) == ["a", "\u{0}", "b", "\t", "\u{e9}"])
+    }
+
+    @Test func emptyTextIsAnEmptyTable() throws {
+        #expect(members(try TOMLReader.parse(text: "", sourceName: "t.toml")).isEmpty)
+    }
+
+    @Test func syntaxErrorsCarryLineAndColumn() {
+        do {
+            _ = try TOMLReader.parse(text: "a = 1\nb = [1, 2\n", sourceName: "t.toml")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.position.line == 2)
+            #expect(error.position.column > 0)
+            #expect(!error.message.isEmpty)
+        }
+    }
+}
