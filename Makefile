@@ -42,3 +42,61 @@ demo: deps
 
 clean:
 	rm -rf .build
+
+# --- install / uninstall ----------------------------------------------------------------------------------
+# `make install` builds a release and installs binaries, systemd units, the sysusers.d file, the default
+# configuration (never over an existing one) and the docs. PREFIX and DESTDIR work as usual; distributions
+# packaging for /usr use PREFIX=/usr. docs/installation.md walks through it.
+SWIFT_BUILD_FLAGS ?= -c release
+BINDIR        ?= $(PREFIX)/bin
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
+DOCDIR        ?= $(PREFIX)/share/doc/gestured
+SYSCONFDIR    ?= /etc
+CONFIG_FILE   := $(SYSCONFDIR)/gestured/gestured.toml
+INSTALL_DOCS   = $(wildcard README.md docs/*.md)
+
+.PHONY: install uninstall
+
+install: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gesturectl
+	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \
+	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)"; \
+	install -m 755 "$$bin/gestured" "$$bin/gesturectl" "$(DESTDIR)$(BINDIR)/"; \
+	for unit in gestured.service gestured.socket; do \
+	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
+	    "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; \
+	  chmod 644 "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(UNITDIR)/$$unit.tmp" "$(DESTDIR)$(UNITDIR)/$$unit"; \
+	done; \
+	install -m 644 systemd/gestured.sysusers "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"; \
+	for doc in $(INSTALL_DOCS); do install -m 644 "$$doc" "$(DESTDIR)$(DOCDIR)/"; done; \
+	if [ ! -f config/gestured.toml ]; then \
+	  echo "make install: config/gestured.toml is missing; no default configuration installed" >&2; \
+	elif [ -e "$(DESTDIR)$(CONFIG_FILE)" ]; then \
+	  echo "make install: keeping the existing $(DESTDIR)$(CONFIG_FILE); the default is in $(DESTDIR)$(DOCDIR)/gestured.toml"; \
+	else \
+	  install -d -m 755 "$(DESTDIR)$(SYSCONFDIR)/gestured"; install -m 644 config/gestured.toml "$(DESTDIR)$(CONFIG_FILE)"; \
+	fi; \
+	if [ -f config/gestured.toml ]; then install -m 644 config/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml"; fi; \
+	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	  systemd-sysusers "$(SYSUSERSDIR)/gestured.conf"; systemctl daemon-reload; \
+	  echo "make install: done. Start it with: systemctl enable --now gestured.socket (or gestured.service)"; \
+	fi
+
+uninstall:
+	@set -e; \
+	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	  systemctl disable --now gestured.service gestured.socket 2>/dev/null || true; \
+	fi; \
+	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
+	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
+	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"; \
+	if [ -f "$(DESTDIR)$(CONFIG_FILE)" ] && cmp -s "$(DESTDIR)$(CONFIG_FILE)" "$(DESTDIR)$(DOCDIR)/gestured.toml"; then \
+	  rm -f "$(DESTDIR)$(CONFIG_FILE)"; rmdir "$(DESTDIR)$(SYSCONFDIR)/gestured" 2>/dev/null || true; \
+	elif [ -f "$(DESTDIR)$(CONFIG_FILE)" ]; then \
+	  echo "make uninstall: keeping $(DESTDIR)$(CONFIG_FILE): it differs from the default"; \
+	fi; \
+	rm -rf "$(DESTDIR)$(DOCDIR)"; \
+	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+	echo "make uninstall: done (the system user and group 'gestured' are left in place, as sysusers.d expects)"
