@@ -77,8 +77,8 @@ public struct GestureRecognizer: Sendable {
     private var spanAtBaselineMM: Double = 0
     private var baselineCentroidN = Vector2.zero
     private var baselineCentroidMM = Vector2.zero
-    /// When the first finger of the current group landed: fingers that join within
-    /// `fingerLandingWindowSeconds` of it restart recognition instead of failing it.
+    /// When the latest finger of the current group landed: a finger that joins within
+    /// `fingerLandingWindowSeconds` of it restarts recognition instead of failing it.
     private var groupLandingTime: Int64 = 0
     private let cosAngleTolerance: Double
 
@@ -138,6 +138,7 @@ public struct GestureRecognizer: Sendable {
             if liftedCount > 0 || lostCount > 0 || addedCount > 0 {
                 // The set of fingers changed before anything was recognized: start over with the fingers
                 // now down (fingers rarely land or lift in the same frame).
+                if addedCount > 0 { groupLandingTime = time }
                 if frame.contacts.isEmpty { transition(to: .idle, "all fingers lifted before any gesture") }
                 else { startPossible(frame) }
                 return
@@ -158,6 +159,7 @@ public struct GestureRecognizer: Sendable {
                 // A finger that joins just after the others (fingers rarely land together): the gesture
                 // with the wrong finger count is cancelled and recognition restarts with all of them.
                 out.append(terminal(active, phase: .cancel, time: time))
+                groupLandingTime = time
                 startPossible(frame)
                 trace("finger joined within the landing window -> cancel, recognize again")
                 return

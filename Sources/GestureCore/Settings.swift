@@ -86,10 +86,10 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// Two or more fingers are a pinch rather than a pan when the part of their motion that differs
     /// between fingers is at least this fraction of the motion they share.
     public var pinchDifferentialRatio: Double = 0.5
-    /// Fingers rarely land at the same instant: one that joins a gesture within this time of the first
+    /// Fingers rarely land at the same instant: one that joins a gesture within this time of the previous
     /// finger's landing cancels the gesture begun with too few fingers and recognition starts again with
     /// all of them. Later, a finger added to a running gesture cancels it for good.
-    public var fingerLandingWindowSeconds: Double = 0.15
+    public var fingerLandingWindowSeconds: Double = 0.2
 
     public var edgeSwipe = EdgeSwipeSettings()
     public var pan = PanSettings()

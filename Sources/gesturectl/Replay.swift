@@ -77,36 +77,14 @@ func runReplay(_ args: [String]) -> Int32 {
         let (settings, geometry) = try replaySettings(configPath: configPath, device: device)
         var engine = try GestureEngine(device: device, settings: settings, geometry: geometry)
         engine.traceTransitions = trace
-        var out: [GestureEvent] = []
         let origin = recording.events.first?.timeMicroseconds ?? 0
-        func flush() {
-            for w in engine.takeWarnings() { printError("warning: \(w.message)\n") }
-            for e in out where updates || e.phase != .update {
-                if pretty {
-                    print(GestureEventText.format(e, relativeToMicroseconds: origin))
-                } else {
-                    print(GestureEventJSON.encode(e))
-                }
+        var replay = RecordingReplay(engine: engine)
+        replay.run(recording.events) { gestures, warnings, transitions in
+            for w in warnings { printError("warning: \(w.message)\n") }
+            for t in transitions { printError("trace: \(t)\n") }
+            for e in gestures where updates || e.phase != .update {
+                print(pretty ? GestureEventText.format(e, relativeToMicroseconds: origin) : GestureEventJSON.encode(e))
             }
-            out.removeAll(keepingCapacity: true)
-        }
-        for event in recording.events {
-            if let deadline = engine.nextDeadlineMicroseconds, event.timeMicroseconds >= deadline {
-                engine.advance(toMicroseconds: deadline, into: &out)
-            }
-            engine.process(event, into: &out)
-            flush()
-            if trace { for t in engine.takeTransitions() { printError("trace: \(t)\n") } }
-        }
-        // The recording ends: like a device that goes away, a gesture still in flight is cancelled.
-        if let last = recording.events.last {
-            if let deadline = engine.nextDeadlineMicroseconds { engine.advance(toMicroseconds: deadline, into: &out) }
-            let before = out.count
-            engine.cancelAll(atMicroseconds: last.timeMicroseconds, into: &out)
-            if out.count > before {
-                printError("warning: the recording ends with a gesture in flight; it is cancelled\n")
-            }
-            flush()
         }
         fflush(nil)
         return 0

@@ -1,0 +1,234 @@
+import Testing
+@testable import GestureCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real recordings (Tests/Fixtures/recordings, see its README for origin and licence), each asserting
+/// what a person watching the finger paths (drawn with tools/plot-recording.py) says it shows. Panels
+/// without axis resolution run at the assumed size, as they would in the daemon with no configuration.
+@Suite struct RecordingGoldenTests {
+    static let fixtures: String = {
+        // Tests/GestureCoreTests/RecordingGoldenTests.swift -> Tests/Fixtures/recordings
+        var path = #filePath
+        for _ in 0..<2 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        return path + "/Fixtures/recordings/"
+    }()
+
+    static func read(_ name: String) throws -> String {
+        let path = fixtures + name
+        guard let f = fopen(path, "rb") else { throw RecordingError(fileName: path, line: 0, message: "cannot open") }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = fread(&buf, 1, buf.count, f)
+            bytes += buf[0..<n]
+            if n < buf.count { break }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Replays `events` (with the device from `desc`, or from the events file itself).
+    static func replay(
+        _ events: String, desc: String? = nil, settings: RecognizerSettings = RecognizerSettings()
+    ) throws -> [GestureEvent] {
+        let recording = try EvemuParser.parse(text: try read(events), fileName: events)
+        let device = try #require(try desc.map { try EvemuParser.parse(text: try read($0), fileName: $0).device } ?? recording.device)
+        let result = try RecordingReplay.gestures(of: recording.events, device: device, settings: settings)
+        checkWellFormed(result.gestures)
+        return result.gestures
+    }
+
+    /// Every gesture is begin, updates, then exactly one end or cancel; gestures do not overlap; ids grow.
+    static func checkWellFormed(_ events: [GestureEvent], sourceLocation: SourceLocation = #_sourceLocation) {
+        var open: UInt64?
+        var lastID: UInt64 = 0
+        for e in events {
+            switch e.phase {
+            case .begin:
+                #expect(open == nil, "gesture \(e.id) begins while \(open ?? 0) is open", sourceLocation: sourceLocation)
+                #expect(e.id > lastID, sourceLocation: sourceLocation)
+                open = e.id
+                lastID = e.id
+            case .update:
+                #expect(open == e.id, sourceLocation: sourceLocation)
+            case .end, .cancel:
+                #expect(open == e.id, sourceLocation: sourceLocation)
+                #expect((e.phase == .end) == (e.committed != nil), sourceLocation: sourceLocation)
+                open = nil
+            }
+        }
+        #expect(open == nil, "a gesture was left open", sourceLocation: sourceLocation)
+    }
+
+    /// The gestures that completed: "kind fingers detail" for each `end` with committed = true.
+    static func committed(_ events: [GestureEvent]) -> [String] {
+        events.filter { $0.phase == .end && $0.committed == true }.map(describe)
+    }
+
+    static func describe(_ e: GestureEvent) -> String {
+        var s = "\(e.kind.rawValue) \(e.fingers)"
+        if let edge = e.edge { s += " from \(edge.rawValue)" }
+        if e.kind == .pan { s += " \(e.direction?.rawValue ?? "off-axis")" }
+        return s
+    }
+
+    // MARK: Wacom ISDv4 E6 (0..2776 × 0..1569, no resolution: assumed 305 × 172 mm)
+
+    @Test func oneFingerSwipeRightAlongTheTop() throws {
+        let events = try Self.replay("Wacom_ISDv4_E6_Finger.single-top-swipe.events", desc: "Wacom_ISDv4_E6_Finger.desc")
+        #expect(Self.committed(events) == ["pan 1 right"])
+        #expect(events.ends.count == 1)
+        #expect(events.last!.translation.x > 0.85)
+    }
+
+    @Test func sameSwipeIsALeftEdgeSwipeWithAWiderZone() throws {
+        // It lands 16 mm from the left edge (at the assumed size): a 20 mm zone makes it an edge swipe.
+        var settings = RecognizerSettings()
+        settings.edgeSwipe.zones[.left] = EdgeZone(enabled: true, widthMM: 20)
+        let events = try Self.replay(
+            "Wacom_ISDv4_E6_Finger.single-top-swipe.events", desc: "Wacom_ISDv4_E6_Finger.desc", settings: settings)
+        #expect(Self.committed(events) == ["edge-swipe 1 from left"])
+        #expect(events.last!.progress! > 0.85)
+        #expect(!events.contains { $0.kind == .pan })
+    }
+
+    @Test func twoFingerSwipeRightAlongTheTop() throws {
+        let events = try Self.replay("Wacom_ISDv4_E6_Finger.double-top-swipe.events", desc: "Wacom_ISDv4_E6_Finger.desc")
+        #expect(Self.committed(events) == ["pan 2 right"])
+        #expect(events.ends.count == 1)
+    }
+
+    @Test func oneAndTwoFingerScrollDown() throws {
+        let one = try Self.replay("Wacom_ISDv4_E6_Finger.single-center-scroll.events", desc: "Wacom_ISDv4_E6_Finger.desc")
+        #expect(Self.committed(one) == ["pan 1 down"])
+        #expect(one.ends.count == 1)
+        let two = try Self.replay("Wacom_ISDv4_E6_Finger.double-center-scroll.events", desc: "Wacom_ISDv4_E6_Finger.desc")
+        #expect(Self.committed(two) == ["pan 2 down"])
+        #expect(two.ends.count == 1)
+    }
+
+    @Test(arguments: [
+        "Wacom_ISDv4_E6_Finger.single-tap-center.events", "Wacom_ISDv4_E6_Finger.2fg-tap.events",
+        "Wacom_ISDv4_E6_Finger.2fg-double-tap.events",
+    ])
+    func tapsAreNoGesture(file: String) throws {
+        #expect(try Self.replay(file, desc: "Wacom_ISDv4_E6_Finger.desc").isEmpty)
+    }
+
+    @Test func twoFingersCirclingTogetherAreAPanNotAPinch() throws {
+        let events = try Self.replay("Wacom_ISDv4_E6_Finger.double-center-circle.events", desc: "Wacom_ISDv4_E6_Finger.desc")
+        #expect(Set(events.map(\.kind)) == [.pan])
+        #expect(events.allSatisfy { $0.fingers == 2 })
+        #expect(events.ends.count == 1)
+    }
+
+    @Test func oneFingerCircleEndsWhereItStartedAndDoesNotCommit() throws {
+        let events = try Self.replay("Wacom_ISDv4_E6_Finger.single-center-circle.events", desc: "Wacom_ISDv4_E6_Finger.desc")
+        #expect(events.ends.count == 1)
+        let end = events.last!
+        #expect(end.kind == .pan && end.fingers == 1 && end.phase == .end)
+        #expect(end.committed == false)
+        // On the way round it went well away from the start.
+        #expect(events.map(\.translationMM.length).max()! > 40)
+    }
+
+    // MARK: EP0430M09 (0..1279 × 0..767, no resolution)
+
+    @Test func twoFingersMovingUp() throws {
+        // Named "scroll down" after what the content does; the fingers move up the screen.
+        let events = try Self.replay("EP0430M09.2-finger-scroll-down.events", desc: "EP0430M09.desc")
+        #expect(Self.committed(events) == ["pan 2 up"])
+        #expect(events.ends.count == 1)
+    }
+
+    @Test func fourFingersMovingUp() throws {
+        let events = try Self.replay("EP0430M09.4-finger-drag-down.events", desc: "EP0430M09.desc")
+        #expect(Self.committed(events) == ["pan 4 up"])
+    }
+
+    @Test func twoFingersTouchAndRelease() throws {
+        #expect(try Self.replay("EP0430M09.2-fingers-touch-release.events", desc: "EP0430M09.desc").isEmpty)
+    }
+
+    @Test func oneFingerDownAndBackUp() throws {
+        let events = try Self.replay("EP0430M09.1-finger-drag-up-down.events", desc: "EP0430M09.desc")
+        #expect(events.ends.count == 1)
+        #expect(events.last!.kind == .pan && events.last!.committed == false)
+        #expect(events.map(\.translation.y).max()! > 0.5)  // went more than half the screen down first
+    }
+
+    // MARK: Atmel maXTouch (0..799 × 0..479, no resolution)
+
+    @Test func fourFingersLandingOneAfterAnotherThenDraggingDown() throws {
+        let events = try Self.replay("Atmel_maXTouch_Touchscreen.4-finger-drag-down.events", desc: "Atmel_maXTouch_Touchscreen.desc")
+        #expect(Self.committed(events) == ["pan 4 down"])
+        // The fourth finger lands 111 ms after the first: a 3-finger start is cancelled, never ended.
+        #expect(events.filter { $0.phase == .end }.count == 1)
+    }
+
+    @Test func fastTapsAreNoGesture() throws {
+        #expect(try Self.replay("Atmel_maXTouch_Touchscreen.1-finger-fast-taps.events", desc: "Atmel_maXTouch_Touchscreen.desc").isEmpty)
+    }
+
+    @Test func oneFingerUpAndBackDown() throws {
+        let events = try Self.replay("Atmel_maXTouch_Touchscreen.1-finger-drag-up-down.events", desc: "Atmel_maXTouch_Touchscreen.desc")
+        #expect(events.ends.count == 1)
+        #expect(events.last!.committed == false)
+        #expect(events.map(\.translation.y).min()! < -0.3)
+    }
+
+    @Test func twoFingersTouchAndReleaseCommitNothing() throws {
+        // The fingers drift 13 units (2.7 % of the height) while resting: at the assumed size that passes the
+        // slop, so an uncommitted pan is reported; nothing commits.
+        let events = try Self.replay("Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events", desc: "Atmel_maXTouch_Touchscreen.desc")
+        #expect(Self.committed(events).isEmpty)
+    }
+
+    // MARK: Dell Canvas 27" (resolution 55 × 98 units/mm: 596 × 334 mm)
+
+    @Test func dellCanvasSession() throws {
+        let events = try Self.replay("dell_canvas_touch.evemu")
+        // Four fingers land over 280 ms and move up and back down; later five fingers close in (a grab); last,
+        // one finger drags diagonally up and right.
+        #expect(Self.committed(events) == ["pan 4 off-axis", "pan 1 off-axis"])
+        let pinch = try #require(events.last { $0.kind == .pinch && $0.phase == .end })
+        #expect(pinch.fingers == 5)
+        #expect(pinch.scale! < 0.7)
+        #expect(!events.contains { $0.kind == .edgeSwipe })
+    }
+
+    // MARK: Nexus 4 (0..1535 × 0..2559, no resolution)
+
+    @Test func nexus4Session() throws {
+        let events = try Self.replay("n4.events", desc: "n4.desc")
+        let ends = events.filter { $0.phase == .end }
+        // A long one-finger scribble ending low on the screen.
+        #expect(Self.describe(ends[0]) == "pan 1 down" && ends[0].committed == true)
+        // Two fingers drag far down and come back to where they started: not a swipe.
+        #expect(ends[1].kind == .pan && ends[1].fingers == 2 && ends[1].committed == false)
+        #expect(events.filter { $0.id == ends[1].id }.map(\.translation.y).max()! > 0.6)
+        // Four fingers close in: a pinch.
+        let fourFingerPinch = try #require(ends.last)
+        #expect(fourFingerPinch.kind == .pinch && fourFingerPinch.fingers == 4)
+        #expect(fourFingerPinch.scale! < 0.5 && fourFingerPinch.committed == true)
+    }
+
+    // MARK: Protocol A
+
+    @Test func protocolADeviceIsRefused() throws {
+        let desc = try EvemuParser.parse(text: try Self.read("N-Trig_MultiTouch.desc"), fileName: "N-Trig_MultiTouch.desc")
+        let device = try #require(desc.device)
+        #expect(device.touchProtocol == .multitouchProtocolA)
+        #expect(throws: UnsupportedDeviceError.self) { try GestureEngine(device: device) }
+    }
+
+    @Test func quantaOneFingerDrags() throws {
+        let events = try Self.replay("QUANTA_OpticalTouchScreen.events", desc: "QUANTA_OpticalTouchScreen.desc")
+        // A one-finger panel: short drags in several directions, each a one-finger pan.
+        #expect(!events.isEmpty)
+        #expect(events.allSatisfy { $0.kind == .pan && $0.fingers == 1 })
+    }
+}
