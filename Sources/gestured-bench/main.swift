@@ -1,1 +1,120 @@
-print("bench")
+// gestured-bench: frames per second through the frame assembler and recognizers, over the bundled
+// recordings, on one core. Run with `make bench` (release build). Reports figures; asserts nothing.
+#if canImport(Glibc)
+import Glibc
+#endif
+import GestureCore
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func readFile(_ path: String) -> String? {
+    guard let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        bytes += buf[0..<n]
+        if n < buf.count { break }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+struct Workload {
+    var name: String
+    var device: DeviceDescription
+    var events: [InputEvent]
+    var frames: Int
+}
+
+let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Tests/Fixtures"
+let recordings = directory.hasSuffix("recordings") ? directory : directory + "/recordings"
+// The recordings with gestures, replayed with their device descriptions.
+let pairs: [(String, String?)] = [
+    ("n4.events", "n4.desc"),
+    ("dell_canvas_touch.evemu", nil),
+    ("Wacom_ISDv4_E6_Finger.double-center-circle.events", "Wacom_ISDv4_E6_Finger.desc"),
+    ("Wacom_ISDv4_E6_Finger.double-top-swipe.events", "Wacom_ISDv4_E6_Finger.desc"),
+    ("EP0430M09.4-finger-drag-down.events", "EP0430M09.desc"),
+    ("QUANTA_OpticalTouchScreen.events", "QUANTA_OpticalTouchScreen.desc"),
+]
+var workloads: [Workload] = []
+for (events, desc) in pairs {
+    guard let text = readFile("\(recordings)/\(events)") else {
+        fail("gestured-bench: cannot read \(recordings)/\(events)\n")
+
+    }
+    do {
+        let recording = try EvemuParser.parse(text: text, fileName: events)
+        var device = recording.device
+        if let desc, let d = readFile("\(recordings)/\(desc)") {
+            device = try EvemuParser.parse(text: d, fileName: desc).device
+        }
+        guard let device else { fail("gestured-bench: \(events): no device\n") }
+        let frames = recording.events.filter { $0.type == EV.syn && $0.code == SYN.report }.count
+        workloads.append(Workload(name: events, device: device, events: recording.events, frames: frames))
+    } catch {
+        fail("gestured-bench: \(error)\n")
+
+    }
+}
+
+/// Runs the workload `repeats` times; returns seconds and a checksum of the output so nothing is
+/// optimised away.
+func run(_ w: Workload, repeats: Int) -> (Double, Int) {
+    var checksum = 0
+    var out: [GestureEvent] = []
+    out.reserveCapacity(64)
+    let start = now()
+    for _ in 0..<repeats {
+        var engine = try! GestureEngine(device: w.device)
+        for e in w.events {
+            engine.process(e, into: &out)
+            checksum &+= out.count
+            out.removeAll(keepingCapacity: true)
+        }
+        _ = engine.takeWarnings()
+    }
+    return (now() - start, checksum)
+}
+
+print("gestured-bench: frame assembler + recognizers, release build, one core")
+print("recording".padding(48) + "frames".leftPad(8) + "frames/s".leftPad(14) + "ns/frame".leftPad(10))
+var totalFrames = 0
+var totalSeconds = 0.0
+var checksum = 0
+for w in workloads {
+    _ = run(w, repeats: 5)  // warm up
+    // Repeat until about half a second has passed, for a stable figure.
+    var repeats = 50
+    var (seconds, sum) = run(w, repeats: repeats)
+    while seconds < 0.5 {
+        repeats *= 2
+        (seconds, sum) = run(w, repeats: repeats)
+    }
+    checksum &+= sum
+    let frames = w.frames * repeats
+    totalFrames += frames
+    totalSeconds += seconds
+    let fps = Double(frames) / seconds
+    print(w.name.padding(48) + String(w.frames).leftPad(8) + String(Int(fps)).leftPad(14)
+        + String(Int((seconds / Double(frames) * 1e9).rounded())).leftPad(10))
+}
+let fps = Double(totalFrames) / totalSeconds
+print("all".padding(48) + String(totalFrames).leftPad(8) + String(Int(fps)).leftPad(14)
+    + String(Int((totalSeconds / Double(totalFrames) * 1e9).rounded())).leftPad(10))
+print("target: over 1,000,000 frames/s (a touchscreen sends 60-240 frames/s); checksum \(checksum % 1000)")
+
+extension String {
+    func padding(_ n: Int) -> String { self.count >= n ? self + " " : self + String(repeating: " ", count: n - self.count) }
+    func leftPad(_ n: Int) -> String { String(repeating: " ", count: max(0, n - self.count)) + self }
+}
+
+func fail(_ message: String) -> Never {
+    print(message, terminator: "")
+    exit(1)
+}
