@@ -267,7 +267,7 @@ struct ConfigDecoder {
                 } else {
                     error(
                         member.keyPosition, path,
-                        "must be a group name (letters, digits, _, - and .) or a numeric gid, or empty to "
+                        "must be a group name (letters, digits, _, - and .), or empty to "
                             + "keep the daemon's group, got \(quoted(s))")
                 }
             case "max_clients":

@@ -124,7 +124,7 @@ struct ErrorMessageTests {
                 == [
                     "gestured.toml:2:1: daemon.socket_path: must be an absolute path (starting with /), got \"run/x.sock\"",
                     "gestured.toml:3:1: daemon.socket_mode: expected an octal mode in a string such as \"0660\", got the integer 660 (write it in quotes)",
-                    "gestured.toml:4:1: daemon.socket_group: must be a group name (letters, digits, _, - and .) or a numeric gid, or empty to keep the daemon's group, got \"a b\"",
+                    "gestured.toml:4:1: daemon.socket_group: must be a group name (letters, digits, _, - and .), or empty to keep the daemon's group, got \"a b\"",
                     "gestured.toml:5:1: daemon.log_level: must be one of error, warning, notice, info, debug, got \"warn\" (did you mean warning?)",
                     "gestured.toml:6:1: daemon.max_clients: must be between 1 and 4096 (clients), got 0",
                     "gestured.toml:7:1: daemon.client_buffer_bytes: must be between 65536 and 268435456 (bytes), got 10",
@@ -139,6 +139,11 @@ struct ErrorMessageTests {
         #expect(
             errors("[daemon]\nsocket_path = \"/run/a\\u0000b\"\n")
                 == ["gestured.toml:2:1: daemon.socket_path: must not contain a NUL character"])
+        #expect(
+            errors("[daemon]\nsocket_group = \"-wheel\"\n")
+                == [
+                    "gestured.toml:2:1: daemon.socket_group: must be a group name (letters, digits, _, - and .), or empty to keep the daemon's group, got \"-wheel\""
+                ])
         #expect(
             errors("[daemon]\nsocket_mode = \"rw\"\n")
                 == ["gestured.toml:2:1: daemon.socket_mode: must be an octal mode from \"0000\" to \"0777\" such as \"0660\", got \"rw\""])
@@ -158,8 +163,8 @@ struct ErrorMessageTests {
         #expect(daemon.logLevel == .debug)
         #expect(daemon.maxClients == 2)
         #expect(daemon.clientBufferBytes == 65536)
-        #expect(try load("[daemon]\nsocket_mode = \"0o640\"\nsocket_group = \"123\"\n").daemon.socketMode == 0o640)
-        #expect(try load("[daemon]\nsocket_group = \"123\"\n").daemon.socketGroup == "123")
+        #expect(try load("[daemon]\nsocket_mode = \"0o640\"\nsocket_group = \"input\"\n").daemon.socketMode == 0o640)
+        #expect(try load("[daemon]\nsocket_group = \"video-users_1.x\"\n").daemon.socketGroup == "video-users_1.x")
     }
 
     @Test func worldWritableSocketIsAWarning() throws {
