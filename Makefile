@@ -33,11 +33,22 @@ bench: deps
 	$(SWIFT) build -c release --product gestured-bench
 	$$($(SWIFT) build -c release --show-bin-path)/gestured-bench Tests/Fixtures
 
+# Recordings the demo replays: "events-file device-file" (device-file "-" when the events file has its own).
+DEMO_DIR        := Tests/Fixtures/recordings
+DEMO_RECORDINGS := Wacom_ISDv4_E6_Finger.single-center-scroll.events:Wacom_ISDv4_E6_Finger.desc \
+                   Wacom_ISDv4_E6_Finger.double-top-swipe.events:Wacom_ISDv4_E6_Finger.desc \
+                   Atmel_maXTouch_Touchscreen.4-finger-drag-down.events:Atmel_maXTouch_Touchscreen.desc \
+                   dell_canvas_touch.evemu:-
+
 demo: deps
 	$(SWIFT) build --product gesturectl
 	@bin=$$($(SWIFT) build --show-bin-path); \
-	for r in Tests/Fixtures/demo/*.events; do \
-	  echo "== $$r"; $$bin/gesturectl replay --device "$${r%%.*}.desc" --pretty "$$r"; \
+	for pair in $(DEMO_RECORDINGS); do \
+	  events=$${pair%%:*}; desc=$${pair##*:}; \
+	  echo; echo "== $$events (begin, end and cancel events; add updates by dropping --no-updates)"; \
+	  if [ "$$desc" = - ]; then $$bin/gesturectl replay --pretty --no-updates "$(DEMO_DIR)/$$events"; \
+	  else $$bin/gesturectl replay --pretty --no-updates --device "$(DEMO_DIR)/$$desc" "$(DEMO_DIR)/$$events"; fi \
+	  || exit 1; \
 	done
 
 clean:

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureConfig
 import GestureCore
 import GestureProtocol
 
@@ -90,6 +91,8 @@ func runReplay(_ args: [String]) -> Int32 {
         return 0
     } catch let e as RecordingError {
         printError("gesturectl replay: \(e)\n")
+    } catch let e as ConfigError {
+        printError("gesturectl replay: \(e)\n")
     } catch let e as UnsupportedDeviceError {
         printError("gesturectl replay: \(e)\n")
     } catch {
@@ -122,10 +125,13 @@ func readTextFile(_ path: String) throws -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Thresholds and geometry for the replay: built-in defaults until a configuration file is given.
+/// Thresholds and geometry for the replay: the built-in defaults, or what a configuration file says for
+/// this device (matched by name and vendor:product; a recording has no device path).
 func replaySettings(configPath: String?, device: DeviceDescription) throws -> (RecognizerSettings, GeometrySettings) {
-    if let configPath {
-        throw ReplayFailure("--config \(configPath): configuration files are not supported by this build yet")
+    guard let configPath else { return (RecognizerSettings(), GeometrySettings()) }
+    let resolved = try Configuration.load(path: configPath).resolve(for: device, path: nil)
+    if resolved.ignore {
+        printError("warning: \(configPath) says to ignore \(device.name); replaying it anyway\n")
     }
-    return (RecognizerSettings(), GeometrySettings())
+    return (resolved.recognizer, resolved.geometry)
 }
