@@ -152,6 +152,26 @@ struct ErrorMessageTests {
                 == ["gestured.toml:2:1: daemon.socket_mode: must be an octal mode from \"0000\" to \"0777\" such as \"0660\", got \"1777\""])
     }
 
+    @Test func otherWrongTypesAndValues() {
+        #expect(
+            errors(
+                "[daemon]\nsocket_mode = true\nlog_level = \"loud\"\n[[device]]\nmatch_name = 1\nmatch_path = false\n"
+                    + "match_id = \"*\"\n")
+                == [
+                    "gestured.toml:2:1: daemon.socket_mode: expected an octal mode in a string such as \"0660\", got the boolean true",
+                    "gestured.toml:3:1: daemon.log_level: must be one of error, warning, notice, info, debug, got \"loud\"",
+                    "gestured.toml:5:1: device[1].match_name: expected a glob string, got the integer 1",
+                    "gestured.toml:6:1: device[1].match_path: expected a path glob string, got the boolean false",
+                    "gestured.toml:7:1: device[1].match_id: must be \"vvvv:pppp\": vendor and product as 4 hex digits each (see `gesturectl devices` or /proc/bus/input/devices), got \"*\"",
+                ])
+        #expect(
+            errors("[[device]]\nmatch_name = \"x\\\\\"\nmatch_path = \"/dev/[z-a]\"\n")
+                == [
+                    "gestured.toml:2:1: device[1].match_name: is not a valid glob: the pattern ends with a lone \\ (write \\\\ for a backslash)",
+                    "gestured.toml:3:1: device[1].match_path: is not a valid glob: the range z-a is backwards",
+                ])
+    }
+
     @Test func daemonValuesThatLoad() throws {
         let daemon = try load(
             "[daemon]\nsocket_path = \"/tmp/g.sock\"\nsocket_mode = \"600\"\nsocket_group = \"\"\n"
@@ -244,6 +264,14 @@ struct ErrorMessageTests {
             errors("[recognizer.pan]\nmin_fingers = 6\n")
                 == [
                     "gestured.toml:2:1: recognizer.pan: min_fingers (6) must not be more than max_fingers (5) (min_fingers set here, max_fingers from the built-in defaults)"
+                ])
+        #expect(
+            errors("[recognizer.pinch]\nmax_fingers = 1\n")
+                == ["gestured.toml:2:1: recognizer.pinch.max_fingers: must be between 2 and 10 (fingers), got 1"])
+        #expect(
+            errors("[recognizer.pan]\nmin_fingers = 3\n[[device]]\nmatch_name = \"*\"\npan.max_fingers = 2\n")
+                == [
+                    "gestured.toml:5:5: device[1].pan: min_fingers (3) must not be more than max_fingers (2) (max_fingers set here, min_fingers from [recognizer])"
                 ])
         #expect(
             errors("[recognizer.pinch]\nmin_fingers = 4\nmax_fingers = 3\n")
