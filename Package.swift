@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Linux headers Glibc's module lacks (epoll, timerfd, signalfd); no library to link.
+        .systemLibrary(name: "CLinux"),
         // A small C++ shim over toml++ with a C API (parse -> node tree with line:column, or the error).
         .target(
             name: "CTOML",
@@ -33,7 +35,9 @@ let package = Package(
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify.
         .target(
             name: "GestureDaemon",
-            dependencies: ["GestureCore", "GestureProtocol", "GestureConfig", "CLibevdev", "CLibudev", "CSystemd"]
+            dependencies: [
+                "GestureCore", "GestureProtocol", "GestureConfig", "CLibevdev", "CLibudev", "CSystemd", "CLinux",
+            ]
         ),
         // Client library for Swift programs that subscribe to gestures.
         .target(name: "GestureClient", dependencies: ["GestureProtocol"]),

@@ -1,0 +1,18 @@
+// Linux headers Glibc's Swift module leaves out: epoll, timerfd, signalfd (used by GestureDaemon's event
+// loop) and the peer-credentials struct, which glibc only declares under _GNU_SOURCE.
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+/// Same layout as `struct ucred` (SO_PEERCRED), declared here because glibc hides it without _GNU_SOURCE.
+struct gestured_peer_credentials {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+};
+
+/// accept4(2), which glibc declares only under _GNU_SOURCE.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);

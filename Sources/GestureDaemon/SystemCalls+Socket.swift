@@ -1,0 +1,202 @@
+// The socket server's system calls: Unix stream sockets, non-blocking reads and writes, peer
+// credentials, and the socket file's permissions. Part of `SystemCall` (SystemCalls.swift): EINTR is
+// retried through `retryingInterrupts`, failures throw a `SystemError` naming the call.
+import CLinux
+import Glibc
+
+/// The result of a non-blocking read.
+public enum ReadResult: Equatable {
+    case bytes(Int)
+    /// Nothing to read now (EAGAIN).
+    case wouldBlock
+    /// The peer closed its end.
+    case endOfFile
+}
+
+/// The result of a non-blocking write.
+public enum WriteResult: Equatable {
+    case wrote(Int)
+    /// The socket buffer is full (EAGAIN).
+    case wouldBlock
+}
+
+/// Who is on the other end of a Unix socket (SO_PEERCRED).
+public struct PeerCredentials: Equatable, Sendable {
+    public var pid: Int32
+    public var uid: UInt32
+    public var gid: UInt32
+}
+
+extension SystemCall {
+    /// Fills a `sockaddr_un` for `path`; throws ENAMETOOLONG with a hint when it does not fit in sun_path.
+    static func withUnixAddress<R>(
+        _ path: String, operation: String,
+        _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+    ) throws(SystemError) -> R {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else {
+            throw SystemError(
+                errno: ENAMETOOLONG, operation: operation, path: path,
+                hint: "a Unix socket path must be 1 to \(capacity - 1) bytes; choose a shorter path")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
+    /// `socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`; pass `nonBlocking: false` for a
+    /// blocking client socket.
+    public static func unixStreamSocket(nonBlocking: Bool = true) throws(SystemError) -> Int32 {
+        var type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
+        return try retryingInterrupts("socket") { Glibc.socket(AF_UNIX, type, 0) }
+    }
+
+    /// `bind(2)` to a filesystem path.
+    public static func bind(_ fd: Int32, path: String) throws(SystemError) {
+        let result = try withUnixAddress(path, operation: "bind") { Glibc.bind(fd, $0, $1) }
+        if result == -1 { throw SystemError(errno: Glibc.errno, operation: "bind", path: path) }
+    }
+
+    /// `listen(2)`.
+    public static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
+        _ = try retryingInterrupts("listen") { Glibc.listen(fd, backlog) }
+    }
+
+    /// `connect(2)` to a filesystem path. On a blocking socket EINTR cannot be retried by calling again
+    /// (the connection continues in the background), so it waits for writability with `poll(2)` instead.
+    public static func connect(_ fd: Int32, path: String) throws(SystemError) {
+        let result = try withUnixAddress(path, operation: "connect") { Glibc.connect(fd, $0, $1) }
+        if result == 0 { return }
+        let code = Glibc.errno
+        if code == EINTR || code == EINPROGRESS {
+            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = try retryingInterrupts("poll", path: path) { Glibc.poll(&pfd, 1, -1) }
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = try retryingInterrupts("getsockopt(SO_ERROR)") { getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) }
+            if soError == 0 { return }
+            throw SystemError(errno: soError, operation: "connect", path: path)
+        }
+        throw SystemError(errno: code, operation: "connect", path: path)
+    }
+
+    /// `accept4(2)` with SOCK_NONBLOCK | SOCK_CLOEXEC; nil when no connection is waiting (EAGAIN).
+    /// ECONNABORTED (the peer gave up while queued) also returns nil.
+    public static func accept(_ fd: Int32) throws(SystemError) -> Int32? {
+        while true {
+            let client = accept4(fd, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            if client >= 0 { return client }
+            let code = Glibc.errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK, ECONNABORTED: return nil
+            default: throw SystemError(errno: code, operation: "accept4")
+            }
+        }
+    }
+
+    /// `getsockopt(SO_PEERCRED)`: the pid, uid and gid of the process that connected.
+    public static func peerCredentials(_ fd: Int32) throws(SystemError) -> PeerCredentials {
+        var credentials = gestured_peer_credentials()
+        var length = socklen_t(MemoryLayout<gestured_peer_credentials>.size)
+        _ = try retryingInterrupts("getsockopt(SO_PEERCRED)") {
+            getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+        }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+
+    /// `read(2)` into `buffer` on a non-blocking descriptor.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> ReadResult {
+        let n = try readOrWouldBlock("read", fd) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        guard let n else { return .wouldBlock }
+        return n == 0 ? .endOfFile : .bytes(n)
+    }
+
+    /// `send(2)` with MSG_NOSIGNAL (a closed peer gives EPIPE, not SIGPIPE) on a non-blocking socket.
+    public static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(SystemError) -> WriteResult {
+        let n = try readOrWouldBlock("send", fd) { Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+        guard let n else { return .wouldBlock }
+        return .wrote(n)
+    }
+
+    private static func readOrWouldBlock(_ operation: String, _ fd: Int32, _ body: () -> Int) throws(SystemError) -> Int? {
+        while true {
+            let n = body()
+            if n >= 0 { return n }
+            let code = Glibc.errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw SystemError(errno: code, operation: operation)
+            }
+        }
+    }
+
+    /// `unlink(2)`; a missing file is not an error.
+    public static func unlinkIfPresent(_ path: String) throws(SystemError) {
+        if Glibc.unlink(path) == 0 { return }
+        let code = Glibc.errno
+        if code == ENOENT { return }
+        throw SystemError(errno: code, operation: "unlink", path: path)
+    }
+
+    /// `lstat(2)`: whether `path` exists and is a socket; nil when it does not exist.
+    public static func isSocket(_ path: String) throws(SystemError) -> Bool? {
+        var info = stat()
+        if lstat(path, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFSOCK }
+        let code = Glibc.errno
+        if code == ENOENT { return nil }
+        throw SystemError(errno: code, operation: "stat", path: path)
+    }
+
+    /// `chmod(2)`.
+    public static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
+        _ = try retryingInterrupts("chmod", path: path) { Glibc.chmod(path, mode) }
+    }
+
+    /// `chown(2)` of the group only.
+    public static func chgrp(_ path: String, group: gid_t) throws(SystemError) {
+        _ = try retryingInterrupts("chown", path: path) { Glibc.chown(path, uid_t.max, group) }
+    }
+
+    /// `umask(2)`; returns the previous mask.
+    @discardableResult
+    public static func umask(_ mask: mode_t) -> mode_t { Glibc.umask(mask) }
+
+    /// `getgrnam_r(3)`: the id of the group named `name`, nil when there is no such group.
+    public static func groupID(named name: String) throws(SystemError) -> gid_t? {
+        var group = Glibc.group()
+        var result: UnsafeMutablePointer<Glibc.group>? = nil
+        var size = 1024
+        while true {
+            var buffer = [CChar](repeating: 0, count: size)
+            let code = getgrnam_r(name, &group, &buffer, size, &result)
+            if code == ERANGE && size < 1 << 20 {
+                size *= 4
+                continue
+            }
+            if code == EINTR { continue }
+            if code != 0 { throw SystemError(errno: code, operation: "getgrnam_r", path: name) }
+            return result == nil ? nil : group.gr_gid
+        }
+    }
+
+    /// Reads a small text file whole (for /proc/PID/comm); nil when it cannot be read.
+    public static func readSmallFile(_ path: String, limit: Int = 4096) -> String? {
+        guard let fd = try? open(path, flags: O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, limit) }
+        guard n > 0 else { return nil }
+        return String(decoding: bytes[0..<n], as: UTF8.self)
+    }
+}

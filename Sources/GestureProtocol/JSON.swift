@@ -1,0 +1,425 @@
+/// A JSON value as the socket protocol reads and writes it.
+///
+/// Numbers keep their literal text, so a request `id` is echoed back exactly as the client wrote it
+/// (`7`, `7.0` and `7e0` stay distinct), and no precision is lost on the way through. Objects keep their
+/// members in the order they were read; duplicate keys are refused by the parser.
+public enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    /// The number's literal text, valid JSON number syntax.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([(key: String, value: JSONValue)])
+
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case let (.bool(x), .bool(y)): return x == y
+        case let (.number(x), .number(y)): return x == y
+        case let (.string(x), .string(y)): return x == y
+        case let (.array(x), .array(y)): return x == y
+        case let (.object(x), .object(y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        case (.null, _), (.bool, _), (.number, _), (.string, _), (.array, _), (.object, _): return false
+        }
+    }
+
+    /// A number value from an integer.
+    public static func integer<T: BinaryInteger>(_ value: T) -> JSONValue { .number(String(value)) }
+
+    /// A number value from a double; NaN and infinities (which JSON cannot express) become `null`.
+    public static func double(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
+        return .number(String(value))
+    }
+
+    /// The member named `key` of an object; nil for other values or a missing key.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first(where: { $0.key == key })?.value
+    }
+
+    /// The name of the JSON type, as error messages spell it.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    public var doubleValue: Double? {
+        if case .number(let text) = self { return Double(text) }
+        return nil
+    }
+
+    /// The value as an integer when it is a number with no fraction that fits in an `Int`.
+    public var intValue: Int? {
+        guard case .number(let text) = self else { return nil }
+        if let i = Int(text) { return i }
+        guard let d = Double(text), d == d.rounded(), abs(d) < 9e15 else { return nil }
+        return Int(d)
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    public var objectValue: [(key: String, value: JSONValue)]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+
+    /// The value as compact JSON text on one line (no newline at the end).
+    public var serialized: String {
+        var out = ""
+        JSONSerializer.write(self, into: &out)
+        return out
+    }
+}
+
+/// Writes JSON text. Strings are escaped so a serialized value never contains a raw newline.
+public enum JSONSerializer {
+    public static func write(_ value: JSONValue, into out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let text): out += text
+        case .string(let s): writeString(s, into: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                writeString(member.key, into: &out)
+                out += ":"
+                write(member.value, into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Appends `s` as a quoted JSON string: `"` and `\` escaped, control characters as `\n`, `\t` or
+    /// `\u00XX`; everything else (all of Unicode) as UTF-8.
+    public static func writeString(_ s: String, into out: inout String) {
+        out += "\""
+        var plainStart = s.unicodeScalars.startIndex
+        var index = plainStart
+        let scalars = s.unicodeScalars
+        while index != scalars.endIndex {
+            let scalar = scalars[index]
+            let escape: String?
+            switch scalar {
+            case "\"": escape = "\\\""
+            case "\\": escape = "\\\\"
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7f || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    escape = "\\u" + hex4(scalar.value)
+                } else {
+                    escape = nil
+                }
+            }
+            if let escape {
+                out.unicodeScalars.append(contentsOf: scalars[plainStart..<index])
+                out += escape
+                index = scalars.index(after: index)
+                plainStart = index
+            } else {
+                index = scalars.index(after: index)
+            }
+        }
+        out.unicodeScalars.append(contentsOf: scalars[plainStart..<scalars.endIndex])
+        out += "\""
+    }
+
+    private static func hex4(_ v: UInt32) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+}
+
+/// Why a text is not acceptable JSON: what is wrong and at which byte (0-based) of the line.
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var offset: Int
+    public var description: String { "\(message) at byte \(offset)" }
+}
+
+/// A strict JSON parser (RFC 8259) for one line of the protocol: UTF-8 only, no duplicate keys, nesting
+/// limited so a hostile line cannot exhaust the stack.
+public struct JSONParser {
+    /// Deepest nesting of arrays and objects accepted.
+    public static let maximumDepth = 32
+
+    private let bytes: [UInt8]
+    private var position = 0
+    private var depth = 0
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Parses one complete JSON value; whitespace around it is allowed, anything else after it is not.
+    public static func parse<Bytes: Collection>(_ input: Bytes) throws(JSONParseError) -> JSONValue
+    where Bytes.Element == UInt8 {
+        var parser = JSONParser(bytes: Array(input))
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        if parser.position != parser.bytes.count {
+            throw parser.error("unexpected text after the JSON value")
+        }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private func error(_ message: String) -> JSONParseError {
+        JSONParseError(message: message, offset: position)
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0a, 0x0d: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard position < bytes.count else { throw error("unexpected end of the line") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character '\(printable(bytes[position]))'")
+        }
+    }
+
+    private func printable(_ byte: UInt8) -> String {
+        if byte >= 0x20 && byte < 0x7f { return String(UnicodeScalar(byte)) }
+        return "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        let matches = literal.withUTF8Buffer { expected in
+            position + count <= bytes.count && bytes[position..<position + count].elementsEqual(expected)
+        }
+        guard matches else { throw error("invalid literal (expected \(literal))") }
+        position += count
+    }
+
+    private mutating func enter() throws(JSONParseError) {
+        depth += 1
+        if depth > JSONParser.maximumDepth {
+            throw error("nested deeper than \(JSONParser.maximumDepth) levels")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        position += 1  // {
+        var members: [(key: String, value: JSONValue)] = []
+        var keys = Set<String>()
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw error("expected a quoted key")
+            }
+            let keyOffset = position
+            let key = try parseString()
+            guard keys.insert(key).inserted else {
+                throw JSONParseError(message: "duplicate key \"\(key)\"", offset: keyOffset)
+            }
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                throw error("expected ':' after a key")
+            }
+            position += 1
+            skipWhitespace()
+            let value = try parseValue()
+            members.append((key, value))
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of the line inside an object") }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                depth -= 1
+                return .object(members)
+            }
+            throw error("expected ',' or '}' in an object")
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        position += 1  // [
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            depth -= 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue())
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of the line inside an array") }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                depth -= 1
+                return .array(items)
+            }
+            throw error("expected ',' or ']' in an array")
+        }
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = position
+        func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position - start > 64 {
+            throw JSONParseError(message: "number longer than 64 characters", offset: start)
+        }
+        return .number(String(decoding: bytes[start..<position], as: UTF8.self))
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("incomplete \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[position]
+            let digit: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in a \\u escape")
+            }
+            value = value * 16 + digit
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        position += 1  // opening quote
+        var out: [UInt8] = []
+        var runStart = position
+        while true {
+            guard position < bytes.count else { throw error("unterminated string") }
+            let b = bytes[position]
+            if b == UInt8(ascii: "\"") {
+                out.append(contentsOf: bytes[runStart..<position])
+                position += 1
+                break
+            }
+            if b < 0x20 { throw error("raw control character in a string") }
+            if b != UInt8(ascii: "\\") {
+                position += 1
+                continue
+            }
+            out.append(contentsOf: bytes[runStart..<position])
+            position += 1
+            guard position < bytes.count else { throw error("unterminated escape") }
+            let escaped = bytes[position]
+            position += 1
+            switch escaped {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "/"): out.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0c)
+            case UInt8(ascii: "n"): out.append(0x0a)
+            case UInt8(ascii: "r"): out.append(0x0d)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalarValue = try parseHex4()
+                if (0xD800...0xDBFF).contains(scalarValue) {
+                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                        bytes[position + 1] == UInt8(ascii: "u")
+                    else { throw error("unpaired surrogate in a \\u escape") }
+                    position += 2
+                    let low = try parseHex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in a \\u escape") }
+                    scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalarValue) {
+                    throw error("unpaired surrogate in a \\u escape")
+                }
+                guard let scalar = Unicode.Scalar(scalarValue) else { throw error("invalid \\u escape") }
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default:
+                throw error("invalid escape '\\\(printable(escaped))'")
+            }
+            runStart = position
+        }
+        guard let string = String(validating: out, as: UTF8.self) else {
+            throw error("string is not valid UTF-8")
+        }
+        return string
+    }
+}

@@ -1,0 +1,149 @@
+import GestureCore
+
+/// Constants of the socket protocol (docs/protocol.md is the contract).
+public enum GestureProtocol {
+    /// The protocol version the daemon announces in `hello`. It changes only when a change is not
+    /// backward compatible; added fields and message types keep the number.
+    public static let version = 1
+    /// The daemon's version, sent in `hello` and printed by `--version`.
+    public static let daemonVersion = "0.1.0"
+    /// Longest request line the daemon accepts, in bytes without the newline; a longer line closes the
+    /// connection.
+    public static let maximumRequestLineBytes = 64 * 1024
+    /// Where the daemon listens unless configured otherwise.
+    public static let defaultSocketPath = "/run/gestured/gestured.sock"
+    /// The environment variable clients read the socket path from.
+    public static let socketEnvironmentVariable = "GESTURED_SOCKET"
+
+    /// The socket path a client should use: `--socket` if given, else $GESTURED_SOCKET, else the default.
+    public static func socketPath(option: String?, environment: [String: String]) -> String {
+        if let option, !option.isEmpty { return option }
+        if let env = environment[socketEnvironmentVariable], !env.isEmpty { return env }
+        return defaultSocketPath
+    }
+}
+
+/// Where a device's input comes from.
+public enum DeviceSource: String, Equatable, Sendable, CaseIterable {
+    /// A kernel input device read through libevdev.
+    case evdev
+    /// A recording replayed by `gestured --replay`.
+    case replay
+}
+
+/// What the daemon tells clients about one device (in `hello`, `devices` replies and notifications).
+public struct DeviceInfo: Equatable, Sendable {
+    /// Unique while the daemon runs: the kernel name for evdev devices (`event5`), `replay1`, … for
+    /// replays. Gesture events name their device by this id.
+    public var id: String
+    /// The device's name as the kernel (or the recording) gives it.
+    public var name: String
+    /// "vvvv:pppp", lower-case hex.
+    public var vendorProduct: String
+    /// The device node (`/dev/input/event5`) or the recording file.
+    public var path: String?
+    public var source: DeviceSource
+    /// Touch slots (most fingers tracked at once); 1 for a single-touch device.
+    public var slots: Int
+
+    public init(id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int) {
+        self.id = id
+        self.name = name
+        self.vendorProduct = vendorProduct
+        self.path = path
+        self.source = source
+        self.slots = slots
+    }
+
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", .string(id)), ("name", .string(name)), ("vendor_product", .string(vendorProduct)),
+        ]
+        if let path { members.append(("path", .string(path))) }
+        members.append(("source", .string(source.rawValue)))
+        members.append(("slots", .integer(slots)))
+        return .object(members)
+    }
+
+    /// Reads a device object; unknown keys are ignored (fields may be added), missing ones are errors.
+    public init(json: JSONValue) throws(ProtocolDecodingError) {
+        guard case .object = json else { throw ProtocolDecodingError("device is a \(json.typeName), not an object") }
+        guard let id = json["id"]?.stringValue else { throw ProtocolDecodingError("device has no string \"id\"") }
+        guard let name = json["name"]?.stringValue else {
+            throw ProtocolDecodingError("device \(id) has no string \"name\"")
+        }
+        self.id = id
+        self.name = name
+        self.vendorProduct = json["vendor_product"]?.stringValue ?? "0000:0000"
+        self.path = json["path"]?.stringValue
+        self.source = json["source"]?.stringValue.flatMap(DeviceSource.init(rawValue:)) ?? .evdev
+        self.slots = json["slots"]?.intValue ?? 1
+    }
+}
+
+/// A message from the daemon a client could not make sense of.
+public struct ProtocolDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Which gestures a subscribed client receives. A nil set means "all"; a gesture is delivered when it
+/// passes every set. The decision is made on a gesture's `begin` and holds for all its events, so a
+/// client always sees whole gestures: `begin`, its `update`s (unless `updates` is false), then `end` or
+/// `cancel`.
+public struct SubscriptionFilter: Equatable, Sendable {
+    public var kinds: Set<GestureKind>?
+    /// Edges an edge swipe must start from; other kinds are not affected.
+    public var edges: Set<Edge>?
+    /// Finger counts, as the `begin` event reports them.
+    public var fingers: Set<Int>?
+    /// Device ids, names or "vvvv:pppp" values; a device matching any of them passes.
+    public var devices: Set<String>?
+    /// Whether to receive `update` events (begin, end and cancel always come).
+    public var updates: Bool
+
+    public init(
+        kinds: Set<GestureKind>? = nil, edges: Set<Edge>? = nil, fingers: Set<Int>? = nil,
+        devices: Set<String>? = nil, updates: Bool = true
+    ) {
+        self.kinds = kinds
+        self.edges = edges
+        self.fingers = fingers
+        self.devices = devices
+        self.updates = updates
+    }
+
+    /// Everything, updates included.
+    public static let all = SubscriptionFilter()
+
+    public func accepts(device: DeviceInfo) -> Bool {
+        guard let devices else { return true }
+        return devices.contains(device.id) || devices.contains(device.name) || devices.contains(device.vendorProduct)
+    }
+
+    /// Whether a gesture that begins with `event` on `device` is delivered.
+    public func acceptsGesture(beginning event: GestureEvent, on device: DeviceInfo) -> Bool {
+        if let kinds, !kinds.contains(event.kind) { return false }
+        if let edges, event.kind == .edgeSwipe {
+            guard let edge = event.edge, edges.contains(edge) else { return false }
+        }
+        if let fingers, !fingers.contains(event.fingers) { return false }
+        return accepts(device: device)
+    }
+
+    /// The filter as the members of a `subscribe` request (and of the `subscribed` reply).
+    public var jsonMembers: [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = []
+        if let kinds {
+            members.append(("kinds", .array(GestureKind.allCases.filter(kinds.contains).map { .string($0.rawValue) })))
+        }
+        if let edges {
+            members.append(("edges", .array(Edge.allCases.filter(edges.contains).map { .string($0.rawValue) })))
+        }
+        if let fingers { members.append(("fingers", .array(fingers.sorted().map { .integer($0) }))) }
+        if let devices { members.append(("devices", .array(devices.sorted().map { .string($0) }))) }
+        members.append(("updates", .bool(updates)))
+        return members
+    }
+}

@@ -1,0 +1,195 @@
+import GestureCore
+
+/// What a client can ask the daemon.
+public enum Request: Equatable, Sendable {
+    /// Start (or change) the client's subscription; gestures and device notifications follow.
+    case subscribe(SubscriptionFilter)
+    /// Stop receiving gestures and notifications; replies still come.
+    case unsubscribe
+    /// List the current devices.
+    case devices
+    /// Ask for a `pong`, to check the connection.
+    case ping
+
+    /// The request's `type` on the wire.
+    public var typeName: String {
+        switch self {
+        case .subscribe: return "subscribe"
+        case .unsubscribe: return "unsubscribe"
+        case .devices: return "devices"
+        case .ping: return "ping"
+        }
+    }
+}
+
+/// A request with the `id` the client chose (any JSON value, echoed in the reply), or none.
+public struct RequestMessage: Equatable, Sendable {
+    public var id: JSONValue?
+    public var request: Request
+
+    public init(id: JSONValue? = nil, _ request: Request) {
+        self.id = id
+        self.request = request
+    }
+
+    /// One line of JSON, without the newline.
+    public var encoded: String {
+        var members: [(key: String, value: JSONValue)] = [("type", .string(request.typeName))]
+        if let id { members.append(("id", id)) }
+        switch request {
+        case .subscribe(let filter): members += filter.jsonMembers
+        case .unsubscribe, .devices, .ping: break
+        }
+        return JSONValue.object(members).serialized
+    }
+
+    /// Reads one request line. Every way a line can be wrong gives a `ProtocolError` whose message names
+    /// the problem, with the request's `id` when one could be read.
+    public static func decode<Bytes: Collection>(line: Bytes) -> Result<RequestMessage, ProtocolError>
+    where Bytes.Element == UInt8 {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            return .failure(ProtocolError(.invalidJSON, "not valid JSON: \(error)"))
+        }
+        guard case .object(let members) = value else {
+            return .failure(ProtocolError(.invalidRequest, "a request is a JSON object, not a \(value.typeName)"))
+        }
+        let id = value["id"]
+        if let id {
+            switch id {
+            case .string, .number, .null: break
+            case .bool, .array, .object:
+                return .failure(
+                    ProtocolError(.invalidRequest, "\"id\" must be a string or a number, not a \(id.typeName)"))
+            }
+        }
+        guard let typeValue = value["type"] else {
+            return .failure(ProtocolError(.invalidRequest, "the request has no \"type\"", id: id))
+        }
+        guard let type = typeValue.stringValue else {
+            return .failure(
+                ProtocolError(.invalidRequest, "\"type\" must be a string, not a \(typeValue.typeName)", id: id))
+        }
+        let allowed: Set<String>
+        switch type {
+        case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates"]
+        case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
+        default:
+            return .failure(
+                ProtocolError(
+                    .unknownRequest,
+                    "unknown request type \"\(type)\" (known: subscribe, unsubscribe, devices, ping)", id: id))
+        }
+        if let unknown = members.first(where: { !allowed.contains($0.key) }) {
+            return .failure(
+                ProtocolError(
+                    .invalidRequest,
+                    "unknown field \"\(unknown.key)\" in a \(type) request (allowed: \(allowed.sorted().joined(separator: ", ")))",
+                    id: id))
+        }
+        switch type {
+        case "subscribe":
+            do {
+                return .success(RequestMessage(id: id, .subscribe(try decodeFilter(value))))
+            } catch {
+                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
+            }
+        case "unsubscribe": return .success(RequestMessage(id: id, .unsubscribe))
+        case "devices": return .success(RequestMessage(id: id, .devices))
+        default: return .success(RequestMessage(id: id, .ping))
+        }
+    }
+
+    private static func decodeFilter(_ value: JSONValue) throws(ProtocolDecodingError) -> SubscriptionFilter {
+        var filter = SubscriptionFilter()
+        filter.kinds = try decodeSet(value, "kinds", names: GestureKind.allCases.map(\.rawValue)) {
+            GestureKind(rawValue: $0)
+        }
+        filter.edges = try decodeSet(value, "edges", names: Edge.allCases.map(\.rawValue)) { Edge(rawValue: $0) }
+        if let fingers = value["fingers"] {
+            guard let items = fingers.arrayValue else {
+                throw ProtocolDecodingError("\"fingers\" must be an array of numbers, not a \(fingers.typeName)")
+            }
+            var set = Set<Int>()
+            for item in items {
+                guard let n = item.intValue, (1...20).contains(n) else {
+                    throw ProtocolDecodingError("\"fingers\" holds \(item.serialized); finger counts are whole numbers 1...20")
+                }
+                set.insert(n)
+            }
+            filter.fingers = set
+        }
+        if let devices = value["devices"] {
+            guard let items = devices.arrayValue else {
+                throw ProtocolDecodingError("\"devices\" must be an array of strings, not a \(devices.typeName)")
+            }
+            var set = Set<String>()
+            for item in items {
+                guard let s = item.stringValue else {
+                    throw ProtocolDecodingError("\"devices\" holds a \(item.typeName); device ids and names are strings")
+                }
+                set.insert(s)
+            }
+            filter.devices = set
+        }
+        if let updates = value["updates"] {
+            guard let b = updates.boolValue else {
+                throw ProtocolDecodingError("\"updates\" must be true or false, not a \(updates.typeName)")
+            }
+            filter.updates = b
+        }
+        return filter
+    }
+
+    private static func decodeSet<T: Hashable>(
+        _ value: JSONValue, _ key: String, names: [String], _ make: (String) -> T?
+    ) throws(ProtocolDecodingError) -> Set<T>? {
+        guard let field = value[key] else { return nil }
+        guard let items = field.arrayValue else {
+            throw ProtocolDecodingError("\"\(key)\" must be an array of strings, not a \(field.typeName)")
+        }
+        var set = Set<T>()
+        for item in items {
+            guard let s = item.stringValue, let t = make(s) else {
+                throw ProtocolDecodingError(
+                    "\"\(key)\" holds \(item.serialized); allowed: \(names.map { "\"\($0)\"" }.joined(separator: ", "))")
+            }
+            set.insert(t)
+        }
+        return set
+    }
+}
+
+/// An error the daemon reports to a client: a machine-readable code and a message for people.
+public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Equatable, Sendable, CaseIterable {
+        /// The line is not JSON (or not UTF-8).
+        case invalidJSON = "invalid-json"
+        /// JSON, but not a valid request: not an object, no type, unknown field, wrong field type or value.
+        case invalidRequest = "invalid-request"
+        /// A `type` the daemon does not know.
+        case unknownRequest = "unknown-request"
+        /// A line longer than the limit; the daemon closes the connection after this error.
+        case lineTooLong = "line-too-long"
+        /// Too many bad requests in a row; the daemon closes the connection after this error.
+        case tooManyErrors = "too-many-errors"
+        /// The daemon already serves its maximum number of clients; it closes the connection.
+        case tooManyClients = "too-many-clients"
+        /// The daemon is stopping; it closes the connection.
+        case shuttingDown = "shutting-down"
+    }
+
+    public var code: Code
+    public var message: String
+    public var id: JSONValue?
+
+    public init(_ code: Code, _ message: String, id: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.id = id
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,181 @@
+import GestureCore
+
+/// The first line the daemon sends on every connection.
+public struct Hello: Equatable, Sendable {
+    public var protocolVersion: Int
+    public var daemonVersion: String
+    public var devices: [DeviceInfo]
+    /// Longest request line the daemon accepts.
+    public var maximumRequestLineBytes: Int
+
+    public init(
+        protocolVersion: Int = GestureProtocol.version, daemonVersion: String = GestureProtocol.daemonVersion,
+        devices: [DeviceInfo], maximumRequestLineBytes: Int = GestureProtocol.maximumRequestLineBytes
+    ) {
+        self.protocolVersion = protocolVersion
+        self.daemonVersion = daemonVersion
+        self.devices = devices
+        self.maximumRequestLineBytes = maximumRequestLineBytes
+    }
+}
+
+/// A gesture event as a client receives it: the core's event and the id of the device it came from.
+public struct DeviceGestureEvent: Equatable, Sendable {
+    public var event: GestureEvent
+    public var device: String?
+
+    public init(event: GestureEvent, device: String?) {
+        self.event = event
+        self.device = device
+    }
+}
+
+/// Every message the daemon sends. Replies carry the `id` of their request (nil when it had none).
+public enum ServerMessage: Equatable, Sendable {
+    case hello(Hello)
+    case subscribed(id: JSONValue?, filter: SubscriptionFilter)
+    case unsubscribed(id: JSONValue?)
+    case devices(id: JSONValue?, devices: [DeviceInfo])
+    case pong(id: JSONValue?)
+    case error(ProtocolError)
+    case deviceAdded(DeviceInfo)
+    case deviceRemoved(DeviceInfo)
+    case gesture(DeviceGestureEvent)
+    /// A message type this client does not know (a newer daemon); clients ignore these.
+    case unknown(type: String, JSONValue)
+
+    /// The `type` of each message on the wire.
+    public enum TypeName {
+        public static let hello = "hello"
+        public static let subscribed = "subscribed"
+        public static let unsubscribed = "unsubscribed"
+        public static let devices = "devices"
+        public static let pong = "pong"
+        public static let error = "error"
+        public static let deviceAdded = "device-added"
+        public static let deviceRemoved = "device-removed"
+    }
+
+    /// One line of JSON without the newline, for every message except gestures (which the daemon
+    /// encodes with `GestureEventJSON`, once per event for all clients).
+    public var encoded: String {
+        var members: [(key: String, value: JSONValue)]
+        func withID(_ type: String, _ id: JSONValue?) -> [(key: String, value: JSONValue)] {
+            var m: [(key: String, value: JSONValue)] = [("type", .string(type))]
+            if let id { m.append(("id", id)) }
+            return m
+        }
+        switch self {
+        case .hello(let hello):
+            members = [
+                ("type", .string(TypeName.hello)), ("protocol", .integer(hello.protocolVersion)),
+                ("daemon", .string("gestured")), ("version", .string(hello.daemonVersion)),
+                ("max_line_bytes", .integer(hello.maximumRequestLineBytes)),
+                ("devices", .array(hello.devices.map(\.json))),
+            ]
+        case .subscribed(let id, let filter):
+            members = withID(TypeName.subscribed, id)
+            members.append(("filter", .object(filter.jsonMembers)))
+        case .unsubscribed(let id):
+            members = withID(TypeName.unsubscribed, id)
+        case .devices(let id, let devices):
+            members = withID(TypeName.devices, id)
+            members.append(("devices", .array(devices.map(\.json))))
+        case .pong(let id):
+            members = withID(TypeName.pong, id)
+        case .error(let error):
+            members = withID(TypeName.error, error.id)
+            members.append(("code", .string(error.code.rawValue)))
+            members.append(("message", .string(error.message)))
+        case .deviceAdded(let device):
+            members = [("type", .string(TypeName.deviceAdded)), ("device", device.json)]
+        case .deviceRemoved(let device):
+            members = [("type", .string(TypeName.deviceRemoved)), ("device", device.json)]
+        case .gesture(let g):
+            return GestureEventJSON.encode(g.event, device: g.device)
+        case .unknown(_, let value):
+            return value.serialized
+        }
+        return JSONValue.object(members).serialized
+    }
+
+    /// Reads one line from the daemon. Unknown message types decode to `.unknown`, and unknown keys are
+    /// ignored, so a client keeps working with a newer daemon.
+    public static func decode<Bytes: Collection>(line: Bytes) throws(ProtocolDecodingError) -> ServerMessage
+    where Bytes.Element == UInt8 {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            throw ProtocolDecodingError("the daemon sent a line that is not JSON: \(error)")
+        }
+        guard case .object = value else {
+            throw ProtocolDecodingError("the daemon sent a \(value.typeName), not an object")
+        }
+        guard let type = value["type"]?.stringValue else {
+            throw ProtocolDecodingError("the daemon sent an object without a string \"type\"")
+        }
+        let id = value["id"]
+        switch type {
+        case TypeName.hello:
+            guard let version = value["protocol"]?.intValue else {
+                throw ProtocolDecodingError("hello has no number \"protocol\"")
+            }
+            let devices = try decodeDevices(value["devices"] ?? .array([]))
+            return .hello(
+                Hello(
+                    protocolVersion: version, daemonVersion: value["version"]?.stringValue ?? "unknown",
+                    devices: devices,
+                    maximumRequestLineBytes: value["max_line_bytes"]?.intValue ?? GestureProtocol.maximumRequestLineBytes
+                ))
+        case TypeName.subscribed:
+            var filterObject = value["filter"] ?? .object([])
+            if case .object(let members) = filterObject {
+                filterObject = .object([("type", .string("subscribe"))] + members.filter { $0.key != "type" && $0.key != "id" })
+            }
+            let line = Array(filterObject.serialized.utf8)
+            switch RequestMessage.decode(line: line) {
+            case .success(let message):
+                guard case .subscribe(let filter) = message.request else {
+                    throw ProtocolDecodingError("subscribed reply has no filter")
+                }
+                return .subscribed(id: id, filter: filter)
+            case .failure:
+                // A newer daemon may report filter fields this client does not know; keep the reply.
+                return .subscribed(id: id, filter: SubscriptionFilter())
+            }
+        case TypeName.unsubscribed:
+            return .unsubscribed(id: id)
+        case TypeName.devices:
+            return .devices(id: id, devices: try decodeDevices(value["devices"] ?? .array([])))
+        case TypeName.pong:
+            return .pong(id: id)
+        case TypeName.error:
+            let codeText = value["code"]?.stringValue ?? ""
+            let message = value["message"]?.stringValue ?? "(no message)"
+            guard let code = ProtocolError.Code(rawValue: codeText) else {
+                // An error code this client does not know: keep the message, classify it generally.
+                return .error(ProtocolError(.invalidRequest, "\(codeText): \(message)", id: id))
+            }
+            return .error(ProtocolError(code, message, id: id))
+        case TypeName.deviceAdded:
+            return .deviceAdded(try DeviceInfo(json: value["device"] ?? .null))
+        case TypeName.deviceRemoved:
+            return .deviceRemoved(try DeviceInfo(json: value["device"] ?? .null))
+        default:
+            if let gesture = try GestureEventDecoding.decode(value, type: type) {
+                return .gesture(gesture)
+            }
+            return .unknown(type: type, value)
+        }
+    }
+
+    private static func decodeDevices(_ value: JSONValue) throws(ProtocolDecodingError) -> [DeviceInfo] {
+        guard let items = value.arrayValue else {
+            throw ProtocolDecodingError("\"devices\" is a \(value.typeName), not an array")
+        }
+        var devices: [DeviceInfo] = []
+        for item in items { devices.append(try DeviceInfo(json: item)) }
+        return devices
+    }
+}
