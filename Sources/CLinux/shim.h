@@ -16,3 +16,9 @@ struct gestured_peer_credentials {
 
 /// accept4(2), which glibc declares only under _GNU_SOURCE.
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+/// Socket type flags as plain ints (glibc declares them as an enum plus macros, which Swift imports
+/// inconsistently across modules).
+static const int gestured_sock_stream = SOCK_STREAM;
+static const int gestured_sock_nonblock = SOCK_NONBLOCK;
+static const int gestured_sock_cloexec = SOCK_CLOEXEC;

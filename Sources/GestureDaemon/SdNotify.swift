@@ -1,3 +1,4 @@
+import CLinux
 import CSystemd
 import Glibc
 
@@ -38,7 +39,7 @@ public enum SystemdNotifier {
             Log.warning("systemd passed \(count) sockets; using the first (fd \(fd)) and closing the rest")
             for extra in (fd + 1)..<(fd + count) { SystemCall.close(extra) }
         }
-        let isUnixStream = sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0)
+        let isUnixStream = sd_is_socket_unix(fd, gestured_sock_stream, 1, nil, 0)
         guard isUnixStream > 0 else {
             throw SystemError(
                 errno: isUnixStream < 0 ? -isUnixStream : EINVAL, operation: "sd_is_socket_unix",

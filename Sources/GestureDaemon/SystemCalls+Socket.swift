@@ -55,8 +55,8 @@ extension SystemCall {
     /// `socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)`; pass `nonBlocking: false` for a
     /// blocking client socket.
     public static func unixStreamSocket(nonBlocking: Bool = true) throws(SystemError) -> Int32 {
-        var type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
+        var type = gestured_sock_stream | gestured_sock_cloexec
+        if nonBlocking { type |= gestured_sock_nonblock }
         return try retryingInterrupts("socket") { Glibc.socket(AF_UNIX, type, 0) }
     }
 
@@ -93,7 +93,7 @@ extension SystemCall {
     /// ECONNABORTED (the peer gave up while queued) also returns nil.
     public static func accept(_ fd: Int32) throws(SystemError) -> Int32? {
         while true {
-            let client = accept4(fd, nil, nil, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+            let client = accept4(fd, nil, nil, gestured_sock_nonblock | gestured_sock_cloexec)
             if client >= 0 { return client }
             let code = Glibc.errno
             switch code {
@@ -151,7 +151,7 @@ extension SystemCall {
 
     /// `lstat(2)`: whether `path` exists and is a socket; nil when it does not exist.
     public static func isSocket(_ path: String) throws(SystemError) -> Bool? {
-        var info = stat()
+        var info = Glibc.stat()
         if lstat(path, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFSOCK }
         let code = Glibc.errno
         if code == ENOENT { return nil }
@@ -187,6 +187,25 @@ extension SystemCall {
             if code == EINTR { continue }
             if code != 0 { throw SystemError(errno: code, operation: "getgrnam_r", path: name) }
             return result == nil ? nil : group.gr_gid
+        }
+    }
+
+    /// Reads a whole file (a recording, a configuration) with `open(2)` and `read(2)`. Files are small and
+    /// local; this is only done at start-up and on reload.
+    public static func readFile(_ path: String, limit: Int = 256 << 20) throws(SystemError) -> [UInt8] {
+        let fd = try open(path, flags: O_RDONLY | O_CLOEXEC)
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = try retryingInterrupts("read", path: path) {
+                chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<n])
+            if bytes.count > limit {
+                throw SystemError(errno: EFBIG, operation: "read", path: path, hint: "the file is larger than \(limit >> 20) MiB")
+            }
         }
     }
 

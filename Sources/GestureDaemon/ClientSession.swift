@@ -1,0 +1,239 @@
+import GestureCore
+import GestureProtocol
+import Glibc
+
+/// One connected client: its requests coming in, its bounded queue of lines going out, and what it
+/// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.
+public final class ClientSession {
+    /// Bad requests in a row after which the connection is closed (a client that only sends garbage).
+    public static let maximumConsecutiveErrors = 16
+    /// Bytes read from the socket per wake-up, so one chatty client cannot hold the loop.
+    public static let readChunkBytes = 64 * 1024
+
+    /// The connection's lifecycle.
+    public enum State: Equatable, Sendable {
+        /// Reading requests and sending replies (and events once subscribed).
+        case open
+        /// The client closed its sending side: the replies already owed are sent, then the connection
+        /// closes. No more events.
+        case draining
+        /// Closed; `reason` is what the log says.
+        case closed(reason: String)
+    }
+
+    /// What handling input asks the owner to do.
+    public enum Outcome: Equatable, Sendable {
+        /// Keep going (watch for writability when `wantsWrite`).
+        case keep
+        /// Close the connection now; the reason is logged.
+        case close(reason: String)
+    }
+
+    public let fd: Int32
+    /// The loop token the descriptor is registered with; unique for the daemon's lifetime.
+    public let token: UInt64
+    /// "client 3 (uid 1000, pid 4242 gesturectl)", for the log.
+    public let label: String
+    public private(set) var state: State = .open
+    /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
+    var registeredInterest: Interest = .readable
+    public private(set) var subscription: SubscriptionFilter?
+    /// Gestures whose `begin` passed the filter and whose `end`/`cancel` has not been sent yet.
+    private var acceptedGestures = Set<UInt64>()
+    private var consecutiveErrors = 0
+
+    private var framer = LineFramer(maximumLineBytes: GestureProtocol.maximumRequestLineBytes)
+    /// Outgoing bytes; `outgoing[outgoingStart...]` is not yet written.
+    private var outgoing: [UInt8] = []
+    private var outgoingStart = 0
+    /// Most bytes `outgoing` may hold; a client that lets more pile up is disconnected.
+    public var outgoingLimitBytes: Int
+
+    public init(fd: Int32, token: UInt64, label: String, outgoingLimitBytes: Int) {
+        self.fd = fd
+        self.token = token
+        self.label = label
+        self.outgoingLimitBytes = outgoingLimitBytes
+    }
+
+    deinit { SystemCall.close(fd) }
+
+    /// Bytes queued and not yet written.
+    public var queuedByteCount: Int { outgoing.count - outgoingStart }
+
+    /// Whether the loop should watch the socket for writability (something is queued).
+    public var wantsWrite: Bool { queuedByteCount > 0 }
+
+    /// Whether the loop should watch the socket for readability.
+    public var wantsRead: Bool { state == .open }
+
+    public var isSubscribed: Bool { subscription != nil && state == .open }
+
+    // MARK: Outgoing
+
+    /// Queues one message line (a newline is added). Returns false when that would pass the bound: the
+    /// client has stopped reading and must be disconnected.
+    @discardableResult
+    public func enqueue(line: String) -> Bool {
+        var line = line
+        return line.withUTF8 { enqueue(bytes: UnsafeRawBufferPointer($0), newline: true) }
+    }
+
+    /// Queues bytes that already end with a newline (a gesture line encoded once for every client).
+    @discardableResult
+    public func enqueue(bytes: UnsafeRawBufferPointer, newline: Bool = false) -> Bool {
+        if case .closed = state { return true }
+        let extra = bytes.count + (newline ? 1 : 0)
+        guard queuedByteCount + extra <= outgoingLimitBytes else { return false }
+        if outgoingStart > 0 && outgoingStart >= outgoing.count / 2 {
+            outgoing.removeSubrange(0..<outgoingStart)
+            outgoingStart = 0
+        }
+        outgoing.append(contentsOf: bytes)
+        if newline { outgoing.append(0x0a) }
+        return true
+    }
+
+    /// Writes as much of the queue as the socket takes now. Returns `.close` when the peer is gone.
+    public func flush() -> Outcome {
+        while outgoingStart < outgoing.count {
+            let start = outgoingStart
+            let result = outgoing.withUnsafeBytes { raw in
+                Result { () throws(SystemError) in
+                    try SystemCall.send(fd, UnsafeRawBufferPointer(rebasing: raw[start...]))
+                }
+            }
+            switch result {
+            case .success(.wrote(let n)):
+                outgoingStart += n
+            case .success(.wouldBlock):
+                return .keep
+            case .failure(let error):
+                // EPIPE / ECONNRESET: the client went away without reading everything.
+                return .close(reason: "connection lost while writing (\(error.message))")
+            }
+        }
+        outgoing.removeAll(keepingCapacity: outgoing.capacity <= 64 * 1024)
+        outgoingStart = 0
+        if state == .draining { return .close(reason: "client closed the connection") }
+        return .keep
+    }
+
+    // MARK: Incoming
+
+    /// Reads what the socket has (one chunk, into `scratch`) and answers every complete request line in
+    /// it. `devices` gives the current device list for `devices` replies.
+    public func readAndHandle(scratch: UnsafeMutableRawBufferPointer, devices: () -> [DeviceInfo]) -> Outcome {
+        guard state == .open else { return .keep }
+        let result = Result { () throws(SystemError) in try SystemCall.read(fd, into: scratch) }
+        switch result {
+        case .failure(let error):
+            return .close(reason: "connection lost while reading (\(error.message))")
+        case .success(.wouldBlock):
+            return .keep
+        case .success(.bytes(let n)):
+            framer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
+            return handleLines(devices: devices)
+        case .success(.endOfFile):
+            let outcome = handleLines(devices: devices)
+            if case .close = outcome { return outcome }
+            if let last = framer.takeRemainder(), !last.isEmpty {
+                let outcome = handle(line: last, devices: devices)
+                if case .close = outcome { return outcome }
+            }
+            state = .draining
+            subscription = nil
+            acceptedGestures.removeAll()
+            return wantsWrite ? .keep : .close(reason: "client closed the connection")
+        }
+    }
+
+    /// Answers the complete lines the framer holds.
+    func handleLines(devices: () -> [DeviceInfo]) -> Outcome {
+        while let output = framer.next() {
+            switch output {
+            case .line(let line):
+                let outcome = handle(line: line, devices: devices)
+                if case .close = outcome { return outcome }
+            case .lineTooLong:
+                let error = ProtocolError(
+                    .lineTooLong,
+                    "a request line is longer than \(GestureProtocol.maximumRequestLineBytes) bytes; closing the connection")
+                enqueue(line: ServerMessage.error(error).encoded)
+                return .close(reason: "sent a line over \(GestureProtocol.maximumRequestLineBytes) bytes")
+            }
+        }
+        return .keep
+    }
+
+    /// Answers one request line (exposed for tests).
+    func handle(line: [UInt8], devices: () -> [DeviceInfo]) -> Outcome {
+        // Blank lines (a client's keep-alive, or "\r\n") are not requests.
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .keep }
+        let reply: ServerMessage
+        switch RequestMessage.decode(line: line) {
+        case .success(let message):
+            consecutiveErrors = 0
+            reply = respond(to: message, devices: devices)
+        case .failure(let error):
+            consecutiveErrors += 1
+            if consecutiveErrors >= ClientSession.maximumConsecutiveErrors {
+                let final = ProtocolError(
+                    .tooManyErrors,
+                    "\(consecutiveErrors) bad requests in a row; closing the connection (last one: \(error.message))",
+                    id: error.id)
+                enqueue(line: ServerMessage.error(final).encoded)
+                return .close(reason: "sent \(consecutiveErrors) bad requests in a row")
+            }
+            reply = .error(error)
+        }
+        guard enqueue(line: reply.encoded) else {
+            return .close(reason: "stopped reading its replies (\(queuedByteCount) bytes queued)")
+        }
+        return .keep
+    }
+
+    /// The reply to a valid request, applying it to the session.
+    func respond(to message: RequestMessage, devices: () -> [DeviceInfo]) -> ServerMessage {
+        switch message.request {
+        case .subscribe(let filter):
+            // Gestures already accepted carry on to their end, so the client never sees half a gesture.
+            subscription = filter
+            return .subscribed(id: message.id, filter: filter)
+        case .unsubscribe:
+            subscription = nil
+            acceptedGestures.removeAll()
+            return .unsubscribed(id: message.id)
+        case .devices:
+            return .devices(id: message.id, devices: devices())
+        case .ping:
+            return .pong(id: message.id)
+        }
+    }
+
+    // MARK: Events
+
+    /// Whether the subscribed client receives `event` from `device`. The filter decides at a gesture's
+    /// `begin`; its other events follow that decision (updates only when the filter asks for them), so a
+    /// client sees whole gestures, and none that began before it subscribed.
+    public func wants(_ event: GestureEvent, from device: DeviceInfo) -> Bool {
+        guard let subscription, state == .open else { return false }
+        switch event.phase {
+        case .begin:
+            guard subscription.acceptsGesture(beginning: event, on: device) else { return false }
+            if acceptedGestures.count >= 256 { acceptedGestures.removeAll() }  // never grows without bound
+            acceptedGestures.insert(event.id)
+            return true
+        case .update:
+            return subscription.updates && acceptedGestures.contains(event.id)
+        case .end, .cancel:
+            return acceptedGestures.remove(event.id) != nil
+        }
+    }
+
+    /// Whether the subscribed client is told about `device` being added or removed.
+    public func wantsNotification(about device: DeviceInfo) -> Bool {
+        guard let subscription, state == .open else { return false }
+        return subscription.accepts(device: device)
+    }
+}

@@ -1,0 +1,179 @@
+import GestureCore
+import GestureProtocol
+import Glibc
+
+extension Daemon {
+    /// Most connections accepted per wake-up, so a connection storm cannot hold the loop.
+    static let acceptsPerWake = 32
+
+    var deviceInfos: [DeviceInfo] { devices.map(\.info) }
+
+    /// Accepts waiting connections: each gets `hello`, or — past `max_clients` — a `too-many-clients`
+    /// error and a closed connection.
+    func acceptClients() {
+        guard let listener else { return }
+        for _ in 0..<Daemon.acceptsPerWake {
+            let fd: Int32
+            do {
+                guard let accepted = try SystemCall.accept(listener.fd) else { return }
+                fd = accepted
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOBUFS || error.errno == ENOMEM {
+                    Log.error(
+                        "cannot accept clients: \(error); pausing until a client leaves (raise LimitNOFILE= or lower max_clients)")
+                    pauseListener()
+                } else {
+                    Log.error("accept: \(error)")
+                }
+                return
+            }
+            let credentials = try? SystemCall.peerCredentials(fd)
+            let peer = credentials.map(Daemon.describe) ?? "unknown peer"
+            if clients.count >= configuration.maxClients {
+                refuse(fd, peer: peer)
+                continue
+            }
+            clientCount += 1
+            let session = ClientSession(
+                fd: fd, token: upcomingToken, label: "client \(clientCount) (\(peer))",
+                outgoingLimitBytes: configuration.clientBufferBytes)
+            do {
+                try add(fd, .client(session), interest: .readable)
+            } catch {
+                Log.error("cannot watch \(session.label): \(error)")
+                continue  // the session closes its descriptor when released
+            }
+            clients[session.token] = session
+            Log.info("\(session.label) connected")
+            session.enqueue(line: ServerMessage.hello(Hello(devices: deviceInfos)).encoded)
+        }
+    }
+
+    /// "uid 1000, pid 4242 gesturectl"
+    static func describe(_ c: PeerCredentials) -> String {
+        var text = "uid \(c.uid), pid \(c.pid)"
+        if c.pid > 0, let comm = SystemCall.readSmallFile("/proc/\(c.pid)/comm") {
+            let name = comm.trimmingCharacters(in: ["\n", " "])
+            if !name.isEmpty { text += " \(name)" }
+        }
+        return text
+    }
+
+    /// Tells a client over the limit why, without waiting for it, and closes it.
+    private func refuse(_ fd: Int32, peer: String) {
+        let error = ProtocolError(
+            .tooManyClients,
+            "the daemon already serves its maximum of \(configuration.maxClients) clients (max_clients); try again later")
+        var line = ServerMessage.error(error).encoded + "\n"
+        _ = line.withUTF8 { try? SystemCall.send(fd, UnsafeRawBufferPointer($0)) }
+        SystemCall.close(fd)
+        refusedClients += 1
+        // One line per refusal would let a connection storm flood the journal: log the first, then every 100th.
+        if refusedClients == 1 || refusedClients % 100 == 0 {
+            Log.warning(
+                "refused a client (\(peer)): \(configuration.maxClients) clients connected (max_clients); "
+                    + "\(refusedClients) refused so far")
+        }
+    }
+
+    private func pauseListener() {
+        guard let listener, !listenerPaused else { return }
+        loop.remove(listener.fd)
+        listenerPaused = true
+    }
+
+    private func resumeListener() {
+        guard let listener, listenerPaused else { return }
+        listenerPaused = false
+        do {
+            try add(listener.fd, .listener, interest: .readable)
+            Log.info("accepting clients again")
+        } catch {
+            Log.error("cannot watch the listening socket again: \(error)")
+        }
+    }
+
+    func readFrom(_ session: ClientSession) {
+        let outcome = session.readAndHandle(scratch: scratch) { deviceInfos }
+        if case .close(let reason) = outcome { disconnect(session, reason: reason) }
+    }
+
+    /// Closes a client's connection, after a last attempt to send what is queued (a final error).
+    func disconnect(_ session: ClientSession, reason: String, log: Bool = true) {
+        guard clients.removeValue(forKey: session.token) != nil else { return }
+        _ = session.flush()
+        watches[session.token] = nil
+        loop.remove(session.fd)
+        if log { Log.info("\(session.label) disconnected: \(reason)") }
+        // The session closes its descriptor when the last reference goes, which is now.
+        resumeListener()
+    }
+
+    /// Writes what each client has queued and watches for writability only where something is left.
+    func flushClients() {
+        for session in Array(clients.values) {
+            if session.wantsWrite {
+                if case .close(let reason) = session.flush() {
+                    disconnect(session, reason: reason)
+                    continue
+                }
+            }
+            var interest: Interest = []
+            if session.wantsRead { interest.insert(.readable) }
+            if session.wantsWrite { interest.insert(.writable) }
+            if interest != session.registeredInterest {
+                do {
+                    try loop.modify(session.fd, token: session.token, interest: interest)
+                    session.registeredInterest = interest
+                } catch {
+                    disconnect(session, reason: "cannot watch its socket: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Sends gesture events to the clients whose subscription takes them. Each event is encoded once.
+    func publish(_ events: [GestureEvent], from slot: DeviceSlot) {
+        for warning in slot.engine.takeWarnings() { Log.warning("\(slot.info.id): \(warning.message)") }
+        if Log.enabled(.debug) {
+            for transition in slot.engine.takeTransitions() { Log.debug("\(slot.info.id): \(transition)") }
+        }
+        guard !events.isEmpty else { return }
+        for event in events {
+            var line = GestureEventJSON.encode(event, device: slot.info.id)
+            if Log.enabled(.debug) { Log.debug("gesture \(line)") }
+            line += "\n"
+            line.withUTF8 { bytes in
+                let raw = UnsafeRawBufferPointer(bytes)
+                for session in clients.values where session.wants(event, from: slot.info) {
+                    if !session.enqueue(bytes: raw) { slowClient(session) }
+                }
+            }
+        }
+    }
+
+    /// Tells subscribed clients a device came or went.
+    func notifyClients(_ message: ServerMessage, about device: DeviceInfo) {
+        let line = message.encoded
+        for session in Array(clients.values) where session.wantsNotification(about: device) {
+            if !session.enqueue(line: line) { slowClient(session) }
+        }
+    }
+
+    private func slowClient(_ session: ClientSession) {
+        Log.warning(
+            "\(session.label) stopped reading: its \(configuration.clientBufferBytes)-byte buffer "
+                + "(client_buffer_bytes) is full; disconnecting it")
+        disconnect(session, reason: "outgoing buffer full", log: false)
+    }
+}
+
+extension String {
+    /// The string without leading and trailing characters from `set`.
+    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,257 @@
+import GestureCore
+import GestureProtocol
+import Glibc
+
+extension Daemon {
+    // MARK: Discovery and hotplug
+
+    /// Creates the udev monitor (before enumerating, so a device plugged in meanwhile is not missed) and
+    /// opens the touchscreens present now. Without udev (a container) the daemon runs on with what it has.
+    func startDeviceDiscovery() {
+        do {
+            let monitor = try UdevMonitor()
+            try add(monitor.fd, .udev, interest: .readable)
+            udevMonitor = monitor
+        } catch {
+            Log.warning("hotplug is off: cannot monitor udev (\(error)); touchscreens plugged in later are not seen")
+        }
+        discoverPresentDevices()
+    }
+
+    /// Opens every present input device the daemon wants and has not opened (at start-up, and after a
+    /// reload that may have changed which devices are wanted).
+    func discoverPresentDevices() {
+        let present: [UdevInputDevice]
+        do {
+            present = try UdevDiscovery.eventDevices()
+        } catch {
+            Log.warning("cannot enumerate input devices with udev: \(error)")
+            return
+        }
+        for device in present {
+            let action = hotplug.discovered(device, wanted: wants(device))
+            perform(action)
+        }
+    }
+
+    /// Whether the daemon uses a udev device: a touchscreen (or a device a configuration section names)
+    /// that the configuration does not ignore. Ignoring is decided on the opened device's description.
+    func wants(_ device: UdevInputDevice) -> Bool {
+        if device.isTouchscreen { return true }
+        var description = DeviceDescription(name: device.name)
+        if let vendor = device.properties["ID_VENDOR_ID"].flatMap({ UInt16($0, radix: 16) }),
+            let product = device.properties["ID_MODEL_ID"].flatMap({ UInt16($0, radix: 16) })
+        {
+            description.vendor = vendor
+            description.product = product
+        }
+        return configuration.names(description, Daemon.paths(of: device))
+    }
+
+    /// The node and its udev links (by-id, by-path), which `match_path` sections may name.
+    static func paths(of device: UdevInputDevice) -> [String] {
+        var paths = [device.devnode]
+        if let links = device.properties["DEVLINKS"] {
+            paths += links.split(separator: " ").map(String.init)
+        }
+        return paths
+    }
+
+    func handleUdevChanges() {
+        guard let monitor = udevMonitor else { return }
+        while let change = monitor.receive() {
+            Log.debug("udev: \(change.action) \(change.device.devnode) (\(change.device.name))")
+            perform(hotplug.handle(change, wanted: wants(change.device)))
+        }
+    }
+
+    private func perform(_ action: HotplugTracker.Action) {
+        switch action {
+        case .ignore:
+            break
+        case .close(let devnode):
+            if let slot = devices.first(where: { $0.source.path == devnode }) {
+                removeDevice(slot, reason: "unplugged")
+            }
+            hotplug.closed(devnode)
+        case .open(let device):
+            openEvdev(device)
+        }
+    }
+
+    private func openEvdev(_ udevDevice: UdevInputDevice) {
+        let paths = Daemon.paths(of: udevDevice)
+        // The grab setting needs the description, which needs the device open: open, resolve, and reopen
+        // with the grab when asked for (rare; off by default).
+        do {
+            var evdev = try EvdevDevice(path: udevDevice.devnode, udevTouchscreen: udevDevice.isTouchscreen)
+            let settings = configuration.resolve(evdev.description, paths)
+            if settings.ignore {
+                Log.info("ignoring \(udevDevice.devnode) (\(evdev.description.name)): the configuration says ignore = true")
+                hotplug.openFailed(
+                    udevDevice.devnode,
+                    .unsupported(path: udevDevice.devnode, name: evdev.description.name, reason: "ignored by the configuration"))
+                return
+            }
+            if settings.grab {
+                evdev = try EvdevDevice(path: udevDevice.devnode, grab: true, udevTouchscreen: udevDevice.isTouchscreen)
+            }
+            hotplug.opened(udevDevice.devnode)
+            let id = String(udevDevice.devnode.split(separator: "/").last ?? "event")
+            addDevice(source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings)
+        } catch {
+            if hotplug.openFailed(udevDevice.devnode, error) {
+                Log.warning(error.description)
+            } else {
+                Log.debug(error.description)
+            }
+        }
+    }
+
+    // MARK: Replays
+
+    /// Adds a replayed recording as a virtual device (`gestured --replay`).
+    func addReplay(_ options: ReplayOptions) throws(ReplayError) {
+        let source = try ReplaySource(options: options, startMonotonicMicroseconds: SystemCall.monotonicMicroseconds())
+        replayCount += 1
+        let paths = [options.recordingPath]
+        let settings = configuration.resolve(source.description, paths)
+        addDevice(source: source, id: "replay\(replayCount)", paths: paths, settings: settings)
+    }
+
+    // MARK: Slots
+
+    /// Starts reading a device: builds its engine, watches its descriptor, tells subscribed clients.
+    private func addDevice(source: InputSource, id: String, paths: [String], settings: DeviceSettings) {
+        let description = source.description
+        for warning in settings.warnings { Log.warning("\(id): \(warning)") }
+        var engine: GestureEngine
+        do {
+            engine = try GestureEngine(device: description, settings: settings.recognizer, geometry: settings.geometry)
+        } catch {
+            Log.warning("not using \(source.path): \(error)")
+            if source.source == .evdev { hotplug.closed(source.path) }
+            return
+        }
+        engine.traceTransitions = Log.enabled(.debug)
+        let slotCount: Int
+        switch description.touchProtocol {
+        case .multitouchSlots(let n): slotCount = n
+        case .singleTouch, .multitouchProtocolA, .unusable: slotCount = 1
+        }
+        let info = DeviceInfo(
+            id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
+            source: source.source, slots: slotCount)
+        let slot = DeviceSlot(token: upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine)
+        do {
+            if let fd = source.pollDescriptor {
+                try add(fd, .device(slot), interest: .readable)
+            } else {
+                // A timer-driven source has no descriptor; its token only keeps identities uniform.
+                addTokenOnly(.device(slot))
+            }
+        } catch {
+            Log.error("cannot watch \(source.path): \(error)")
+            if source.source == .evdev { hotplug.closed(source.path) }
+            return
+        }
+        devices.append(slot)
+        for warning in slot.engine.takeWarnings() { Log.warning("\(id): \(warning.message)") }
+        Log.info(
+            "device \(id) added: \"\(description.name)\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
+        notifyClients(.deviceAdded(info), about: info)
+        SystemdNotifier.notify("STATUS=\(statusLine)")
+    }
+
+    /// Stops reading a device: its gestures in flight are cancelled and subscribed clients told.
+    func removeDevice(_ slot: DeviceSlot, reason: String) {
+        guard let index = devices.firstIndex(where: { $0 === slot }) else { return }
+        var out: [GestureEvent] = []
+        slot.engine.nextGestureID = nextGestureID
+        slot.engine.cancelAll(atMicroseconds: eventTime(of: slot, monotonic: SystemCall.monotonicMicroseconds()), into: &out)
+        publish(out, from: slot)
+        devices.remove(at: index)
+        watches[slot.token] = nil
+        lastEventTime[slot.token] = nil
+        if let fd = slot.source.pollDescriptor { loop.remove(fd) }
+        Log.info("device \(slot.info.id) removed (\(reason))")
+        notifyClients(.deviceRemoved(slot.info), about: slot.info)
+        SystemdNotifier.notify("STATUS=\(statusLine)")
+    }
+
+    // MARK: Input
+
+    /// Reads what a device has (or what a replay has due by `now`) through its engine to the clients.
+    func pump(_ slot: DeviceSlot, now: Int64) {
+        var out: [GestureEvent] = []
+        slot.engine.nextGestureID = nextGestureID
+        let settings = slot.settings
+        let description = slot.source.description
+        var lastTime = lastEventTime[slot.token]
+        do {
+            try slot.source.read(nowMicroseconds: now) { report in
+                switch report {
+                case .event(let event):
+                    if let deadline = slot.engine.nextDeadlineMicroseconds, event.timeMicroseconds >= deadline {
+                        slot.engine.advance(toMicroseconds: deadline, into: &out)
+                    }
+                    slot.engine.process(event, into: &out)
+                    lastTime = event.timeMicroseconds
+                case .dropped(let time):
+                    slot.engine.eventsDropped(atMicroseconds: time, into: &out)
+                case .reset(let time):
+                    if let deadline = slot.engine.nextDeadlineMicroseconds, time >= deadline {
+                        slot.engine.advance(toMicroseconds: deadline, into: &out)
+                    }
+                    slot.engine.cancelAll(atMicroseconds: time, into: &out)
+                    // A fresh engine forgets every touch; the configuration already accepted this device.
+                    if var fresh = try? GestureEngine(device: description, settings: settings.recognizer, geometry: settings.geometry) {
+                        fresh.nextGestureID = slot.engine.nextGestureID
+                        fresh.traceTransitions = slot.engine.traceTransitions
+                        _ = fresh.takeWarnings()  // already logged when the device was added
+                        slot.engine = fresh
+                    }
+                    lastTime = time
+                }
+            }
+        } catch {
+            if slot.source.source == .replay { lastEventTime[slot.token] = lastTime }
+            nextGestureID = slot.engine.nextGestureID
+            publish(out, from: slot)
+            if error.removed {
+                hotplug.closed(slot.source.path)
+                removeDevice(slot, reason: "unplugged")
+            } else {
+                Log.error("\(slot.info.id): \(error); dropping the device")
+                hotplug.closed(slot.source.path)
+                removeDevice(slot, reason: "read failed")
+            }
+            return
+        }
+        if slot.source.source == .replay { lastEventTime[slot.token] = lastTime }
+        nextGestureID = slot.engine.nextGestureID
+        publish(out, from: slot)
+    }
+
+    /// After the timer fired: replays with events due, and recognizer deadlines that have passed.
+    func serviceDueDevices() {
+        let now = SystemCall.monotonicMicroseconds()
+        for slot in devices {
+            if let wake = slot.source.nextWakeMicroseconds, wake <= now {
+                pump(slot, now: now)
+            }
+            guard devices.contains(where: { $0 === slot }) else { continue }
+            if let deadline = slot.engine.nextDeadlineMicroseconds,
+                slot.source.monotonicMicroseconds(forEventTime: deadline) <= now
+            {
+                // A replay's next event may come before the deadline; it was fed above if it was due.
+                if let wake = slot.source.nextWakeMicroseconds, wake <= now { continue }
+                var out: [GestureEvent] = []
+                slot.engine.nextGestureID = nextGestureID
+                slot.engine.advance(toMicroseconds: deadline, into: &out)
+                nextGestureID = slot.engine.nextGestureID
+                publish(out, from: slot)
+            }
+        }
+    }
+}

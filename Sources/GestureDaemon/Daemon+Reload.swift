@@ -1,0 +1,71 @@
+import GestureCore
+import GestureProtocol
+
+extension Daemon {
+    /// SIGHUP: reads the configuration file again. A file that does not load leaves the running
+    /// configuration in place, and the log says why. Otherwise the new thresholds and geometry apply to
+    /// every device (gestures in flight are cancelled), limits and the log level apply at once, devices now
+    /// ignored are dropped and devices now wanted are opened. The socket's path, mode and group apply at the
+    /// next start.
+    func reload() {
+        SystemdNotifier.reloading()
+        let path = options.configPath ?? DaemonOptions.defaultConfigPath
+        Log.notice("SIGHUP received: reloading the configuration from \(path)")
+        var new: DaemonConfiguration
+        do {
+            new = try loadConfiguration(options.configPath)
+        } catch {
+            Log.error("configuration not reloaded, keeping the running one: \(error)")
+            SystemdNotifier.ready(status: statusLine)
+            return
+        }
+        if let socketPath = options.socketPath { new.socketPath = socketPath }
+        for warning in new.warnings { Log.warning(warning) }
+        if new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
+            || new.socketGroup != configuration.socketGroup
+        {
+            Log.notice("the socket's path, mode and group change when the daemon restarts (now \(configuration.socketPath))")
+            new.socketPath = configuration.socketPath
+            new.socketMode = configuration.socketMode
+            new.socketGroup = configuration.socketGroup
+        }
+        configuration = new
+        Log.threshold = new.logLevel
+        for session in clients.values { session.outgoingLimitBytes = new.clientBufferBytes }
+        if clients.count > new.maxClients {
+            Log.notice("\(clients.count) clients are connected, more than the new max_clients \(new.maxClients); new ones are refused until fewer remain")
+        }
+
+        let now = SystemCall.monotonicMicroseconds()
+        for slot in devices {
+            let settings = new.resolve(slot.source.description, slot.paths)
+            if settings.ignore {
+                removeDevice(slot, reason: "the configuration now ignores it")
+                if slot.source.source == .evdev { hotplug.closed(slot.source.path) }
+                continue
+            }
+            if settings.grab != slot.settings.grab {
+                Log.notice("\(slot.info.id): a change of grab applies when the device is plugged in again or the daemon restarts")
+            }
+            for warning in settings.warnings { Log.warning("\(slot.info.id): \(warning)") }
+            guard settings.recognizer != slot.settings.recognizer || settings.geometry != slot.settings.geometry else {
+                slot.settings.warnings = settings.warnings
+                continue
+            }
+            var out: [GestureEvent] = []
+            slot.engine.nextGestureID = nextGestureID
+            slot.engine.reconfigure(
+                settings: settings.recognizer, geometry: settings.geometry,
+                atMicroseconds: eventTime(of: slot, monotonic: now), into: &out)
+            nextGestureID = slot.engine.nextGestureID
+            var kept = settings
+            kept.grab = slot.settings.grab
+            slot.settings = kept
+            publish(out, from: slot)
+            Log.info("\(slot.info.id): new settings applied")
+        }
+        if options.discoverDevices { discoverPresentDevices() }
+        Log.notice("configuration reloaded from \(path)")
+        SystemdNotifier.ready(status: statusLine)
+    }
+}

@@ -1,0 +1,291 @@
+import GestureCore
+import GestureProtocol
+import Glibc
+
+/// One device the daemon reads: its source, its recognizer, and how clients know it.
+final class DeviceSlot {
+    let token: UInt64
+    let info: DeviceInfo
+    let source: InputSource
+    /// Paths configuration sections match against (node and udev links, or the recording).
+    let paths: [String]
+    var settings: DeviceSettings
+    var engine: GestureEngine
+
+    init(token: UInt64, info: DeviceInfo, source: InputSource, paths: [String], settings: DeviceSettings, engine: GestureEngine) {
+        self.token = token
+        self.info = info
+        self.source = source
+        self.paths = paths
+        self.settings = settings
+        self.engine = engine
+    }
+
+    /// When the slot needs the loop's attention without fd readiness, in CLOCK_MONOTONIC microseconds: the
+    /// recognizer's next deadline or the source's next scheduled report, whichever is first.
+    var nextWakeMicroseconds: Int64? {
+        let deadline = engine.nextDeadlineMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
+        switch (deadline, source.nextWakeMicroseconds) {
+        case let (d?, s?): return min(d, s)
+        case let (d?, nil): return d
+        case let (nil, s?): return s
+        case (nil, nil): return nil
+        }
+    }
+}
+
+/// The gestured daemon: one thread, one epoll loop over the listening socket, the clients, the devices,
+/// the udev monitor, a signalfd and a timerfd armed only when something waits on time.
+public final class Daemon {
+    /// What a loop token stands for.
+    enum Watch {
+        case listener
+        case signals
+        case timer
+        case udev
+        case client(ClientSession)
+        case device(DeviceSlot)
+    }
+
+    let options: DaemonOptions
+    let loadConfiguration: (String?) throws(ConfigurationLoadError) -> DaemonConfiguration
+    var configuration: DaemonConfiguration
+
+    let loop: EventLoop
+    let timer: MonotonicTimer
+    let signals: SignalReceiver
+    var listener: Listener?
+    var udevMonitor: UdevMonitor?
+    var hotplug = HotplugTracker()
+
+    var watches: [UInt64: Watch] = [:]
+    private var lastToken: UInt64 = 0
+    var clients: [UInt64: ClientSession] = [:]
+    /// Devices in the order they were added (hello and `devices` list them so).
+    var devices: [DeviceSlot] = []
+    var replayCount = 0
+    var clientCount = 0
+    /// Gesture ids are unique across devices for the daemon's lifetime.
+    var nextGestureID: UInt64 = 1
+    var running = true
+    /// Accepting is paused after EMFILE/ENFILE until a client leaves.
+    var listenerPaused = false
+    var refusedClients = 0
+    /// Read buffer shared by every client read.
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
+
+    /// Sets the daemon up: signals, configuration, socket, devices. Nothing runs until `run()`.
+    public init(
+        options: DaemonOptions,
+        loadConfiguration: @escaping (String?) throws(ConfigurationLoadError) -> DaemonConfiguration
+    ) throws(DaemonStartError) {
+        self.options = options
+        self.loadConfiguration = loadConfiguration
+        do {
+            // Signals first, before anything could spawn a thread: SIGTERM/SIGINT/SIGHUP are read from a
+            // signalfd by the loop; SIGPIPE is ignored (sends use MSG_NOSIGNAL anyway).
+            signals = try SignalReceiver(signals: [SIGTERM, SIGINT, SIGHUP])
+            SystemCall.ignoreSignal(SIGPIPE)
+            loop = try EventLoop()
+            timer = try MonotonicTimer()
+        } catch {
+            throw DaemonStartError("cannot set up the event loop: \(error)")
+        }
+        do {
+            configuration = try loadConfiguration(options.configPath)
+        } catch {
+            throw DaemonStartError(error.description)
+        }
+        if let socketPath = options.socketPath { configuration.socketPath = socketPath }
+        Log.threshold = configuration.logLevel
+        for warning in configuration.warnings { Log.warning(warning) }
+
+        do {
+            try add(signals.fd, .signals, interest: .readable)
+            try add(timer.fd, .timer, interest: .readable)
+        } catch {
+            throw DaemonStartError("cannot set up the event loop: \(error)")
+        }
+        try openListener()
+        if options.discoverDevices { startDeviceDiscovery() }
+        for replay in options.replays {
+            do {
+                try addReplay(replay)
+            } catch {
+                throw DaemonStartError("cannot replay: \(error)")
+            }
+        }
+    }
+
+    deinit { scratch.deallocate() }
+
+    // MARK: Tokens
+
+    func add(_ fd: Int32, _ watch: Watch, interest: Interest) throws(SystemError) {
+        lastToken += 1
+        try loop.add(fd, token: lastToken, interest: interest)
+        watches[lastToken] = watch
+        switch watch {
+        case .client(let c): precondition(c.token == lastToken)
+        case .device(let d): precondition(d.token == lastToken)
+        case .listener, .signals, .timer, .udev: break
+        }
+    }
+
+    /// Gives a watch without a descriptor (a replay) a token.
+    func addTokenOnly(_ watch: Watch) {
+        lastToken += 1
+        watches[lastToken] = watch
+    }
+
+    /// The token the next `add` will use (clients and devices are created knowing their token).
+    var upcomingToken: UInt64 { lastToken + 1 }
+
+    // MARK: Socket
+
+    private func openListener() throws(DaemonStartError) {
+        let listener: Listener
+        do {
+            if let fd = try SystemdNotifier.activationSocket() {
+                listener = Listener.inherited(fd: fd, configuredPath: configuration.socketPath)
+                Log.info("listening on the socket systemd passed (socket activation)")
+            } else {
+                listener = try Listener.create(
+                    path: configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
+                Log.info(
+                    "listening on \(listener.path) (mode \(String(configuration.socketMode, radix: 8)), group "
+                        + "\(configuration.socketGroup.isEmpty ? "of the daemon" : configuration.socketGroup))")
+            }
+            try add(listener.fd, .listener, interest: .readable)
+        } catch {
+            throw DaemonStartError("cannot listen: \(error)")
+        }
+        self.listener = listener
+    }
+
+    // MARK: Running
+
+    /// Runs until SIGTERM or SIGINT. Tells systemd READY=1 first and STOPPING=1 at the end; removes the
+    /// socket it created.
+    public func run() throws(SystemError) {
+        SystemdNotifier.ready(status: statusLine)
+        Log.notice("gestured \(GestureProtocol.daemonVersion) ready: \(statusLine)")
+        while running {
+            try rearmTimer()
+            let ready = try loop.wait(timeoutMilliseconds: -1)
+            for readiness in ready {
+                guard let watch = watches[readiness.token] else { continue }  // closed earlier in this batch
+                dispatch(watch, readiness)
+                if !running { break }
+            }
+            flushClients()
+        }
+        shutDown()
+    }
+
+    var statusLine: String {
+        "\(devices.count) device\(devices.count == 1 ? "" : "s"), \(clients.count) client\(clients.count == 1 ? "" : "s")"
+    }
+
+    private func dispatch(_ watch: Watch, _ readiness: Readiness) {
+        switch watch {
+        case .listener:
+            acceptClients()
+        case .signals:
+            handleSignals()
+        case .timer:
+            do {
+                try timer.acknowledge()
+            } catch {
+                Log.error("timerfd: \(error)")
+            }
+            serviceDueDevices()
+        case .udev:
+            handleUdevChanges()
+        case .client(let session):
+            if readiness.isReadable || readiness.isHangUpOrError {
+                readFrom(session)
+            }
+            if readiness.isWritable, clients[session.token] != nil {
+                if case .close(let reason) = session.flush() { disconnect(session, reason: reason) }
+            }
+        case .device(let slot):
+            pump(slot, now: SystemCall.monotonicMicroseconds())
+        }
+    }
+
+    /// Arms the timer for the earliest device deadline or scheduled replay event; disarms it when nothing
+    /// waits on time, so an idle daemon sleeps in epoll_wait without wake-ups.
+    private func rearmTimer() throws(SystemError) {
+        var earliest: Int64?
+        for slot in devices {
+            if let wake = slot.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
+        }
+        try timer.set(earliest)
+    }
+
+    private func handleSignals() {
+        let received: [Int32]
+        do {
+            received = try signals.take()
+        } catch {
+            Log.error("signalfd: \(error)")
+            return
+        }
+        for signal in received {
+            switch signal {
+            case SIGTERM, SIGINT:
+                Log.notice("\(signal == SIGTERM ? "SIGTERM" : "SIGINT") received: shutting down")
+                running = false
+                return
+            case SIGHUP:
+                reload()
+            default:
+                break
+            }
+        }
+    }
+
+    /// Cancels gestures in flight (so clients can animate back), says goodbye to systemd, closes everything
+    /// and removes the socket file.
+    private func shutDown() {
+        SystemdNotifier.stopping()
+        let now = SystemCall.monotonicMicroseconds()
+        for slot in devices {
+            var out: [GestureEvent] = []
+            slot.engine.nextGestureID = nextGestureID
+            slot.engine.cancelAll(atMicroseconds: eventTime(of: slot, monotonic: now), into: &out)
+            publish(out, from: slot)
+        }
+        flushClients()
+        for session in Array(clients.values) { disconnect(session, reason: "the daemon is shutting down", log: false) }
+        for slot in devices { loop.remove(slot.source.pollDescriptor ?? -1) }
+        devices.removeAll()
+        if let listener {
+            loop.remove(listener.fd)
+            listener.removeSocketFile()
+        }
+        listener = nil
+        Log.notice("stopped")
+    }
+
+    /// The time on a device's event clock corresponding to CLOCK_MONOTONIC `monotonic` (for cancelling at
+    /// "now"): live devices share the clock; a replay's pending deadline or its next event bounds it.
+    func eventTime(of slot: DeviceSlot, monotonic: Int64) -> Int64 {
+        switch slot.source.source {
+        case .evdev:
+            return monotonic
+        case .replay:
+            return slot.engine.nextDeadlineMicroseconds ?? lastEventTime[slot.token] ?? 0
+        }
+    }
+
+    /// Last event time fed to each replay's engine (replays have their own clock).
+    var lastEventTime: [UInt64: Int64] = [:]
+}
+
+/// Why the daemon could not start; the message says what to do.
+public struct DaemonStartError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,76 @@
+import GestureCore
+import GestureProtocol
+
+/// What reading an input source yields, in order.
+public enum InputReport: Equatable, Sendable {
+    /// One evdev event, to feed to the device's engine.
+    case event(InputEvent)
+    /// Events were lost (SYN_DROPPED); the events that follow resynchronise the device state.
+    case dropped(atMicroseconds: Int64)
+    /// Gestures in flight are cancelled and the touch state forgotten at this event time, as if the device
+    /// had been unplugged and plugged back in: a replay's pass has ended (a loop then starts the next).
+    case reset(atMicroseconds: Int64)
+}
+
+/// Why a source stopped for good.
+public struct InputSourceEnded: Error, Sendable, CustomStringConvertible {
+    /// True when the device was unplugged (ENODEV), false for a failure.
+    public var removed: Bool
+    public var description: String
+    public init(removed: Bool, _ description: String) {
+        self.removed = removed
+        self.description = description
+    }
+}
+
+/// One device the daemon reads gestures from: a kernel input device (`EvdevInputSource`) or a replayed
+/// recording (`ReplaySource`). Both go through the same path in the daemon: reports -> GestureEngine ->
+/// clients; only the way they are woken differs.
+public protocol InputSource: AnyObject {
+    var description: DeviceDescription { get }
+    var source: DeviceSource { get }
+    /// The device node or the recording file.
+    var path: String { get }
+    /// A descriptor to watch for readability, or nil for a source woken only by `nextWakeMicroseconds`.
+    var pollDescriptor: Int32? { get }
+    /// When (CLOCK_MONOTONIC microseconds) the source wants `read` called without readiness; nil = never.
+    var nextWakeMicroseconds: Int64? { get }
+    /// Hands every report that is available (or due at `nowMicroseconds`) to `handler`, in order. Throws
+    /// when the source has ended for good (the device was removed, or failed).
+    func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded)
+    /// The CLOCK_MONOTONIC time at which the source's event clock reads `eventMicroseconds` (identity for
+    /// live devices, whose events libevdev stamps with CLOCK_MONOTONIC).
+    func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64
+}
+
+/// A kernel touchscreen read through libevdev (the devices adapter's `EvdevDevice`).
+public final class EvdevInputSource: InputSource {
+    public let device: EvdevDevice
+
+    public init(_ device: EvdevDevice) { self.device = device }
+
+    public var description: DeviceDescription { device.description }
+    public var source: DeviceSource { .evdev }
+    public var path: String { device.path }
+    public var pollDescriptor: Int32? { device.fd }
+    public var nextWakeMicroseconds: Int64? { nil }
+
+    public func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) {
+        do {
+            try device.readAvailable { result in
+                switch result {
+                case .event(let e): handler(.event(e))
+                case .dropped(let time): handler(.dropped(atMicroseconds: time))
+                }
+            }
+        } catch {
+            switch error {
+            case .removed: throw InputSourceEnded(removed: true, "\(device.path) was removed")
+            case .permissionDenied, .notEvdevDevice, .unsupported, .grabFailed, .system:
+                throw InputSourceEnded(removed: false, error.description)
+            }
+        }
+    }
+
+    public func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64 { eventMicroseconds }
+}

@@ -1,0 +1,149 @@
+import GestureCore
+import GestureProtocol
+
+/// How `gestured --replay` plays a recording.
+public struct ReplayOptions: Equatable, Sendable {
+    /// The evemu recording (events, and the device header when it has one).
+    public var recordingPath: String
+    /// A separate device description (`.desc`) for recordings that hold only events.
+    public var descriptionPath: String?
+    /// Start over when the recording ends, forever.
+    public var loop: Bool
+    /// Playback speed: 2 plays twice as fast. It changes only the pacing: events keep their recorded
+    /// timestamps, so the gestures (velocities included) are the same at any speed.
+    public var speed: Double
+
+    public init(recordingPath: String, descriptionPath: String? = nil, loop: Bool = false, speed: Double = 1) {
+        self.recordingPath = recordingPath
+        self.descriptionPath = descriptionPath
+        self.loop = loop
+        self.speed = speed
+    }
+
+    /// Fastest and slowest speeds accepted.
+    public static let speedRange: ClosedRange<Double> = 0.01...1_000_000
+}
+
+/// Why a recording cannot be replayed; the message names the file and says what to do.
+public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A virtual device that plays an evemu recording on the event loop's timer, through the same path as a
+/// kernel device: its events are fed to a GestureEngine at the times they were recorded (scaled by the
+/// speed), and the gestures go to clients like any other device's.
+///
+/// Event times stay in the recording's clock (passes of a loop are laid end to end, `passGap` apart), so
+/// the engine sees exactly what `gesturectl replay` feeds it; only `monotonicMicroseconds(forEventTime:)`
+/// maps them to the wall of CLOCK_MONOTONIC for scheduling.
+public final class ReplaySource: InputSource {
+    /// Pause between the end of one pass of a loop and the start of the next, in recording time.
+    public static let passGapMicroseconds: Int64 = 1_000_000
+    /// Most reports one `read` hands out, so a replay running far ahead of schedule (a high speed) still
+    /// lets the loop serve its clients between batches.
+    public static let maximumReportsPerRead = 2048
+
+    public let options: ReplayOptions
+    public let description: DeviceDescription
+    public var source: DeviceSource { .replay }
+    public var path: String { options.recordingPath }
+    public var pollDescriptor: Int32? { nil }
+
+    private let events: [InputEvent]
+    private let firstTime: Int64
+    /// Recording time from the start of one pass to the start of the next.
+    private let periodMicroseconds: Int64
+    private let startMonotonicMicroseconds: Int64
+    private var pass: Int64 = 0
+    private var index = 0
+    /// Set once a replay that does not loop has reported its final reset.
+    private var ended = false
+
+    /// Loads the recording (and description) and schedules its first event for `startMonotonicMicroseconds`.
+    public init(options: ReplayOptions, startMonotonicMicroseconds: Int64) throws(ReplayError) {
+        guard ReplayOptions.speedRange.contains(options.speed) else {
+            throw ReplayError(
+                "replay speed \(options.speed) is out of range; use a speed from \(ReplayOptions.speedRange.lowerBound) to \(Int(ReplayOptions.speedRange.upperBound))")
+        }
+        let recording = try ReplaySource.parse(options.recordingPath)
+        var device = recording.device
+        if let descriptionPath = options.descriptionPath {
+            guard let d = try ReplaySource.parse(descriptionPath).device else {
+                throw ReplayError("\(descriptionPath): has no device description (N:, I:, P:, B:, A: lines)")
+            }
+            device = d
+        }
+        guard let device else {
+            throw ReplayError(
+                "\(options.recordingPath): has no device description; pass the device's .desc file with --device")
+        }
+        guard let first = recording.events.first, let last = recording.events.last else {
+            throw ReplayError("\(options.recordingPath): has no events (E: lines) to replay")
+        }
+        self.options = options
+        self.description = device
+        self.events = recording.events
+        self.firstTime = first.timeMicroseconds
+        self.periodMicroseconds = max(0, last.timeMicroseconds - first.timeMicroseconds) + ReplaySource.passGapMicroseconds
+        self.startMonotonicMicroseconds = startMonotonicMicroseconds
+    }
+
+    private static func parse(_ path: String) throws(ReplayError) -> EvemuRecording {
+        let bytes: [UInt8]
+        do {
+            bytes = try SystemCall.readFile(path)
+        } catch {
+            throw ReplayError("cannot read recording: \(error)")
+        }
+        do {
+            return try EvemuParser.parse(text: String(decoding: bytes, as: UTF8.self), fileName: path)
+        } catch {
+            throw ReplayError(error.description)
+        }
+    }
+
+    /// Whether every event has been played and the final reset reported (never true for a loop).
+    public var finished: Bool { ended }
+
+    /// Number of passes started so far, counting the current one.
+    public var passesStarted: Int64 { pass + 1 }
+
+    public func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64 {
+        let elapsed = Double(eventMicroseconds - firstTime) / options.speed
+        return startMonotonicMicroseconds + Int64(elapsed.rounded(.up))
+    }
+
+    /// Event time of the next report: an event of the current pass, or the reset that ends the pass
+    /// `passGapMicroseconds` after its last event (where the next pass of a loop starts).
+    private var nextEventTime: Int64? {
+        if ended { return nil }
+        if index < events.count { return events[index].timeMicroseconds + pass * periodMicroseconds }
+        return firstTime + (pass + 1) * periodMicroseconds
+    }
+
+    public var nextWakeMicroseconds: Int64? {
+        nextEventTime.map(monotonicMicroseconds(forEventTime:))
+    }
+
+    public func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) {
+        var budget = ReplaySource.maximumReportsPerRead
+        while budget > 0, let time = nextEventTime, monotonicMicroseconds(forEventTime: time) <= nowMicroseconds {
+            if index < events.count {
+                var event = events[index]
+                event.timeMicroseconds = time
+                handler(.event(event))
+                index += 1
+            } else {
+                handler(.reset(atMicroseconds: time))
+                if options.loop {
+                    pass += 1
+                    index = 0
+                } else {
+                    ended = true
+                }
+            }
+            budget -= 1
+        }
+    }
+}
