@@ -1,1 +1,251 @@
-// GestureClient module (work in progress)
+import GestureCore
+import GestureProtocol
+import Glibc
+
+/// Where clients find the daemon.
+public enum GestureClientDefaults {
+    public static let environmentVariable = GestureProtocol.socketEnvironmentVariable
+    public static let socketPath = GestureProtocol.defaultSocketPath
+
+    /// `explicit` if given, else $GESTURED_SOCKET, else the default path.
+    public static func socketPath(explicit: String?) -> String {
+        let environment = getenv(environmentVariable).map { String(cString: $0) }
+        return GestureProtocol.socketPath(
+            option: explicit, environment: environment.map { [environmentVariable: $0] } ?? [:])
+    }
+}
+
+/// What can go wrong talking to the daemon; each message says what to do.
+public enum GestureClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The socket could not be reached.
+    case connect(path: String, errno: Int32, hint: String)
+    /// The daemon closed the connection.
+    case closed
+    /// The daemon sent something this client cannot read.
+    case malformed(ProtocolDecodingError)
+    /// The daemon answered a request with an error.
+    case daemon(ProtocolError)
+    /// No reply came within the time allowed.
+    case timeout
+    case system(operation: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .connect(let path, let code, let hint):
+            return "cannot connect to \(path): \(String(cString: strerror(code))); \(hint)"
+        case .closed:
+            return "the daemon closed the connection"
+        case .malformed(let error):
+            return "unexpected message from the daemon: \(error)"
+        case .daemon(let error):
+            return "the daemon refused the request: \(error.message) (\(error.code.rawValue))"
+        case .timeout:
+            return "the daemon did not answer in time"
+        case .system(let operation, let code):
+            return "\(operation): \(String(cString: strerror(code))) (errno \(code))"
+        }
+    }
+}
+
+/// A connection to gestured, for Swift programs: connect, subscribe with a filter, receive typed
+/// events. Blocking, single-threaded; `fd` can be put in the caller's own poll loop (call `next` with a
+/// zero timeout when it is readable).
+///
+///     let client = try GestureClient.connect()
+///     try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe], updates: true))
+///     while let message = try client.next() {
+///         if case .gesture(let g) = message { print(g.event.kind, g.event.phase) }
+///     }
+public final class GestureClient {
+    /// The connected socket.
+    public let fd: Int32
+    public let path: String
+    /// What the daemon said on connecting: its protocol version and devices.
+    public private(set) var hello: Hello
+
+    private var framer = LineFramer(maximumLineBytes: 16 << 20)
+    /// Messages read while waiting for a reply, handed out by `next` in order.
+    private var pending: [ServerMessage] = []
+    private var pendingStart = 0
+    private var lastRequestID = 0
+    private var closed = false
+
+    /// Connects to the daemon at `path` (default: $GESTURED_SOCKET, else /run/gestured/gestured.sock) and
+    /// reads its `hello`.
+    public static func connect(path: String? = nil, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> GestureClient {
+        let resolved = GestureClientDefaults.socketPath(explicit: path)
+        let fd = try ClientSocket.connect(path: resolved)
+        return try GestureClient(fd: fd, path: resolved, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    private init(fd: Int32, path: String, timeoutMilliseconds: Int32) throws(GestureClientError) {
+        self.fd = fd
+        self.path = path
+        // Temporarily a placeholder so `receive` can run; replaced by the real hello below.
+        self.hello = Hello(devices: [])
+        var first: ServerMessage?
+        do {
+            first = try receive(timeoutMilliseconds: timeoutMilliseconds)
+        } catch {
+            ClientSocket.close(fd)
+            throw error
+        }
+        switch first {
+        case .hello(let hello)?:
+            self.hello = hello
+        case .error(let error)?:
+            ClientSocket.close(fd)
+            throw .daemon(error)  // too-many-clients
+        case nil:
+            ClientSocket.close(fd)
+            throw .timeout
+        case .some:
+            ClientSocket.close(fd)
+            throw .malformed(ProtocolDecodingError("the daemon did not start with hello"))
+        }
+    }
+
+    deinit { if !closed { ClientSocket.close(fd) } }
+
+    /// Closes the connection.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        ClientSocket.close(fd)
+    }
+
+    // MARK: Requests
+
+    /// Starts (or changes) the subscription; returns the filter the daemon applies.
+    @discardableResult
+    public func subscribe(_ filter: SubscriptionFilter = .all, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> SubscriptionFilter {
+        switch try request(.subscribe(filter), timeoutMilliseconds: timeoutMilliseconds) {
+        case .subscribed(_, let applied): return applied
+        default: throw .malformed(ProtocolDecodingError("subscribe was not answered with subscribed"))
+        }
+    }
+
+    /// Stops the subscription.
+    public func unsubscribe(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) {
+        _ = try request(.unsubscribe, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// The daemon's current devices.
+    public func devices(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> [DeviceInfo] {
+        switch try request(.devices, timeoutMilliseconds: timeoutMilliseconds) {
+        case .devices(_, let devices): return devices
+        default: throw .malformed(ProtocolDecodingError("devices was not answered with devices"))
+        }
+    }
+
+    /// Checks the connection.
+    public func ping(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) {
+        _ = try request(.ping, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Sends a request with a fresh numeric id and waits for the reply with that id. Other messages that
+    /// arrive meanwhile (gestures, notifications) are kept for `next`.
+    public func request(_ request: Request, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> ServerMessage {
+        lastRequestID += 1
+        let id = JSONValue.integer(lastRequestID)
+        try send(RequestMessage(id: id, request))
+        let deadline = ClientSocket.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        var held: [ServerMessage] = []
+        defer { pending.append(contentsOf: held) }
+        while true {
+            let left = timeoutMilliseconds < 0 ? -1 : Int32(clamping: max(0, deadline - ClientSocket.monotonicMilliseconds()))
+            guard let message = try readMessage(timeoutMilliseconds: left) else { throw .timeout }
+            switch message {
+            case .subscribed(let replyID, _) where replyID == id,
+                .unsubscribed(let replyID) where replyID == id,
+                .devices(let replyID, _) where replyID == id,
+                .pong(let replyID) where replyID == id:
+                return message
+            case .error(let error) where error.id == id:
+                throw .daemon(error)
+            case .error(let error) where error.id == nil && Self.closesConnection(error.code):
+                throw .daemon(error)
+            default:
+                held.append(message)
+            }
+        }
+    }
+
+    private static func closesConnection(_ code: ProtocolError.Code) -> Bool {
+        switch code {
+        case .lineTooLong, .tooManyErrors, .tooManyClients: return true
+        case .invalidJSON, .invalidRequest, .unknownRequest: return false
+        }
+    }
+
+    /// Sends a request without waiting for its reply.
+    public func send(_ request: RequestMessage) throws(GestureClientError) {
+        try ClientSocket.writeAll(fd, Array((request.encoded + "\n").utf8))
+    }
+
+    /// Sends raw bytes (for tests of the daemon's input handling).
+    public func sendRaw(_ bytes: [UInt8]) throws(GestureClientError) {
+        try ClientSocket.writeAll(fd, bytes)
+    }
+
+    // MARK: Receiving
+
+    /// The next message: first those held back while waiting for replies, then from the socket. Nil when
+    /// `timeoutMilliseconds` passes first (-1 waits forever). Throws `.closed` when the daemon closed the
+    /// connection.
+    public func next(timeoutMilliseconds: Int32 = -1) throws(GestureClientError) -> ServerMessage? {
+        if pendingStart < pending.count {
+            let message = pending[pendingStart]
+            pendingStart += 1
+            if pendingStart == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingStart = 0
+            }
+            return message
+        }
+        return try readMessage(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// The next gesture event, skipping other messages; nil on timeout.
+    public func nextGesture(timeoutMilliseconds: Int32 = -1) throws(GestureClientError) -> DeviceGestureEvent? {
+        let deadline = ClientSocket.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        while true {
+            let left = timeoutMilliseconds < 0 ? -1 : Int32(clamping: max(0, deadline - ClientSocket.monotonicMilliseconds()))
+            guard let message = try next(timeoutMilliseconds: left) else { return nil }
+            if case .gesture(let g) = message { return g }
+        }
+    }
+
+    private func receive(timeoutMilliseconds: Int32) throws(GestureClientError) -> ServerMessage? {
+        try readMessage(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Reads until one whole line is framed, then decodes it.
+    private func readMessage(timeoutMilliseconds: Int32) throws(GestureClientError) -> ServerMessage? {
+        let deadline = ClientSocket.monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let output = framer.next() {
+                switch output {
+                case .line(let line):
+                    if line.isEmpty { continue }
+                    do {
+                        return try ServerMessage.decode(line: line)
+                    } catch {
+                        throw .malformed(error)
+                    }
+                case .lineTooLong:
+                    throw .malformed(ProtocolDecodingError("the daemon sent a line longer than 16 MiB"))
+                }
+            }
+            if closed { throw .closed }
+            let left = timeoutMilliseconds < 0 ? -1 : Int32(clamping: max(0, deadline - ClientSocket.monotonicMilliseconds()))
+            guard try ClientSocket.waitReadable(fd, timeoutMilliseconds: left) else { return nil }
+            let n = try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(GestureClientError) in try ClientSocket.read(fd, into: raw) }
+            }.get()
+            if n == 0 { throw .closed }
+            framer.append(buffer[0..<n])
+        }
+    }
+}

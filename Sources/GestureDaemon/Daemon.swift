@@ -153,7 +153,7 @@ public final class Daemon {
                 listener = try Listener.create(
                     path: configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
                 Log.info(
-                    "listening on \(listener.path) (mode \(String(configuration.socketMode, radix: 8)), group "
+                    "listening on \(listener.path) (mode 0\(String(configuration.socketMode, radix: 8)), group "
                         + "\(configuration.socketGroup.isEmpty ? "of the daemon" : configuration.socketGroup))")
             }
             try add(listener.fd, .listener, interest: .readable)

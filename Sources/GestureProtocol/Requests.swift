@@ -177,8 +177,6 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case tooManyErrors = "too-many-errors"
         /// The daemon already serves its maximum number of clients; it closes the connection.
         case tooManyClients = "too-many-clients"
-        /// The daemon is stopping; it closes the connection.
-        case shuttingDown = "shutting-down"
     }
 
     public var code: Code

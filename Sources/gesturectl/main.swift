@@ -6,6 +6,8 @@ import Glibc
 /// Subcommands: name, one-line summary, entry point (arguments after the subcommand) -> exit status.
 let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("replay", "run the recognizer over an evemu recording and print the gesture events", runReplay),
+    ("monitor", "print the running daemon's gesture events as they happen", runMonitor),
+    ("devices", "list the devices the running daemon reads", runDevices),
 ]
 
 @MainActor func usage() -> String {

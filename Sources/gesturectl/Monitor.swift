@@ -1,0 +1,208 @@
+// `gesturectl monitor` and `gesturectl devices`: clients of the running daemon.
+#if canImport(Glibc)
+import Glibc
+#endif
+import GestureClient
+import GestureCore
+import GestureProtocol
+
+private let monitorUsage = """
+    usage: gesturectl monitor [--socket PATH] [--json] [--kinds LIST] [--edges LIST] [--fingers LIST]
+                              [--device ID]... [--no-updates] [--count N]
+
+    Subscribes to the running gestured and prints its gesture events as they happen, one line each, and
+    the devices that come and go. Stops on Ctrl-C, or after --count gesture events.
+
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(GestureProtocol.defaultSocketPath))
+      --json           print the daemon's JSON lines as they arrive (hello and replies included)
+      --kinds LIST     only these gestures: comma-separated edge-swipe, pan, pinch
+      --edges LIST     only edge swipes from these edges: left, right, top, bottom
+      --fingers LIST   only gestures with these finger counts, e.g. 2,3
+      --device ID      only this device (id, name or vvvv:pppp); may be repeated
+      --no-updates     begin, end and cancel only
+      --count N        exit after N gesture events
+
+    """
+
+private let devicesUsage = """
+    usage: gesturectl devices [--socket PATH] [--json]
+
+    Lists the devices the running gestured reads.
+
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(GestureProtocol.defaultSocketPath))
+      --json           print the daemon's reply as one JSON line
+
+    """
+
+/// Splits "a,b,c" and maps each item, naming the option and the allowed values when one is wrong.
+private func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) -> Set<T>? where T: Hashable {
+    var set = Set<T>()
+    for item in text.split(separator: ",", omittingEmptySubsequences: true) {
+        let trimmed = item.trimmingSpaces
+        guard let value = make(trimmed) else {
+            printError("gesturectl monitor: \(option) '\(trimmed)' is not one of: \(allowed.joined(separator: ", "))\n")
+            return nil
+        }
+        set.insert(value)
+    }
+    return set
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+func runMonitor(_ args: [String]) -> Int32 {
+    var socket: String?
+    var json = false
+    var filter = SubscriptionFilter()
+    var count: Int?
+    var i = 0
+    func next(_ option: String) -> String? {
+        guard i + 1 < args.count else {
+            printError("gesturectl monitor: \(option) needs a value\n")
+            return nil
+        }
+        i += 1
+        return args[i]
+    }
+    while i < args.count {
+        let a = args[i]
+        switch a {
+        case "--help", "-h":
+            print(monitorUsage, terminator: "")
+            return 0
+        case "--socket":
+            guard let v = next(a) else { return 2 }
+            socket = v
+        case "--json":
+            json = true
+        case "--no-updates":
+            filter.updates = false
+        case "--kinds":
+            guard let v = next(a),
+                let kinds = parseList(v, option: a, allowed: GestureKind.allCases.map(\.rawValue), { GestureKind(rawValue: $0) })
+            else { return 2 }
+            filter.kinds = kinds
+        case "--edges":
+            guard let v = next(a), let edges = parseList(v, option: a, allowed: Edge.allCases.map(\.rawValue), { Edge(rawValue: $0) })
+            else { return 2 }
+            filter.edges = edges
+        case "--fingers":
+            guard let v = next(a),
+                let fingers = parseList(v, option: a, allowed: ["1", "2", "…", "20"], { Int($0).flatMap { (1...20).contains($0) ? $0 : nil } })
+            else { return 2 }
+            filter.fingers = fingers
+        case "--device":
+            guard let v = next(a) else { return 2 }
+            filter.devices = (filter.devices ?? []).union([v])
+        case "--count":
+            guard let v = next(a) else { return 2 }
+            guard let n = Int(v), n > 0 else {
+                printError("gesturectl monitor: --count needs a positive whole number, not '\(v)'\n")
+                return 2
+            }
+            count = n
+        default:
+            printError("gesturectl monitor: unknown option '\(a)'\n\n" + monitorUsage)
+            return 2
+        }
+        i += 1
+    }
+
+    do {
+        let client = try GestureClient.connect(path: socket)
+        if json {
+            print(ServerMessage.hello(client.hello).encoded)
+        } else {
+            let names = client.hello.devices.map { "\($0.id) \"\($0.name)\"" }
+            print(
+                "connected to gestured \(client.hello.daemonVersion) at \(client.path); devices: "
+                    + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        }
+        let applied = try client.subscribe(filter)
+        if json { print(ServerMessage.subscribed(id: nil, filter: applied).encoded) }
+        fflush(nil)
+        var gestures = 0
+        while let message = try client.next() {
+            if json {
+                print(message.encoded)
+            } else {
+                switch message {
+                case .gesture(let g):
+                    print(GestureEventText.format(g.event, device: g.device))
+                case .deviceAdded(let d):
+                    print("device added: \(d.id) \"\(d.name)\" (\(d.vendorProduct)) from \(d.path ?? "?")")
+                case .deviceRemoved(let d):
+                    print("device removed: \(d.id) \"\(d.name)\"")
+                case .error(let e):
+                    printError("gesturectl monitor: the daemon says: \(e.message)\n")
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .unknown:
+                    break
+                }
+            }
+            fflush(nil)
+            if case .gesture = message {
+                gestures += 1
+                if let count, gestures >= count { return 0 }
+            }
+        }
+        return 0
+    } catch GestureClientError.closed {
+        printError("gesturectl monitor: the daemon closed the connection\n")
+        return 1
+    } catch {
+        printError("gesturectl monitor: \(error)\n")
+        return 1
+    }
+}
+
+func runDevices(_ args: [String]) -> Int32 {
+    var socket: String?
+    var json = false
+    var i = 0
+    while i < args.count {
+        switch args[i] {
+        case "--help", "-h":
+            print(devicesUsage, terminator: "")
+            return 0
+        case "--socket":
+            guard i + 1 < args.count else {
+                printError("gesturectl devices: --socket needs a path\n")
+                return 2
+            }
+            i += 1
+            socket = args[i]
+        case "--json":
+            json = true
+        default:
+            printError("gesturectl devices: unknown option '\(args[i])'\n\n" + devicesUsage)
+            return 2
+        }
+        i += 1
+    }
+    do {
+        let client = try GestureClient.connect(path: socket)
+        let devices = try client.devices()
+        if json {
+            print(ServerMessage.devices(id: nil, devices: devices).encoded)
+            return 0
+        }
+        if devices.isEmpty {
+            print("no devices")
+            return 0
+        }
+        for d in devices {
+            print("\(d.id)\t\(d.name)\t\(d.vendorProduct)\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(d.path ?? "")")
+        }
+        return 0
+    } catch {
+        printError("gesturectl devices: \(error)\n")
+        return 1
+    }
+}
