@@ -9,6 +9,8 @@ import GestureProtocol
 private let replayUsage = """
     usage: gesturectl replay [--device DESC] [--config FILE] [--no-updates] [--pretty] [--trace] RECORDING
 
+    RECORDING may be - for standard input (evemu-record /dev/input/eventN | gesturectl replay -).
+
     Runs gestured's recognizer over an evemu recording and prints the gesture events, one JSON object per
     line, to standard output (the same objects the daemon publishes). Warnings go to standard error.
 
@@ -107,8 +109,9 @@ struct ReplayFailure: Error, CustomStringConvertible {
 }
 
 /// Reads a whole text file; errors carry the path and the system's reason.
+/// "-" reads standard input.
 func readTextFile(_ path: String) throws -> String {
-    guard let f = fopen(path, "rb") else {
+    guard let f = path == "-" ? fdopen(dup(0), "rb") : fopen(path, "rb") else {
         throw ReplayFailure("cannot open \(path): \(String(cString: strerror(errno)))")
     }
     defer { fclose(f) }
