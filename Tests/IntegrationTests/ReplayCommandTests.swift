@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// `gesturectl replay` as a user runs it: the real binary, real files, exit status and output.
+@Suite struct ReplayCommandTests {
+    static let packageRoot: String = {
+        var path = #filePath  // …/Tests/IntegrationTests/ReplayCommandTests.swift
+        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        return path
+    }()
+    static let recordings = packageRoot + "/Tests/Fixtures/recordings/"
+
+    /// The gesturectl built next to this test bundle.
+    static let gesturectl: String = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for dir in [beside, beside.deletingLastPathComponent()] {
+            let candidate = dir.appendingPathComponent("gesturectl").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return packageRoot + "/.build/debug/gesturectl"
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ args: [String], stdin: Data? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: gesturectl)
+        p.arguments = args
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static func objects(_ stdout: String) throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func replayPrintsOneJSONObjectPerLine() throws {
+        let r = try Self.run(["replay", "--device", Self.recordings + "EP0430M09.desc", Self.recordings + "EP0430M09.2-finger-scroll-down.events"])
+        #expect(r.status == 0)
+        let objects = try Self.objects(r.stdout)
+        #expect(objects.count > 10)
+        #expect(objects.allSatisfy { $0["type"] as? String == "gesture" && $0["gesture"] as? String == "pan" })
+        #expect(objects.first?["phase"] as? String == "begin")
+        let end = try #require(objects.last)
+        #expect(end["phase"] as? String == "end")
+        #expect(end["committed"] as? Bool == true)
+        #expect(end["direction"] as? String == "up")
+        #expect(end["fingers"] as? Int == 2)
+        #expect(r.stderr.contains("warning: EP0430M09 reports no axis resolution"))
+    }
+
+    @Test func noUpdatesAndPretty() throws {
+        let r = try Self.run(["replay", "--no-updates", Self.recordings + "dell_canvas_touch.evemu"])
+        #expect(r.status == 0)
+        #expect(try Self.objects(r.stdout).allSatisfy { ($0["phase"] as? String) != "update" })
+        let pretty = try Self.run(["replay", "--pretty", "--no-updates", Self.recordings + "dell_canvas_touch.evemu"])
+        #expect(pretty.stdout.contains("pinch      begin  5 fingers"))
+        #expect(pretty.stdout.contains("COMMITTED"))
+    }
+
+    @Test func standardInput() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.recordings + "dell_canvas_touch.evemu"))
+        let r = try Self.run(["replay", "--no-updates", "-"], stdin: data)
+        let file = try Self.run(["replay", "--no-updates", Self.recordings + "dell_canvas_touch.evemu"])
+        #expect(r.status == 0)
+        #expect(r.stdout == file.stdout)
+    }
+
+    @Test func traceShowsTransitions() throws {
+        let r = try Self.run(["replay", "--trace", "--no-updates", Self.recordings + "dell_canvas_touch.evemu"])
+        #expect(r.stderr.contains("trace: possible -> fingers moved together -> pan #1"))
+    }
+
+    @Test func malformedRecordingNamesFileAndLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let bad = dir.appendingPathComponent("bad.events")
+        try "E: 0.1 0003 0035 5\nE: 0.1 0003 0036\n".write(to: bad, atomically: true, encoding: .utf8)
+        let r = try Self.run(["replay", "--device", Self.recordings + "EP0430M09.desc", bad.path])
+        #expect(r.status == 1)
+        #expect(r.stderr == "gesturectl replay: \(bad.path):2: expected \"E: <sec.usec> <type hex> <code hex> <value>\", got 3 fields\n")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func eventsWithoutDeviceAskForDevice() throws {
+        let r = try Self.run(["replay", Self.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("has no device description; pass the device's .desc file with --device"))
+    }
+
+    @Test func protocolADeviceIsRefused() throws {
+        let r = try Self.run(["replay", "--device", Self.recordings + "N-Trig_MultiTouch.desc", Self.recordings + "N-Trig_MultiTouch.1-finger-drag-NW-SE.events"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("N-Trig MultiTouch: uses the multitouch protocol A"))
+    }
+
+    @Test func missingFileAndBadArguments() throws {
+        let r = try Self.run(["replay", "/nonexistent/x.evemu"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "gesturectl replay: cannot open /nonexistent/x.evemu: No such file or directory\n")
+        #expect(try Self.run(["replay"]).status == 2)
+        #expect(try Self.run(["replay", "--bogus", "x"]).status == 2)
+        #expect(try Self.run(["replay", "--device"]).status == 2)
+    }
+
+    @Test func configChangesThresholdsAndBadConfigIsReported() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-config-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let wide = dir.appendingPathComponent("wide.toml")
+        try "[recognizer.edge_swipe.left]\nzone_mm = 20\n".write(to: wide, atomically: true, encoding: .utf8)
+        let args = ["--no-updates", "--device", Self.recordings + "Wacom_ISDv4_E6_Finger.desc", Self.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events"]
+        let plain = try Self.objects(try Self.run(["replay"] + args).stdout)
+        #expect(plain.first?["gesture"] as? String == "pan")
+        let edge = try Self.objects(try Self.run(["replay", "--config", wide.path] + args).stdout)
+        #expect(edge.first?["gesture"] as? String == "edge-swipe")
+        #expect(edge.last?["edge"] as? String == "left")
+        let broken = dir.appendingPathComponent("broken.toml")
+        try "[recognizer]\nslop_mm = -1\n".write(to: broken, atomically: true, encoding: .utf8)
+        let r = try Self.run(["replay", "--config", broken.path] + args)
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("gesturectl replay: \(broken.path):2:"))
+        #expect(r.stderr.contains("recognizer.slop_mm"))
+    }
+}
