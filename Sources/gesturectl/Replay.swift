@@ -132,7 +132,9 @@ func readTextFile(_ path: String) throws -> String {
 /// this device (matched by name and vendor:product; a recording has no device path).
 func replaySettings(configPath: String?, device: DeviceDescription) throws -> (RecognizerSettings, GeometrySettings) {
     guard let configPath else { return (RecognizerSettings(), GeometrySettings()) }
-    let resolved = try Configuration.load(path: configPath).resolve(for: device, path: nil)
+    let configuration = try Configuration.load(path: configPath)
+    let resolved = configuration.resolve(for: device, path: nil)
+    for warning in configuration.warnings + resolved.warnings { printError("warning: \(warning)\n") }
     if resolved.ignore {
         printError("warning: \(configPath) says to ignore \(device.name); replaying it anyway\n")
     }
