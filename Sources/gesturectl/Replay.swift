@@ -134,7 +134,8 @@ func replaySettings(configPath: String?, device: DeviceDescription) throws -> (R
     guard let configPath else { return (RecognizerSettings(), GeometrySettings()) }
     let configuration = try Configuration.load(path: configPath)
     let resolved = configuration.resolve(for: device, path: nil)
-    for warning in configuration.warnings + resolved.warnings { printError("warning: \(warning)\n") }
+    for warning in configuration.warnings { printError("warning: \(warning)\n") }
+    for warning in resolved.warnings { printError("warning: \(warning)\n") }
     if resolved.ignore {
         printError("warning: \(configPath) says to ignore \(device.name); replaying it anyway\n")
     }
