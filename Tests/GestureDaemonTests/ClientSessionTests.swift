@@ -1,0 +1,243 @@
+import GestureCore
+import GestureProtocol
+import Glibc
+import Testing
+
+@testable import GestureDaemon
+
+/// A session on one end of a socketpair; the test plays the client on the other end.
+private final class Pair {
+    let session: ClientSession
+    let peer: Int32
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
+    var received = LineFramer(maximumLineBytes: 1 << 20)
+
+    init(limit: Int = 1 << 20) {
+        var fds: [Int32] = [0, 0]
+        // SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC
+        precondition(socketpair(AF_UNIX, 1 | 0o4000 | 0o2000000, 0, &fds) == 0)
+        session = ClientSession(fd: fds[0], token: 1, label: "test client", outgoingLimitBytes: limit)
+        peer = fds[1]
+    }
+
+    private var peerOpen = true
+
+    deinit {
+        closePeer()
+        scratch.deallocate()
+    }
+
+    func closePeer() {
+        if peerOpen { close(peer) }
+        peerOpen = false
+    }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBytes { write(peer, $0.baseAddress, $0.count) } == bytes.count)
+    }
+
+    /// Lets the session read what was sent and answer; then flushes its replies.
+    @discardableResult
+    func pump() -> ClientSession.Outcome {
+        let outcome = session.readAndHandle(scratch: scratch) { [] }
+        if case .close = outcome { return outcome }
+        return session.flush()
+    }
+
+    /// Every complete line the session has written to the peer so far, decoded.
+    func replies() -> [ServerMessage] {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(peer, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n <= 0 { break }
+            received.append(buffer[0..<n])
+        }
+        var out: [ServerMessage] = []
+        while case .line(let line)? = received.next() {
+            do {
+                out.append(try ServerMessage.decode(line: line))
+            } catch {
+                Issue.record("undecodable line \(String(decoding: line, as: UTF8.self)): \(error)")
+            }
+        }
+        return out
+    }
+}
+
+@Suite struct ClientSessionTests {
+    @Test func answersRequestsEchoingTheirIDs() {
+        let p = Pair()
+        p.send("{\"type\":\"ping\",\"id\":\"a\"}\n{\"type\":\"subscribe\",\"id\":2,\"kinds\":[\"pan\"]}\n{\"type\":\"devices\",\"id\":3}\n")
+        #expect(p.pump() == .keep)
+        #expect(
+            p.replies() == [
+                .pong(id: .string("a")), .subscribed(id: .integer(2), filter: SubscriptionFilter(kinds: [.pan])),
+                .devices(id: .integer(3), devices: []),
+            ])
+        #expect(p.session.subscription == SubscriptionFilter(kinds: [.pan]))
+        p.send("{\"type\":\"unsubscribe\"}\n")
+        p.pump()
+        #expect(p.replies() == [.unsubscribed(id: nil)])
+        #expect(p.session.subscription == nil)
+    }
+
+    @Test func halfLinesWaitForTheirNewline() {
+        let p = Pair()
+        p.send("{\"type\":\"pi")
+        #expect(p.pump() == .keep)
+        #expect(p.replies() == [])
+        p.send("ng\"}\n{\"type\"")
+        p.pump()
+        #expect(p.replies() == [.pong(id: nil)])
+        p.send(":\"ping\",\"id\":9}\r\n")
+        p.pump()
+        #expect(p.replies() == [.pong(id: .integer(9))])
+    }
+
+    @Test func badRequestsGetErrorsAndTheConnectionStaysOpen() {
+        let p = Pair()
+        p.send("garbage\n[1]\n{\"type\":\"x\",\"id\":5}\n\n   \n{\"type\":\"ping\"}\n")
+        #expect(p.pump() == .keep)
+        let replies = p.replies()
+        #expect(replies.count == 4)  // blank lines are not requests
+        guard replies.count == 4 else { return }
+        if case .error(let e) = replies[0] { #expect(e.code == .invalidJSON) } else { Issue.record("\(replies[0])") }
+        if case .error(let e) = replies[1] { #expect(e.code == .invalidRequest) } else { Issue.record("\(replies[1])") }
+        if case .error(let e) = replies[2] {
+            #expect(e.code == .unknownRequest)
+            #expect(e.id == .integer(5))
+        } else {
+            Issue.record("\(replies[2])")
+        }
+        #expect(replies[3] == .pong(id: nil))
+    }
+
+    @Test func aFloodOfErrorsClosesTheConnection() {
+        let p = Pair()
+        // A good request resets the count: 15 bad, 1 good, 15 bad stays open.
+        p.send(String(repeating: "x\n", count: 15) + "{\"type\":\"ping\"}\n" + String(repeating: "x\n", count: 15))
+        #expect(p.pump() == .keep)
+        #expect(p.replies().count == 31)
+        p.send("x\n")
+        guard case .close(let reason) = p.pump() else {
+            Issue.record("the 16th bad request in a row did not close the connection")
+            return
+        }
+        #expect(reason == "sent 16 bad requests in a row")
+        _ = p.session.flush()
+        guard case .error(let e)? = p.replies().last else {
+            Issue.record("no final error")
+            return
+        }
+        #expect(e.code == .tooManyErrors)
+    }
+
+    @Test func aLineOver64KiBClosesTheConnection() {
+        let p = Pair()
+        p.send("{\"type\":\"ping\"}\n")
+        p.pump()
+        #expect(p.replies() == [.pong(id: nil)])
+        var outcome = ClientSession.Outcome.keep
+        let chunk = String(repeating: "a", count: 16 * 1024)
+        for _ in 0..<5 {
+            p.send(chunk)
+            outcome = p.pump()
+            if case .close = outcome { break }
+        }
+        guard case .close(let reason) = outcome else {
+            Issue.record("an 80 KiB line did not close the connection")
+            return
+        }
+        #expect(reason.contains("65536"))
+        _ = p.session.flush()
+        guard case .error(let e)? = p.replies().last else {
+            Issue.record("no line-too-long error")
+            return
+        }
+        #expect(e.code == .lineTooLong)
+    }
+
+    @Test func theOutgoingBufferIsBounded() {
+        let p = Pair(limit: 1000)
+        let line = String(repeating: "z", count: 99)
+        for _ in 0..<10 { #expect(p.session.enqueue(line: line)) }
+        #expect(p.session.queuedByteCount == 1000)
+        #expect(!p.session.enqueue(line: "one more"))
+        // Once the peer reads, room comes back.
+        #expect(p.session.flush() == .keep)
+        #expect(p.session.queuedByteCount == 0)
+        #expect(p.session.enqueue(line: "one more"))
+    }
+
+    @Test func aClientThatNeverReadsFillsItsBufferAndIsRefusedMore() {
+        // The kernel socket buffer takes some; past it, the session's own bound holds.
+        let p = Pair(limit: 64 * 1024)
+        let line = String(repeating: "e", count: 1023)
+        var accepted = 0
+        while p.session.enqueue(line: line) {
+            accepted += 1
+            _ = p.session.flush()
+            if accepted > 100_000 { break }
+        }
+        #expect(accepted < 100_000)
+        #expect(p.session.queuedByteCount <= 64 * 1024)
+    }
+
+    @Test func subscribersSeeWholeGesturesOnly() {
+        let p = Pair()
+        let device = DeviceInfo(id: "replay1", name: "r", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 5)
+        func event(_ id: UInt64, _ phase: GesturePhase, _ kind: GestureKind = .pan, fingers: Int = 1) -> GestureEvent {
+            GestureEvent(kind: kind, phase: phase, id: id, timeMicroseconds: 0, fingers: fingers)
+        }
+        // Not subscribed: nothing.
+        #expect(!p.session.wants(event(1, .begin), from: device))
+        p.send("{\"type\":\"subscribe\",\"fingers\":[1]}\n")
+        p.pump()
+        // Gesture 1 began before the subscription: none of it.
+        #expect(!p.session.wants(event(1, .update), from: device))
+        #expect(!p.session.wants(event(1, .end), from: device))
+        // Gesture 2: all of it.
+        #expect(p.session.wants(event(2, .begin), from: device))
+        #expect(p.session.wants(event(2, .update), from: device))
+        // A new filter that would refuse gesture 2 does not cut it in half.
+        p.send("{\"type\":\"subscribe\",\"fingers\":[2],\"updates\":false}\n")
+        p.pump()
+        #expect(!p.session.wants(event(2, .update), from: device))  // updates off now
+        #expect(p.session.wants(event(2, .end), from: device))
+        #expect(!p.session.wants(event(3, .begin, fingers: 1), from: device))
+        #expect(!p.session.wants(event(3, .cancel, fingers: 1), from: device))
+        #expect(p.session.wants(event(4, .begin, .pinch, fingers: 2), from: device))
+        #expect(!p.session.wants(event(4, .update, .pinch, fingers: 2), from: device))
+        #expect(p.session.wants(event(4, .cancel, .pinch, fingers: 2), from: device))
+        #expect(p.session.wantsNotification(about: device))
+        p.send("{\"type\":\"unsubscribe\"}\n")
+        p.pump()
+        #expect(!p.session.wants(event(5, .begin, fingers: 2), from: device))
+        #expect(!p.session.wantsNotification(about: device))
+    }
+
+    @Test func aClientThatClosesItsSideGetsItsRepliesThenIsClosed() {
+        let p = Pair()
+        p.send("{\"type\":\"subscribe\"}\n{\"type\":\"ping\",\"id\":1}")  // last request without newline
+        shutdown(p.peer, Int32(SHUT_WR))
+        #expect(p.pump() == .keep)  // the subscribe reply
+        guard case .close(let reason) = p.pump() else {
+            Issue.record("end of file did not end the session")
+            return
+        }
+        #expect(reason == "client closed the connection")
+        #expect(p.replies() == [.subscribed(id: nil, filter: .all), .pong(id: .integer(1))])
+        #expect(p.session.subscription == nil)
+    }
+
+    @Test func aClientThatVanishesIsNoticedOnWrite() {
+        let p = Pair()
+        p.closePeer()
+        p.session.enqueue(line: "{\"type\":\"pong\"}")
+        guard case .close = p.session.flush() else {
+            Issue.record("writing to a closed peer did not report it")
+            return
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Glibc
+import Testing
+
+@testable import GestureDaemon
+
+@Suite struct EventLoopTests {
+    @Test func aTimerArmedInThePastFiresAtOnceAndThenIsDisarmed() throws {
+        let loop = try EventLoop()
+        let timer = try MonotonicTimer()
+        try loop.add(timer.fd, token: 7, interest: .readable)
+        try timer.set(SystemCall.monotonicMicroseconds() - 1000)
+        let ready = try loop.wait(timeoutMilliseconds: 5000)
+        #expect(ready.map(\.token) == [7])
+        try timer.acknowledge()
+        #expect(timer.deadlineMicroseconds == nil)
+        #expect(try loop.wait(timeoutMilliseconds: 0).isEmpty)
+    }
+
+    @Test func aTimerFiresNoEarlierThanItsDeadline() throws {
+        let loop = try EventLoop()
+        let timer = try MonotonicTimer()
+        try loop.add(timer.fd, token: 1, interest: .readable)
+        let deadline = SystemCall.monotonicMicroseconds() + 20_000
+        try timer.set(deadline)
+        var ready: [Readiness] = []
+        while ready.isEmpty { ready = try loop.wait(timeoutMilliseconds: 5000) }
+        #expect(SystemCall.monotonicMicroseconds() >= deadline)
+    }
+
+    @Test func aDisarmedTimerNeverWakesTheLoop() throws {
+        let loop = try EventLoop()
+        let timer = try MonotonicTimer()
+        try loop.add(timer.fd, token: 1, interest: .readable)
+        try timer.set(SystemCall.monotonicMicroseconds() + 10_000)
+        try timer.set(nil)
+        #expect(try loop.wait(timeoutMilliseconds: 50).isEmpty)
+    }
+
+    @Test func readinessCarriesTokensAndInterestCanChange() throws {
+        let loop = try EventLoop()
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, 1 | 0o4000 | 0o2000000, 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        try loop.add(fds[0], token: 42, interest: .readable)
+        #expect(try loop.wait(timeoutMilliseconds: 0).isEmpty)
+        try loop.modify(fds[0], token: 42, interest: [.readable, .writable])
+        let writable = try loop.wait(timeoutMilliseconds: 5000)
+        #expect(writable.count == 1 && writable[0].token == 42 && writable[0].isWritable && !writable[0].isReadable)
+        #expect(write(fds[1], "x", 1) == 1)
+        try loop.modify(fds[0], token: 43, interest: .readable)
+        let readable = try loop.wait(timeoutMilliseconds: 5000)
+        #expect(readable.count == 1 && readable[0].token == 43 && readable[0].isReadable)
+        #expect(loop.remove(fds[0]) == nil)
+        #expect(loop.registrationCount == 0)
+        close(fds[1])
+        fds[1] = -1
+        #expect(try loop.wait(timeoutMilliseconds: 0).isEmpty)
+    }
+
+    @Test func nonBlockingReadAndSendReportWouldBlockAndEndOfFile() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, 1 | 0o4000 | 0o2000000, 0, &fds) == 0)
+        defer { close(fds[0]) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 1)
+        defer { buffer.deallocate() }
+        #expect(try SystemCall.read(fds[0], into: buffer) == .wouldBlock)
+        let sent = try [UInt8]("hello".utf8).withUnsafeBytes { try SystemCall.send(fds[1], $0) }
+        #expect(sent == .wrote(5))
+        #expect(try SystemCall.read(fds[0], into: buffer) == .bytes(5))
+        close(fds[1])
+        #expect(try SystemCall.read(fds[0], into: buffer) == .endOfFile)
+        #expect(throws: SystemError.self) { try [UInt8]("x".utf8).withUnsafeBytes { try SystemCall.send(fds[0], $0) } }
+    }
+}

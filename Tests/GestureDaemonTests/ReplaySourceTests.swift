@@ -1,0 +1,127 @@
+import GestureCore
+import Testing
+
+@testable import GestureDaemon
+
+@Suite struct ReplaySourceTests {
+    static let fixtures: String = {
+        var path = #filePath
+        for _ in 0..<2 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        return path + "/Fixtures/recordings/"
+    }()
+
+    private func source(loop: Bool = false, speed: Double = 1, start: Int64 = 1_000_000) throws -> ReplaySource {
+        try ReplaySource(
+            options: ReplayOptions(
+                recordingPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events",
+                descriptionPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.desc", loop: loop, speed: speed),
+            startMonotonicMicroseconds: start)
+    }
+
+    /// Everything the source reports when read at `now`.
+    private func read(_ s: ReplaySource, at now: Int64) -> [InputReport] {
+        var reports: [InputReport] = []
+        do {
+            try s.read(nowMicroseconds: now) { reports.append($0) }
+        } catch {
+            Issue.record("read threw \(error)")
+        }
+        return reports
+    }
+
+    @Test func playsEventsAtTheirRecordedTimesThenEnds() throws {
+        let s = try source()
+        let recording = try EvemuParser.parse(
+            text: String(decoding: try SystemCall.readFile(Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events"), as: UTF8.self),
+            fileName: "x")
+        let first = recording.events.first!.timeMicroseconds
+        let last = recording.events.last!.timeMicroseconds
+        #expect(s.nextWakeMicroseconds == 1_000_000)
+        // Nothing before the start.
+        #expect(read(s, at: 999_999).isEmpty)
+        // Everything recorded within the first 50 ms, in order, with its recorded time.
+        let due = read(s, at: 1_000_000 + 50_000)
+        let expected = recording.events.filter { $0.timeMicroseconds - first <= 50_000 }.map(InputReport.event)
+        #expect(due == expected)
+        // The rest, then the reset that ends the pass one gap after the last event.
+        let rest = read(s, at: 1_000_000 + (last - first) + ReplaySource.passGapMicroseconds)
+        #expect(rest.dropLast() == recording.events.dropFirst(expected.count).map(InputReport.event)[...])
+        #expect(rest.last == .reset(atMicroseconds: last + ReplaySource.passGapMicroseconds))
+        #expect(s.finished)
+        #expect(s.nextWakeMicroseconds == nil)
+    }
+
+    @Test func speedScalesThePacingNotTheTimestamps() throws {
+        let normal = try source()
+        let fast = try source(speed: 4)
+        let span: Int64 = 200_000
+        let a = read(normal, at: 1_000_000 + span)
+        let b = read(fast, at: 1_000_000 + span / 4)
+        #expect(!a.isEmpty)
+        #expect(a == b)
+    }
+
+    @Test func aLoopLaysPassesEndToEnd() throws {
+        let s = try source(loop: true, speed: 1000)
+        var reports: [InputReport] = []
+        var now: Int64 = 1_000_000
+        while reports.filter({ if case .reset = $0 { return true } else { return false } }).count < 3 {
+            now += 1000
+            reports += read(s, at: now)
+            if now > 1_000_000_000 { break }
+        }
+        #expect(!s.finished)
+        var previous = Int64.min
+        var events = 0
+        var resets = 0
+        for r in reports where resets < 3 {
+            switch r {
+            case .event(let e):
+                #expect(e.timeMicroseconds >= previous)
+                previous = e.timeMicroseconds
+                events += 1
+            case .reset(let t):
+                #expect(t > previous)
+                previous = t
+                resets += 1
+            case .dropped:
+                Issue.record("a replay reported dropped events")
+            }
+        }
+        #expect(events == 3 * 64)  // the recording has 64 events
+    }
+
+    @Test func aBatchIsBoundedSoTheLoopStaysResponsive() throws {
+        let s = try source(loop: true, speed: 1_000_000)
+        let reports = read(s, at: Int64.max / 4)
+        #expect(reports.count == ReplaySource.maximumReportsPerRead)
+        #expect(s.nextWakeMicroseconds! <= Int64.max / 4)  // more is due at once
+    }
+
+    @Test func refusesWhatCannotBeReplayed() {
+        #expect(throws: ReplayError.self) {
+            try ReplaySource(options: ReplayOptions(recordingPath: "/nonexistent.events"), startMonotonicMicroseconds: 0)
+        }
+        do {
+            _ = try ReplaySource(
+                options: ReplayOptions(recordingPath: Self.fixtures + "Wacom_ISDv4_E6_Finger.2fg-tap.events"),
+                startMonotonicMicroseconds: 0)
+            Issue.record("a recording without a description was accepted")
+        } catch {
+            #expect(error.description.contains("pass the device's .desc file with --device"))
+        }
+        do {
+            _ = try ReplaySource(
+                options: ReplayOptions(recordingPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.desc"),
+                startMonotonicMicroseconds: 0)
+            Issue.record("a description without events was accepted")
+        } catch {
+            #expect(error.description.contains("has no events"))
+        }
+        #expect(throws: ReplayError.self) {
+            try ReplaySource(
+                options: ReplayOptions(recordingPath: Self.fixtures + "dell_canvas_touch.evemu", speed: 0),
+                startMonotonicMicroseconds: 0)
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import GestureCore
+import Testing
+
+@testable import GestureProtocol
+
+@Suite struct RequestDecodingTests {
+    private func decode(_ text: String) -> Result<RequestMessage, ProtocolError> {
+        RequestMessage.decode(line: Array(text.utf8))
+    }
+
+    @Test func decodesEveryRequestWithItsID() throws {
+        #expect(try decode(#"{"type":"ping"}"#).get() == RequestMessage(.ping))
+        #expect(try decode(#"{"type":"ping","id":"abc"}"#).get() == RequestMessage(id: .string("abc"), .ping))
+        #expect(try decode(#"{"id":7.50,"type":"devices"}"#).get() == RequestMessage(id: .number("7.50"), .devices))
+        #expect(try decode(#"{"type":"unsubscribe","id":null}"#).get() == RequestMessage(id: .null, .unsubscribe))
+        #expect(try decode(#"{"type":"subscribe"}"#).get() == RequestMessage(.subscribe(.all)))
+        let full = try decode(
+            #"{"type":"subscribe","id":1,"kinds":["pan","edge-swipe"],"edges":["left"],"fingers":[2,3],"devices":["event5","Panel"],"updates":false}"#
+        ).get()
+        #expect(
+            full
+                == RequestMessage(
+                    id: .number("1"),
+                    .subscribe(
+                        SubscriptionFilter(
+                            kinds: [.pan, .edgeSwipe], edges: [.left], fingers: [2, 3], devices: ["event5", "Panel"], updates: false))))
+    }
+
+    @Test func emptyListsMeanNothingOfThatKind() throws {
+        let message = try decode(#"{"type":"subscribe","kinds":[]}"#).get()
+        #expect(message.request == .subscribe(SubscriptionFilter(kinds: [])))
+    }
+
+    @Test(arguments: [
+        ("not json", ProtocolError.Code.invalidJSON, "not valid JSON: invalid literal (expected null) at byte 0", false),
+        ("[1,2]", .invalidRequest, "a request is a JSON object, not a array", false),
+        ("{\"id\":1}", .invalidRequest, "the request has no \"type\"", true),
+        ("{\"type\":3,\"id\":1}", .invalidRequest, "\"type\" must be a string, not a number", true),
+        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping)", true),
+        ("{\"type\":\"ping\",\"id\":1,\"extra\":true}", .invalidRequest, "unknown field \"extra\" in a ping request (allowed: id, type)", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"kinds\":\"pan\"}", .invalidRequest, "\"kinds\" must be an array of strings, not a string", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"kinds\":[\"swipe\"]}", .invalidRequest, "\"kinds\" holds \"swipe\"; allowed: \"edge-swipe\", \"pan\", \"pinch\"", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"edges\":[1]}", .invalidRequest, "\"edges\" holds 1; allowed: \"left\", \"right\", \"top\", \"bottom\"", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"fingers\":[0]}", .invalidRequest, "\"fingers\" holds 0; finger counts are whole numbers 1...20", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"fingers\":[1.5]}", .invalidRequest, "\"fingers\" holds 1.5; finger counts are whole numbers 1...20", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"fingers\":2}", .invalidRequest, "\"fingers\" must be an array of numbers, not a number", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"devices\":[true]}", .invalidRequest, "\"devices\" holds a boolean; device ids and names are strings", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"updates\":\"no\"}", .invalidRequest, "\"updates\" must be true or false, not a string", true),
+        ("{\"type\":\"ping\",\"id\":[1]}", .invalidRequest, "\"id\" must be a string or a number, not a array", false),
+    ])
+    func refusesBadRequestsNamingTheProblem(text: String, code: ProtocolError.Code, message: String, echoesID: Bool) {
+        switch decode(text) {
+        case .success(let m):
+            Issue.record("decoded \(m)")
+        case .failure(let error):
+            #expect(error.code == code)
+            #expect(error.message == message)
+            #expect(error.id == (echoesID ? .number("1") : nil))
+        }
+    }
+
+    @Test func requestsRoundTrip() throws {
+        let messages = [
+            RequestMessage(id: .integer(3), .ping), RequestMessage(.devices), RequestMessage(id: .string("u"), .unsubscribe),
+            RequestMessage(
+                id: .integer(9),
+                .subscribe(SubscriptionFilter(kinds: [.pinch], edges: [.top, .bottom], fingers: [4], devices: ["x"], updates: false))),
+        ]
+        for m in messages {
+            #expect(try decode(m.encoded).get() == m)
+        }
+    }
+}
+
+@Suite struct ServerMessageTests {
+    private let device = DeviceInfo(
+        id: "event5", name: "ELAN \"Touch\"", vendorProduct: "04f3:2234", path: "/dev/input/event5", source: .evdev, slots: 10)
+
+    @Test func everyMessageRoundTrips() throws {
+        let messages: [ServerMessage] = [
+            .hello(Hello(devices: [device])),
+            .subscribed(id: .integer(1), filter: SubscriptionFilter(kinds: [.pan], fingers: [2], updates: false)),
+            .subscribed(id: nil, filter: .all),
+            .unsubscribed(id: .string("x")),
+            .devices(id: .integer(2), devices: [device]),
+            .pong(id: nil),
+            .error(ProtocolError(.unknownRequest, "unknown request type \"x\"", id: .integer(4))),
+            .deviceAdded(device),
+            .deviceRemoved(DeviceInfo(id: "replay1", name: "r", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 1)),
+        ]
+        for m in messages {
+            let line = m.encoded
+            #expect(!line.contains("\n"))
+            #expect(try ServerMessage.decode(line: Array(line.utf8)) == m)
+        }
+    }
+
+    @Test func helloCarriesTheProtocolVersionAndDevices() throws {
+        let line = ServerMessage.hello(Hello(devices: [device])).encoded
+        #expect(line.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"gestured","version":""#))
+        #expect(line.contains(#""devices":[{"id":"event5","name":"ELAN \"Touch\"","vendor_product":"04f3:2234","path":"/dev/input/event5","source":"evdev","slots":10}]"#))
+    }
+
+    @Test func errorsHaveCodeMessageAndID() {
+        let line = ServerMessage.error(ProtocolError(.invalidJSON, "bad", id: .string("q"))).encoded
+        #expect(line == #"{"type":"error","id":"q","code":"invalid-json","message":"bad"}"#)
+    }
+
+    @Test func gestureEventsDecodeBackExactly() throws {
+        let events = [
+            GestureEvent(
+                kind: .edgeSwipe, phase: .update, id: 4, timeMicroseconds: 1_330_495_962_276_924, fingers: 1, edge: .left,
+                position: Vector2(0.12, 0.5), positionMM: Vector2(12, 80), translation: Vector2(0.11, 0.00625),
+                translationMM: Vector2(11, 1), velocityMMPerSecond: Vector2(310.5, 4), progress: 0.11),
+            GestureEvent(
+                kind: .pan, phase: .end, id: 5, timeMicroseconds: 2_931_696, fingers: 2, committed: true, direction: .up,
+                position: Vector2(0.489, 0.262)),
+            GestureEvent(kind: .pan, phase: .end, id: 6, timeMicroseconds: 0, fingers: 3, committed: false),
+            GestureEvent(
+                kind: .pinch, phase: .cancel, id: 7, timeMicroseconds: -5, fingers: 3, scale: 0.62, rotationDegrees: -18.4,
+                spanMM: 14.2),
+        ]
+        for e in events {
+            let line = GestureEventJSON.encode(e, device: "event5")
+            let decoded = try ServerMessage.decode(line: Array(line.utf8))
+            #expect(decoded == .gesture(DeviceGestureEvent(event: e, device: "event5")))
+        }
+    }
+
+    @Test func clientsIgnoreWhatTheyDoNotKnow() throws {
+        let future = #"{"type":"weather","sky":"blue"}"#
+        guard case .unknown(let type, _) = try ServerMessage.decode(line: Array(future.utf8)) else {
+            Issue.record("an unknown type did not decode to .unknown")
+            return
+        }
+        #expect(type == "weather")
+        let extra = #"{"type":"pong","id":1,"new_field":[1,2,3]}"#
+        #expect(try ServerMessage.decode(line: Array(extra.utf8)) == .pong(id: .integer(1)))
+        let newCode = #"{"type":"error","code":"overheated","message":"too hot"}"#
+        guard case .error(let e) = try ServerMessage.decode(line: Array(newCode.utf8)) else {
+            Issue.record("an unknown error code did not decode to an error")
+            return
+        }
+        #expect(e.message == "overheated: too hot")
+    }
+
+    @Test func exactMicrosecondsFromSeconds() {
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "1330495962.276924") == 1_330_495_962_276_924)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "0.000005") == 5)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "-0.5") == -500_000)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "3") == 3_000_000)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "1.5e-3") == 1500)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "x") == nil)
+    }
+}
+
+@Suite struct SubscriptionFilterTests {
+    private let panel = DeviceInfo(id: "event5", name: "Panel", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10)
+
+    private func begin(_ kind: GestureKind, fingers: Int = 1, edge: Edge? = nil) -> GestureEvent {
+        GestureEvent(kind: kind, phase: .begin, id: 1, timeMicroseconds: 0, fingers: fingers, edge: edge)
+    }
+
+    @Test func noFieldsTakesEverything() {
+        for kind in GestureKind.allCases {
+            #expect(SubscriptionFilter.all.acceptsGesture(beginning: begin(kind, edge: kind == .edgeSwipe ? .top : nil), on: panel))
+        }
+    }
+
+    @Test func eachFieldNarrows() {
+        #expect(!SubscriptionFilter(kinds: [.pan]).acceptsGesture(beginning: begin(.pinch, fingers: 2), on: panel))
+        #expect(SubscriptionFilter(kinds: [.pan]).acceptsGesture(beginning: begin(.pan), on: panel))
+        #expect(SubscriptionFilter(edges: [.left]).acceptsGesture(beginning: begin(.edgeSwipe, edge: .left), on: panel))
+        #expect(!SubscriptionFilter(edges: [.left]).acceptsGesture(beginning: begin(.edgeSwipe, edge: .right), on: panel))
+        // Edges say nothing about other kinds.
+        #expect(SubscriptionFilter(edges: [.left]).acceptsGesture(beginning: begin(.pan), on: panel))
+        #expect(SubscriptionFilter(fingers: [2, 3]).acceptsGesture(beginning: begin(.pan, fingers: 3), on: panel))
+        #expect(!SubscriptionFilter(fingers: [2, 3]).acceptsGesture(beginning: begin(.pan, fingers: 1), on: panel))
+        for name in ["event5", "Panel", "04f3:2234"] {
+            #expect(SubscriptionFilter(devices: [name]).accepts(device: panel))
+        }
+        #expect(!SubscriptionFilter(devices: ["event6"]).accepts(device: panel))
+        #expect(!SubscriptionFilter(devices: ["event6"]).acceptsGesture(beginning: begin(.pan), on: panel))
+    }
+
+    @Test func socketPathPrecedence() {
+        #expect(GestureProtocol.socketPath(option: "/a", environment: ["GESTURED_SOCKET": "/b"]) == "/a")
+        #expect(GestureProtocol.socketPath(option: nil, environment: ["GESTURED_SOCKET": "/b"]) == "/b")
+        #expect(GestureProtocol.socketPath(option: nil, environment: [:]) == "/run/gestured/gestured.sock")
+        #expect(GestureProtocol.socketPath(option: "", environment: ["GESTURED_SOCKET": ""]) == "/run/gestured/gestured.sock")
+    }
+}
