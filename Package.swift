@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol", "GestureCore"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureCore"]),
         .testTarget(name: "GestureDaemonTests", dependencies: ["GestureDaemon", "GestureCore", "GestureProtocol"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["GestureClient", "GestureProtocol"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["GestureClient", "GestureProtocol", "GestureCore"]),
     ],
     cxxLanguageStandard: .cxx17
 )
