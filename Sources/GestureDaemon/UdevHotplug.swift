@@ -1,3 +1,5 @@
+import Glibc
+
 /// Which input event nodes the daemon has open, and what a udev change means for them. Pure state: the
 /// event loop asks it what to do with each discovered device or udev change, does it (opens an
 /// `EvdevDevice`, or closes one and cancels its gestures) and reports back how that went.
@@ -81,7 +83,8 @@ public struct HotplugTracker: Equatable, Sendable {
     }
 
     /// Opening the node failed. Returns whether the failure deserves a warning in the log now: the first
-    /// permission failure of a node, and every refusal; not the repeats, nor a node that vanished.
+    /// permission failure of a node, and every refusal; not the repeats, nor a node that vanished (ENODEV,
+    /// or ENOENT: udev announced a node that was gone again before it could be opened).
     @discardableResult
     public mutating func openFailed(_ devnode: String, _ error: EvdevError) -> Bool {
         switch error {
@@ -89,6 +92,10 @@ public struct HotplugTracker: Equatable, Sendable {
             nodes[devnode] = .waitingForPermission
             return permissionLogged.insert(devnode).inserted
         case .removed:
+            nodes[devnode] = nil
+            return false
+        case .system(let cause) where cause.errno == ENOENT:
+            // The node went away between udev's message and the open: a removal, not a problem.
             nodes[devnode] = nil
             return false
         case .notEvdevDevice, .unsupported, .grabFailed, .system:

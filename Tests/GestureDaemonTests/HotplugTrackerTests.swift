@@ -83,6 +83,19 @@ private let denied = EvdevError.permissionDenied(
         _ = tracker.handle(change(.add), wanted: true)
         #expect(tracker.openFailed(screen.devnode, .removed(path: screen.devnode)) == false)
         #expect(tracker.nodes.isEmpty)
+        _ = tracker.handle(change(.add), wanted: true)
+        let gone = EvdevError.system(SystemError(errno: ENOENT, operation: "open", path: screen.devnode))
+        #expect(tracker.openFailed(screen.devnode, gone) == false)
+        #expect(tracker.nodes.isEmpty)
+    }
+
+    @Test func otherSystemErrorsAreLoggedAndNotRetriedOnChange() {
+        var tracker = HotplugTracker()
+        _ = tracker.handle(change(.add), wanted: true)
+        let busy = EvdevError.system(SystemError(errno: EIO, operation: "libevdev_set_clock_id(CLOCK_MONOTONIC)"))
+        #expect(tracker.openFailed(screen.devnode, busy) == true)
+        #expect(tracker.nodes == [screen.devnode: .refused])
+        #expect(tracker.handle(change(.change), wanted: true) == .ignore)
     }
 
     @Test func aLateTouchscreenTagOpensOnChange() {
