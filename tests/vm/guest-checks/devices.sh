@@ -157,8 +157,10 @@ dc_checks() {
         local lines; lines=$(dc_journal_count "$d_node")
         check devices:eacces-logged-once "$lines journal line(s) for $d_node after two denied attempts" test "$lines" -eq 1
         journalctl -q -u gestured.service --since "@$dc_since" --no-pager -o cat | grep -F -- "$d_node" > "$WORK/devices-eacces.log" || true
-        # The rule goes away; a change re-applies the default rules (group input) and the daemon retries.
+        # The permissions are fixed (udev does not re-apply MODE/GROUP on a `change`, so as a seat manager or
+        # an admin would: by hand), then a `change` event arrives, and the daemon retries.
         rm -f "$dc_deny_rule"; udevadm control --reload
+        chgrp input "$d_node"; chmod 0660 "$d_node"
         udevadm trigger --action=change "$d_node"
         check devices:eacces-retried-on-change "opened after its permissions were fixed ($(stat -c '%A %G' "$d_node"))" \
             wait_for 20 "gestured to open $d_node" dc_is_open "$d_node"

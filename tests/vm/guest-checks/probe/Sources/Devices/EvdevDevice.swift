@@ -1,0 +1,1 @@
+../../../../../../Sources/GestureDaemon/EvdevDevice.swift
