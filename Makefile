@@ -8,7 +8,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat
 
-.PHONY: deps build release test bench demo clean
+.PHONY: deps build release test bench bench-socket demo clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -32,6 +32,12 @@ test: deps
 bench: deps
 	$(SWIFT) build -c release --product gestured-bench
 	$$($(SWIFT) build -c release --show-bin-path)/gestured-bench Tests/Fixtures
+
+# Events per second through the daemon's socket to 1 and 50 clients, and the idle daemon's memory.
+bench-socket: deps
+	$(SWIFT) build -c release --product gestured
+	$(SWIFT) build -c release --product gestured-socket-bench
+	$$($(SWIFT) build -c release --show-bin-path)/gestured-socket-bench Tests/Fixtures
 
 # Recordings the demo replays: "events-file device-file" (device-file "-" when the events file has its own).
 DEMO_DIR        := Tests/Fixtures/recordings

@@ -48,6 +48,8 @@ let package = Package(
             dependencies: ["GestureCore", "GestureProtocol", "GestureConfig", "GestureClient"]
         ),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore"]),
+        // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
+        .executableTarget(name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol"]),
 
         .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "GestureProtocol"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol", "GestureCore"]),
