@@ -68,7 +68,11 @@ public final class Listener {
             if !group.isEmpty {
                 if let gid = try SystemCall.groupID(named: group) {
                     do {
-                        try SystemCall.chgrp(path, group: gid)
+                        // Usually the socket already has the group (the service runs with it as its own):
+                        // then no chown(2), which the service's system call filter does not allow.
+                        if try SystemCall.stat(path).st_gid != gid {
+                            try SystemCall.chgrp(path, group: gid)
+                        }
                     } catch {
                         Log.warning(
                             "cannot give the socket \(path) to group '\(group)': \(error.message); only the daemon's own "

@@ -205,8 +205,39 @@ dc_checks() {
     # --- how the node is open: read-only, non-blocking, close-on-exec --------------------------------------
     check devices:open-flags "$a_node open O_RDONLY|O_NONBLOCK|O_CLOEXEC ($(dc_fd_flags "$a_node"))" dc_flags_ok "$a_node"
 
+    # --- the socket as the unit and sysusers make it; reload -------------------------------------------------
+    check devices:socket-owner "/run/gestured/gestured.sock is $(stat -c '%A %G' /run/gestured/gestured.sock 2>&1)" \
+        bash -c '[ "$(stat -c "%a %G" /run/gestured/gestured.sock)" = "660 gestured" ]'
+    check devices:socket-group-quiet "no warning about the socket's group (no chown needed under the syscall filter)" \
+        bash -c "! journalctl -q -u gestured.service --since @$dc_since -o cat | grep -q 'cannot give the socket'"
+    local pid_before; pid_before=$(dc_pid)
+    systemctl reload gestured.service
+    check devices:reload "systemctl reload (SIGHUP): same process, still active, $a_node still open" \
+        bash -c "[ \"\$(systemctl show -p MainPID --value gestured.service)\" = $pid_before ] && systemctl is-active --quiet gestured.service"
+    check devices:reload-keeps-devices "$a_node open after the reload" wait_for 20 "$a_node open after reload" dc_is_open "$a_node"
+
     systemctl stop gestured.service
     check devices:stopped "service stops cleanly (inactive, not failed)" bash -c '[ "$(systemctl is-active gestured.service)" = inactive ]'
+
+    # --- socket activation: systemd listens, the first client starts the daemon --------------------------------
+    if systemctl start gestured.socket; then
+        check devices:socket-unit "gestured.socket listening, $(stat -c '%A %G' /run/gestured/gestured.sock 2>&1)" \
+            bash -c '[ "$(stat -c "%a %G" /run/gestured/gestured.sock)" = "660 gestured" ]'
+        local listing; listing=$(timeout 60 gesturectl devices 2>&1 || true)
+        check devices:socket-activation "a client started the service and saw $a_node's device: ${listing:0:120}" \
+            bash -c "systemctl is-active --quiet gestured.service && grep -qF 'Wacom ISDv4 E6 Finger' <<< \"\$1\"" _ "$listing"
+        # The daemon must leave a socket it inherited alone: systemd keeps listening on it.
+        systemctl stop gestured.service
+        check devices:socket-survives-service-stop "socket still there after the service alone stopped" \
+            test -S /run/gestured/gestured.sock
+        listing=$(timeout 60 gesturectl devices 2>&1 || true)
+        check devices:socket-reactivation "the next client started it again: ${listing:0:80}" \
+            bash -c "systemctl is-active --quiet gestured.service && grep -qF 'Wacom ISDv4 E6 Finger' <<< \"\$1\"" _ "$listing"
+        systemctl stop gestured.service gestured.socket
+        check devices:socket-removed-on-stop "socket file gone after stopping both units" test ! -e /run/gestured/gestured.sock
+    else
+        fail devices:socket-unit "systemctl start gestured.socket failed: $(systemctl status gestured.socket 2>&1 | tail -3)"
+    fi
 
     destroy_device "$a_pid" "$a_node"
     dc_cleanup "$was_active"
