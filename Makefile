@@ -8,7 +8,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat
 
-.PHONY: deps build release test bench bench-socket demo clean
+.PHONY: deps build release test bench bench-socket demo demo-daemon clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -56,6 +56,20 @@ demo: deps
 	  else $$bin/gesturectl replay --pretty --no-updates --device "$(DEMO_DIR)/$$desc" "$(DEMO_DIR)/$$events"; fi \
 	  || exit 1; \
 	done
+
+# The whole path with no touchscreen: the daemon replays a recording as a virtual device on a private
+# socket, and `gesturectl monitor` prints what a subscribed client receives.
+demo-daemon: deps
+	$(SWIFT) build --product gestured
+	$(SWIFT) build --product gesturectl
+	@bin=$$($(SWIFT) build --show-bin-path); dir=$$(mktemp -d /tmp/gestured-demo-XXXXXX); \
+	printf '[daemon]\nsocket_group = ""\n' > $$dir/demo.toml; \
+	$$bin/gestured --no-udev --config $$dir/demo.toml --socket $$dir/gestured.sock \
+	  --replay $(DEMO_DIR)/dell_canvas_touch.evemu --speed 2 2> $$dir/gestured.log & pid=$$!; \
+	for i in $$(seq 100); do [ -S $$dir/gestured.sock ] && break; sleep 0.1; done; \
+	echo "== gestured --replay $(DEMO_DIR)/dell_canvas_touch.evemu --speed 2, seen by gesturectl monitor --no-updates"; \
+	$$bin/gesturectl monitor --socket $$dir/gestured.sock --no-updates --count 10; status=$$?; \
+	kill $$pid; wait $$pid; echo "== the daemon's log"; cat $$dir/gestured.log; rm -rf $$dir; exit $$status
 
 clean:
 	rm -rf .build

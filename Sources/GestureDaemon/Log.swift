@@ -1,5 +1,3 @@
-import Glibc
-
 /// The daemon's log: one line per message on stderr, each prefixed with its sd-daemon priority (`<3>` …
 /// `<7>`), so journald files it under the right level and a terminal still reads it.
 public enum Log {
@@ -34,19 +32,7 @@ public enum Log {
             text += line
             text += "\n"
         }
-        var bytes = Array(text.utf8)
-        // One write(2) per message so lines from concurrent writers never interleave mid-line; a short
-        // write (pipe full) is finished, errors are ignored — there is nowhere left to report them.
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n == -1 && Glibc.errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
+        // One write(2) per message, so lines from other writers never interleave mid-line.
+        text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 }

@@ -45,7 +45,7 @@ public enum SystemdNotifier {
                 errno: isUnixStream < 0 ? -isUnixStream : EINVAL, operation: "sd_is_socket_unix",
                 hint: "the socket systemd passed is not a listening Unix stream socket; check gestured.socket (ListenStream=)")
         }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        try SystemCall.setCloseOnExec(fd)
         try SystemCall.setNonBlocking(fd)
         return fd
     }

@@ -190,6 +190,29 @@ extension SystemCall {
         }
     }
 
+    /// `write(2)` until every byte is written (EINTR retried, short writes finished). Returns false when
+    /// the descriptor refuses (for the log, which has nowhere left to report that).
+    @discardableResult
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n == -1 && Glibc.errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// `fcntl(F_SETFD, FD_CLOEXEC)`.
+    public static func setCloseOnExec(_ fd: Int32) throws(SystemError) {
+        _ = try retryingInterrupts("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    }
+
     /// Reads a whole file (a recording, a configuration) with `open(2)` and `read(2)`. Files are small and
     /// local; this is only done at start-up and on reload.
     public static func readFile(_ path: String, limit: Int = 256 << 20) throws(SystemError) -> [UInt8] {
