@@ -17,8 +17,6 @@ public final class ClientSession {
         /// The client closed its sending side: the replies already owed are sent, then the connection
         /// closes. No more events.
         case draining
-        /// Closed; `reason` is what the log says.
-        case closed(reason: String)
     }
 
     /// What handling input asks the owner to do.
@@ -82,7 +80,6 @@ public final class ClientSession {
     /// Queues bytes that already end with a newline (a gesture line encoded once for every client).
     @discardableResult
     public func enqueue(bytes: UnsafeRawBufferPointer, newline: Bool = false) -> Bool {
-        if case .closed = state { return true }
         let extra = bytes.count + (newline ? 1 : 0)
         guard queuedByteCount + extra <= outgoingLimitBytes else { return false }
         if outgoingStart > 0 && outgoingStart >= outgoing.count / 2 {

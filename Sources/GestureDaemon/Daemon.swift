@@ -112,6 +112,7 @@ public final class Daemon {
             do {
                 try addReplay(replay)
             } catch {
+                listener?.removeSocketFile()
                 throw DaemonStartError("cannot replay: \(error)")
             }
         }

@@ -132,11 +132,18 @@ func cpuSeconds(_ pid: pid_t) -> Double {
     return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
-func residentKiB(_ pid: pid_t) -> Int {
-    for line in readFile("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+/// A "Key:   N kB" figure from /proc/PID/status (VmRSS, RssAnon, RssFile).
+func statusKiB(_ pid: pid_t, _ key: String) -> Int {
+    for line in readFile("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix(key + ":") {
+        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
     }
     return -1
+}
+
+/// "11912 KiB resident (1000 KiB anonymous: heap and stacks; the rest mapped from the binary and libraries), 1 thread"
+func memory(_ pid: pid_t) -> String {
+    "\(statusKiB(pid, "VmRSS")) KiB resident (\(statusKiB(pid, "RssAnon")) KiB anonymous, \(statusKiB(pid, "RssFile")) KiB "
+        + "file-backed: the binary and shared libraries), \(statusKiB(pid, "Threads")) thread(s)"
 }
 
 struct Run {
@@ -239,16 +246,17 @@ do {
     let idle = startDaemon([])
     let fd = waitForSocket()
     usleep(300_000)
-    let rss = residentKiB(idle)
+    let rss = memory(idle)
     close(fd)
     stopDaemon(idle)
     let played = startDaemon(["--replay", recording, "--speed", "1000"])
     let fd2 = waitForSocket()
     usleep(1_000_000)  // the 15 s recording at 1000x is over in 15 ms
-    let rss2 = residentKiB(played)
+    let rss2 = memory(played)
     close(fd2)
     stopDaemon(played)
-    print("\nidle daemon resident memory (VmRSS): \(rss) KiB with no devices; \(rss2) KiB after replaying a recording")
+    print("\nidle daemon, no devices, one client: \(rss)")
+    print("idle daemon after replaying a recording, one client: \(rss2)")
 }
 unlink(socketPath)
 unlink(configPath)

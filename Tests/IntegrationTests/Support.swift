@@ -321,3 +321,39 @@ func connectError(_ daemon: Daemon) -> GestureClientError? {
         return error
     }
 }
+
+/// Runs a program to completion with the bound; returns its exit status and what it wrote to stdout and
+/// stderr (together).
+func run(_ binary: String, _ arguments: [String], environment: [String] = [], in directory: TemporaryDirectory) throws -> (status: Int32, output: String) {
+    let outputPath = directory.path + "/run-\(UInt32.random(in: 0...UInt32.max)).out"
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = [binary] + arguments
+    let cArgs = argv.map { strdup($0) } + [nil]
+    let cEnv = (["PATH=/usr/bin:/bin"] + environment).map { strdup($0) } + [nil]
+    defer {
+        cArgs.forEach { free($0) }
+        cEnv.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, binary, &actions, nil, cArgs, cEnv)
+    guard rc == 0 else { throw TestFailure("posix_spawn \(binary): \(String(cString: strerror(rc)))") }
+    var status: Int32 = 0
+    try waitUntil("\(binary) \(arguments.joined(separator: " ")) to finish", context: { readWholeFile(outputPath) }) {
+        waitpid(pid, &status, WNOHANG) == pid
+    }
+    let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (code, readWholeFile(outputPath))
+}
+
+extension Paths {
+    /// gesturectl, next to gestured.
+    static func gesturectl() throws -> String {
+        let gestured = try Paths.gestured()
+        return String(gestured[..<gestured.lastIndex(of: "/")!]) + "/gesturectl"
+    }
+}
