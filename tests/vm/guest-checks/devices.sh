@@ -205,6 +205,37 @@ dc_checks() {
     # --- how the node is open: read-only, non-blocking, close-on-exec --------------------------------------
     check devices:open-flags "$a_node open O_RDONLY|O_NONBLOCK|O_CLOEXEC ($(dc_fd_flags "$a_node"))" dc_flags_ok "$a_node"
 
+    # --- an exclusive grab from the configuration ------------------------------------------------------------
+    # A [[device]] section with grab = true for a touchscreen plugged in after the reload: the daemon reads
+    # it, nobody else does.
+    cp /etc/gestured/gestured.toml "$dc_tmp/gestured.toml.saved"
+    printf '\n[[device]]\nmatch_name = "gestured-test Grabbed"\ngrab = true\n' >> /etc/gestured/gestured.toml
+    systemctl reload gestured.service
+    if create_device "$(dc_variant "gestured-test Grabbed" "02 00 00 00 00 00 00 00")"; then
+        local g_node=$DEV_NODE g_pid=$DEV_PID rec_pid gmon tries=0 others
+        wait_for 20 "gestured to open $g_node" dc_is_open "$g_node" || true
+        stdbuf -oL evemu-record "$g_node" > "$dc_tmp/grab.record" 2>/dev/null &
+        rec_pid=$!
+        wait_for 20 "evemu-record to open $g_node" has_fd_open "$rec_pid" "$g_node" || true
+        stdbuf -oL gesturectl monitor --json > "$dc_tmp/grab.jsonl" 2>/dev/null &
+        gmon=$!
+        until file_has_line "$dc_tmp/grab.jsonl" '"phase": ?"end"' || [ $tries -ge 5 ]; do
+            tries=$((tries + 1)); evemu-play "$g_node" < "$dc_sentinel"
+            wait_for 5 "a gesture end from the grabbed device" file_has_line "$dc_tmp/grab.jsonl" '"phase": ?"end"' || true
+        done
+        kill "$rec_pid" "$gmon" 2>/dev/null; wait "$rec_pid" "$gmon" 2>/dev/null
+        check devices:grab-daemon-reads "the daemon recognizes gestures on the grabbed device" \
+            file_has_line "$dc_tmp/grab.jsonl" '"phase": ?"end"'
+        # The daemon had the events, so another reader would have had them too, but for the grab.
+        others=$(grep -c '^E:' "$dc_tmp/grab.record" || true)
+        check devices:grab-exclusive "evemu-record got $others events from the grabbed device" test "$others" = 0
+        destroy_device "$g_pid" "$g_node"
+    else
+        fail devices:grab-daemon-reads "no uinput device"
+    fi
+    cp "$dc_tmp/gestured.toml.saved" /etc/gestured/gestured.toml
+    systemctl reload gestured.service
+
     # --- the socket as the unit and sysusers make it; reload -------------------------------------------------
     check devices:socket-owner "/run/gestured/gestured.sock is $(stat -c '%A %G' /run/gestured/gestured.sock 2>&1)" \
         bash -c '[ "$(stat -c "%a %G" /run/gestured/gestured.sock)" = "660 gestured" ]'
