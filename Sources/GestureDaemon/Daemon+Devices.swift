@@ -246,6 +246,14 @@ extension Daemon {
             {
                 // A replay's next event may come before the deadline; it was fed above if it was due.
                 if let wake = slot.source.nextWakeMicroseconds, wake <= now { continue }
+                // A live device may have events waiting that were stamped before the deadline (its
+                // readiness can come later in this same batch): read them first, as they happened first.
+                if slot.source.pollDescriptor != nil {
+                    pump(slot, now: now)
+                    guard devices.contains(where: { $0 === slot }),
+                        let stillDue = slot.engine.nextDeadlineMicroseconds, stillDue == deadline
+                    else { continue }
+                }
                 var out: [GestureEvent] = []
                 slot.engine.nextGestureID = nextGestureID
                 slot.engine.advance(toMicroseconds: deadline, into: &out)

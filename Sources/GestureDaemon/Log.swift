@@ -33,6 +33,6 @@ public enum Log {
             text += "\n"
         }
         // One write(2) per message, so lines from other writers never interleave mid-line.
-        text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
+        _ = text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 }
