@@ -307,6 +307,32 @@ let dellRecording = "dell_canvas_touch.evemu"
         #expect(e.code == .tooManyClients)
     }
 
+    @Test func sighupAppliesNewRecognizerSettingsToRunningDevices() throws {
+        let directory = TemporaryDirectory()
+        let notify = NotifySocket(in: directory)
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\n")
+        let daemon = try Daemon(dell + ["--loop", "--speed", "10", "--config", config], directory: directory, notify: notify)
+        let ready = try notify.waitFor("READY=1", log: { daemon.log })
+        let client = try daemon.connect()
+        try client.subscribe(SubscriptionFilter(updates: false))
+        var kinds = Set<GestureKind>()
+        while kinds != [.pan, .pinch] { kinds.insert(try nextGesture(client, from: daemon).event.kind) }
+        _ = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\n[recognizer.pan]\nenabled = false\n")
+        daemon.signal(SIGHUP)
+        let reloading = try notify.waitFor("RELOADING=1", after: ready, log: { daemon.log })
+        _ = try notify.waitFor("READY=1", after: reloading, log: { daemon.log })
+        try daemon.waitForLog("replay1: new settings applied")
+        // Everything published before the reload arrives before this pong.
+        try client.ping()
+        while try client.next(timeoutMilliseconds: 0) != nil {}
+        var pinches = 0
+        while pinches < 3 {
+            let g = try nextGesture(client, from: daemon)
+            #expect(g.event.kind != .pan, "a pan after pans were disabled")
+            if g.event.kind == .pinch && g.event.phase == .begin { pinches += 1 }
+        }
+    }
+
     @Test func sighupWithABrokenConfigurationKeepsTheRunningOne() throws {
         let directory = TemporaryDirectory()
         let notify = NotifySocket(in: directory)
