@@ -8,7 +8,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages the build and the tests need.
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat
 
-.PHONY: deps build release test bench bench-socket demo demo-daemon clean
+.PHONY: deps build release test bench bench-socket demo clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -39,37 +39,36 @@ bench-socket: deps
 	$(SWIFT) build -c release --product gestured-socket-bench
 	$$($(SWIFT) build -c release --show-bin-path)/gestured-socket-bench Tests/Fixtures
 
-# Recordings the demo replays: "events-file device-file" (device-file "-" when the events file has its own).
+# `make demo`: the whole path with no touchscreen. The daemon replays a real recording as a virtual device
+# on a private socket and `gesturectl monitor` prints what a subscribed client receives; then
+# `gesturectl replay` shows what the recognizer makes of more recordings, offline.
 DEMO_DIR        := Tests/Fixtures/recordings
+DEMO_DAEMON     := dell_canvas_touch.evemu
+# Offline replays: "events-file:device-file" (device-file "-" when the events file has its own header).
 DEMO_RECORDINGS := Wacom_ISDv4_E6_Finger.single-center-scroll.events:Wacom_ISDv4_E6_Finger.desc \
                    Wacom_ISDv4_E6_Finger.double-top-swipe.events:Wacom_ISDv4_E6_Finger.desc \
                    Atmel_maXTouch_Touchscreen.4-finger-drag-down.events:Atmel_maXTouch_Touchscreen.desc \
-                   dell_canvas_touch.evemu:-
+                   n4.events:n4.desc
 
 demo: deps
+	$(SWIFT) build --product gestured
 	$(SWIFT) build --product gesturectl
-	@bin=$$($(SWIFT) build --show-bin-path); \
+	@set -u; bin=$$($(SWIFT) build --show-bin-path); dir=$$(mktemp -d /tmp/gestured-demo-XXXXXX); \
+	printf '[daemon]\nsocket_group = ""\n' > $$dir/demo.toml; \
+	$$bin/gestured --no-udev --config $$dir/demo.toml --socket $$dir/gestured.sock \
+	  --replay $(DEMO_DIR)/$(DEMO_DAEMON) --speed 2 2> $$dir/gestured.log & pid=$$!; \
+	for i in $$(seq 100); do [ -S $$dir/gestured.sock ] && break; sleep 0.1; done; \
+	echo "== gestured --replay $(DEMO_DIR)/$(DEMO_DAEMON) --speed 2 (a 27-inch Dell Canvas), as gesturectl monitor --no-updates sees it"; \
+	timeout 60 $$bin/gesturectl monitor --socket $$dir/gestured.sock --no-updates --count 10; status=$$?; \
+	kill $$pid; wait $$pid; echo "== the daemon's log"; cat $$dir/gestured.log; rm -rf $$dir; \
+	[ $$status = 0 ] || { echo "make demo: the client did not receive the gestures (status $$status)" >&2; exit 1; }; \
 	for pair in $(DEMO_RECORDINGS); do \
 	  events=$${pair%%:*}; desc=$${pair##*:}; \
-	  echo; echo "== $$events (begin, end and cancel events; add updates by dropping --no-updates)"; \
+	  echo; echo "== gesturectl replay --pretty --no-updates $$events (offline; drop --no-updates to see every update)"; \
 	  if [ "$$desc" = - ]; then $$bin/gesturectl replay --pretty --no-updates "$(DEMO_DIR)/$$events"; \
 	  else $$bin/gesturectl replay --pretty --no-updates --device "$(DEMO_DIR)/$$desc" "$(DEMO_DIR)/$$events"; fi \
 	  || exit 1; \
 	done
-
-# The whole path with no touchscreen: the daemon replays a recording as a virtual device on a private
-# socket, and `gesturectl monitor` prints what a subscribed client receives.
-demo-daemon: deps
-	$(SWIFT) build --product gestured
-	$(SWIFT) build --product gesturectl
-	@bin=$$($(SWIFT) build --show-bin-path); dir=$$(mktemp -d /tmp/gestured-demo-XXXXXX); \
-	printf '[daemon]\nsocket_group = ""\n' > $$dir/demo.toml; \
-	$$bin/gestured --no-udev --config $$dir/demo.toml --socket $$dir/gestured.sock \
-	  --replay $(DEMO_DIR)/dell_canvas_touch.evemu --speed 2 2> $$dir/gestured.log & pid=$$!; \
-	for i in $$(seq 100); do [ -S $$dir/gestured.sock ] && break; sleep 0.1; done; \
-	echo "== gestured --replay $(DEMO_DIR)/dell_canvas_touch.evemu --speed 2, seen by gesturectl monitor --no-updates"; \
-	$$bin/gesturectl monitor --socket $$dir/gestured.sock --no-updates --count 10; status=$$?; \
-	kill $$pid; wait $$pid; echo "== the daemon's log"; cat $$dir/gestured.log; rm -rf $$dir; exit $$status
 
 clean:
 	rm -rf .build
