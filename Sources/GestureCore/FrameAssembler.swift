@@ -13,10 +13,16 @@ public struct FrameAssembler: Sendable {
         case dropped
     }
 
+    private enum ContactKind {
+        case finger, palm, hovering
+    }
+
     private struct Slot {
         var active = false
-        /// True while the contact in this slot is a palm (not a finger).
-        var palm = false
+        /// What the contact in this slot was at the last frame; only `.finger` contacts are fingers.
+        var kind = ContactKind.finger
+        /// ABS_MT_DISTANCE: above 0 the contact hovers over the surface.
+        var distance: Int32 = 0
         var trackingID: Int32 = -1
         var serial: UInt64 = 0
         var x: Int32 = 0
@@ -127,6 +133,8 @@ public struct FrameAssembler: Sendable {
             slots[currentSlot].y = clamp(e.value, geometry.yAxis, code: e.code, time: e.timeMicroseconds)
         case ABS.mtToolType:
             slots[currentSlot].toolType = e.value
+        case ABS.mtDistance:
+            slots[currentSlot].distance = e.value
         default:
             break
         }
@@ -149,7 +157,7 @@ public struct FrameAssembler: Sendable {
         slots[slot].active = true
         slots[slot].trackingID = trackingID
         slots[slot].serial = nextSerial
-        slots[slot].palm = false
+        slots[slot].kind = .finger
         nextSerial &+= 1
     }
 
@@ -158,7 +166,7 @@ public struct FrameAssembler: Sendable {
         slots[slot].active = false
         slots[slot].trackingID = -1
         slots[slot].endedSerial = slots[slot].serial
-        slots[slot].endedWasFinger = !slots[slot].palm
+        slots[slot].endedWasFinger = slots[slot].kind == .finger
     }
 
     private mutating func clamp(_ value: Int32, _ axis: AxisInfo, code: UInt16, time: Int64) -> Int32 {
@@ -182,19 +190,26 @@ public struct FrameAssembler: Sendable {
                 slots[i].endedSerial = 0
             }
             guard slots[i].active else { continue }
-            let isPalm = slots[i].toolType == MTTool.palm
-            if isPalm != slots[i].palm {
-                if isPalm {
+            let kind: ContactKind =
+                slots[i].toolType == MTTool.palm ? .palm : (slots[i].distance > 0 ? .hovering : .finger)
+            if kind != slots[i].kind {
+                switch (slots[i].kind, kind) {
+                case (.finger, .palm):
                     // A finger that turns into a palm is lost, not lifted: its gesture is cancelled.
                     frame.lost.append(slots[i].serial)
-                } else {
-                    // A palm that turns into a finger is a new finger.
+                case (.finger, .hovering):
+                    // A finger that rises off the surface but stays in range has lifted.
+                    frame.lifted.append(slots[i].serial)
+                case (.palm, .finger), (.hovering, .finger):
+                    // A palm or hovering contact that becomes a touching finger is a new finger.
                     slots[i].serial = nextSerial
                     nextSerial &+= 1
+                case (.palm, .hovering), (.hovering, .palm), (.finger, .finger), (.palm, .palm), (.hovering, .hovering):
+                    break
                 }
-                slots[i].palm = isPalm
+                slots[i].kind = kind
             }
-            if isPalm { continue }
+            if kind != .finger { continue }
             let p = geometry.normalised(rawX: slots[i].x, rawY: slots[i].y)
             frame.contacts.append(
                 Contact(serial: slots[i].serial, position: p, positionMM: geometry.millimetres(p)))

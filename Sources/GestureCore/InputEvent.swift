@@ -52,6 +52,7 @@ public enum ABS {
     public static let mtToolType: UInt16 = 0x37
     public static let mtTrackingID: UInt16 = 0x39
     public static let mtPressure: UInt16 = 0x3a
+    public static let mtDistance: UInt16 = 0x3b
 }
 
 public enum MTTool {

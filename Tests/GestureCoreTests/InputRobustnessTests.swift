@@ -177,3 +177,28 @@ import Testing
         #expect(out.count == before)  // the finger that was down when the config changed does nothing
     }
 }
+
+@Suite struct HoverTests {
+    @Test func hoveringContactsAreNotFingers() throws {
+        var s = TouchScript()
+        // A finger in range above the glass (ABS_MT_DISTANCE 1) moves across: nothing.
+        s.down(0, 30, 80)
+        s.raw(EV.abs, ABS.mtDistance, 1)
+        s.frame()
+        s.drag([0], by: 40, 0)
+        // It touches down and drags: a pan that starts where it touched.
+        s.raw(EV.abs, ABS.mtDistance, 0)
+        s.frame()
+        s.drag([0], by: 0, 30)
+        // It rises back into hover: the pan ends (a lift, not a cancel) and committed is decided.
+        s.raw(EV.abs, ABS.mtDistance, 1)
+        s.frame()
+        s.drag([0], by: 0, 20)
+        s.up(0); s.frame()
+        let events = try s.run()
+        #expect(events.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(events.first?.positionMM.x == 70)
+        #expect(events.last?.committed == true && events.last?.direction == .down)
+        #expect(events.last?.positionMM.y == 110)
+    }
+}
