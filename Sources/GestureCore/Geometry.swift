@@ -4,7 +4,8 @@ public enum PanelSizeSource: String, Sendable {
     case axisResolution = "axis resolution"
     /// A panel size configured for the device.
     case configured = "configured panel size"
-    /// Neither: a 350 mm diagonal is assumed (see GeometrySettings.assumedDiagonalMM).
+    /// Neither: a diagonal is assumed, 150 mm for a portrait panel and 350 mm for a landscape one
+    /// (see GeometrySettings.assumedDiagonalMM).
     case assumed = "assumed size"
 }
 
@@ -19,6 +20,8 @@ public struct DeviceGeometry: Sendable {
     /// Physical size along the screen's axes (width and height swapped for 90° and 270°).
     public let screenSizeMM: (width: Double, height: Double)
     public let sizeSource: PanelSizeSource
+    /// The diagonal assumed when `sizeSource` is `.assumed`.
+    public private(set) var assumedDiagonalMM: Double? = nil
 
     private let calibration: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double)?
 
@@ -36,10 +39,12 @@ public struct DeviceGeometry: Sendable {
             deviceSizeMM = panel
             sizeSource = .configured
         } else {
-            // Assume square device units and a diagonal half-way (geometrically) between a phone and a
-            // 32-inch monitor, so millimetre thresholds are off by at most ~2.3x on any panel.
+            // Assume square device units and a typical diagonal: a panel built portrait is a phone or a
+            // small tablet; a landscape one gets the geometric middle between a 7-inch tablet and a
+            // 32-inch monitor, so millimetre thresholds are off by at most ~2.3x there.
             let diagonalUnits = (xAxis.span * xAxis.span + yAxis.span * yAxis.span).squareRoot()
-            let mmPerUnit = GeometrySettings.assumedDiagonalMM / diagonalUnits
+            assumedDiagonalMM = GeometrySettings.assumedDiagonalMM(widthUnits: xAxis.span, heightUnits: yAxis.span)
+            let mmPerUnit = assumedDiagonalMM! / diagonalUnits
             deviceSizeMM = (xAxis.span * mmPerUnit, yAxis.span * mmPerUnit)
             sizeSource = .assumed
         }

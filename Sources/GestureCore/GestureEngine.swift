@@ -47,7 +47,7 @@ public struct GestureEngine: Sendable {
                 CoreWarning(
                     timeMicroseconds: 0,
                     message: "\(device.name) reports no axis resolution and no panel size is configured; "
-                        + "assuming a \(Int(GeometrySettings.assumedDiagonalMM)) mm diagonal "
+                        + "assuming a \(Int(geometry.assumedDiagonalMM ?? 0)) mm diagonal "
                         + "(set panel_width_mm and panel_height_mm for this device)"))
         }
     }

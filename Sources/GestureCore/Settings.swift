@@ -118,8 +118,17 @@ public struct GeometrySettings: Equatable, Sendable {
 
     public init() {}
 
-    /// Diagonal assumed for a panel that reports no resolution and has no configured size.
-    public static let assumedDiagonalMM: Double = 350
+    /// Diagonal assumed for a landscape panel (wider than tall in its own axes) that reports no
+    /// resolution and has no configured size: tablets, convertibles, kiosks and monitors.
+    public static let assumedLandscapeDiagonalMM: Double = 350
+    /// Diagonal assumed for a portrait panel (taller than wide in its own axes) with no resolution and no
+    /// configured size: panels built portrait are phones and small tablets (PinePhone, Librem 5, Nexus).
+    public static let assumedPortraitDiagonalMM: Double = 150
+
+    /// The diagonal assumed for a panel whose axes span `widthUnits` × `heightUnits`.
+    public static func assumedDiagonalMM(widthUnits: Double, heightUnits: Double) -> Double {
+        heightUnits > widthUnits * 1.2 ? assumedPortraitDiagonalMM : assumedLandscapeDiagonalMM
+    }
 
     public static func == (a: GeometrySettings, b: GeometrySettings) -> Bool {
         a.rotation == b.rotation && a.flipX == b.flipX && a.flipY == b.flipY && a.calibration == b.calibration

@@ -95,6 +95,20 @@ import Testing
         #expect(abs(g.screenSizeMM.height - 210) < 1e-9)
     }
 
+    @Test func portraitPanelsAreAssumedToBePhones() {
+        // A PinePhone-like panel: 720 × 1440 units, no resolution.
+        let g = DeviceGeometry(
+            xAxis: AxisInfo(minimum: 0, maximum: 720), yAxis: AxisInfo(minimum: 0, maximum: 1440),
+            settings: GeometrySettings())
+        #expect(g.sizeSource == .assumed && g.assumedDiagonalMM == 150)
+        let diagonal = (g.screenSizeMM.width * g.screenSizeMM.width + g.screenSizeMM.height * g.screenSizeMM.height).squareRoot()
+        #expect(abs(diagonal - 150) < 1e-9)
+        // Square and landscape ranges are not phones.
+        let square = DeviceGeometry(
+            xAxis: AxisInfo(minimum: 0, maximum: 4095), yAxis: AxisInfo(minimum: 0, maximum: 4095), settings: GeometrySettings())
+        #expect(square.assumedDiagonalMM == 350)
+    }
+
     @Test func rotatedScreenEdgesFollowTheUser() throws {
         // Mounted 90° clockwise: moving along the device's +y is moving left on screen... so a touch at the
         // device's top edge (y = 0) is at the screen's right edge.
