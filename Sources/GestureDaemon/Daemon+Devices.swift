@@ -37,7 +37,7 @@ extension Daemon {
     /// Whether the daemon uses a udev device: a touchscreen (or a device a configuration section names)
     /// that the configuration does not ignore. Ignoring is decided on the opened device's description.
     func wants(_ device: UdevInputDevice) -> Bool {
-        if device.isTouchscreen { return true }
+        if device.isTouchscreen || device.isUnclassified { return true }
         var description = DeviceDescription(name: device.name)
         if let vendor = device.properties["ID_VENDOR_ID"].flatMap({ UInt16($0, radix: 16) }),
             let product = device.properties["ID_MODEL_ID"].flatMap({ UInt16($0, radix: 16) })
@@ -100,7 +100,11 @@ extension Daemon {
             let id = String(udevDevice.devnode.split(separator: "/").last ?? "event")
             addDevice(source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings)
         } catch {
-            if hotplug.openFailed(udevDevice.devnode, error) {
+            if case .unsupported = error, udevDevice.isUnclassified {
+                // Probing a device udev did not classify: a keyboard or mouse refused here is expected.
+                hotplug.openFailed(udevDevice.devnode, error)
+                Log.debug("\(error.description) (udev has not classified it; probed)")
+            } else if hotplug.openFailed(udevDevice.devnode, error) {
                 Log.warning(error.description)
             } else {
                 Log.debug(error.description)

@@ -22,6 +22,10 @@ public struct UdevInputDevice: Equatable, Sendable {
 
     /// udev's input_id builtin (or a local rule) says this is a touchscreen: ID_INPUT_TOUCHSCREEN=1.
     public var isTouchscreen: Bool { properties["ID_INPUT_TOUCHSCREEN"] == "1" }
+    /// udev has not classified this device at all (no ID_INPUT): udevd is not running or its rules did not
+    /// run, as on mdev-based systems. Such a device is opened and kept only when libevdev shows a
+    /// direct-touch panel (INPUT_PROP_DIRECT), since nothing else says what it is.
+    public var isUnclassified: Bool { properties["ID_INPUT"] == nil }
     /// udev says this is a touchpad: ID_INPUT_TOUCHPAD=1.
     public var isTouchpad: Bool { properties["ID_INPUT_TOUCHPAD"] == "1" }
 }

@@ -17,6 +17,17 @@ import Testing
         #expect(touchscreens.allSatisfy { screen in devices.contains { $0.devnode == screen.devnode } })
     }
 
+    @Test func unclassifiedDevicesAreThoseUdevNeverSaw() {
+        let bare = UdevInputDevice(devnode: "/dev/input/event3", syspath: "/sys/x", name: "x", properties: [:])
+        #expect(bare.isUnclassified && !bare.isTouchscreen)
+        let keyboard = UdevInputDevice(
+            devnode: "/dev/input/event4", syspath: "/sys/y", name: "kbd", properties: ["ID_INPUT": "1", "ID_INPUT_KEYBOARD": "1"])
+        #expect(!keyboard.isUnclassified && !keyboard.isTouchscreen)
+        let screen = UdevInputDevice(
+            devnode: "/dev/input/event5", syspath: "/sys/z", name: "ts", properties: ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1"])
+        #expect(!screen.isUnclassified && screen.isTouchscreen)
+    }
+
     @Test func aCharacterDeviceThatIsNotAnInputNodeIsUnknown() throws {
         let device = try UdevDiscovery.device(devnode: "/dev/null")
         #expect(device == nil)
