@@ -130,3 +130,11 @@ uninstall:
 	rm -rf "$(DESTDIR)$(DOCDIR)"; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 	echo "make uninstall: done (the system user and group 'gestured' are left in place, as sysusers.d expects)"
+
+# --- real-kernel end-to-end tests ---------------------------------------------------------------------------
+# Boots a Debian kernel in QEMU with systemd and udev, installs gestured there (make install) and drives uinput
+# touchscreens from recordings. Installs its own host packages; caches kernel and image under .build/vm/.
+# docs/testing.md explains it and how to debug a failure.
+.PHONY: test-vm
+test-vm: deps
+	tests/vm/run.sh

@@ -9,8 +9,8 @@
 #   VM_ACCEL=tcg|kvm     force the accelerator (default: kvm only where the CPU has vmx/svm and kvm_pvm is absent)
 #   VM_SHELL=1           boot the same guest with a root login on this terminal instead of running the tests
 #                        (the rig and out shares are mounted at /mnt/rig and /mnt/out; `poweroff` to leave)
+#   VM_TRACE=1           trace every command of the guest's scripts (bash -x, with times) into guest.log
 #   VM_TESTS="10-* 50-*" run only the guest test files (tests/vm/guest/tests/*.sh) matching these patterns
-#   VM_SKIP_BUILD=1      use the gestured already staged under .build/vm/run/rig/stage (no swift build)
 #   VM_KERNEL_PACKAGE=linux-image-6.1.0-NN-amd64   pin the kernel package (default: what linux-image-amd64 depends on)
 set -euo pipefail
 
@@ -124,14 +124,16 @@ build_kernel() { # -> sets $kernel (a directory with vmlinuz and initrd.gz)
 # procps for ps/pgrep; plus the runtime libraries gestured links (found from the staged binaries).
 GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps"
 
-# Debian packages that hold the shared libraries the staged gestured binaries need.
+# Debian packages that hold the shared libraries the staged gestured binaries need (ldd, then dpkg -S on
+# the path as ldd gives it or as it resolves: dpkg knows some by /lib, others by /usr/lib).
 runtime_packages() {
-    local f lib pkgs=""
+    local f lib pkg pkgs=""
     for f in "$run/rig/stage"/usr/bin/gestured "$run/rig/stage"/usr/bin/gesturectl; do
         [ -x "$f" ] || continue
         for lib in $(ldd "$f" | awk '$3 ~ /^\// {print $3} $1 ~ /^\// {print $1}'); do
-            lib=$(readlink -f "$lib")
-            pkgs="$pkgs $(dpkg -S "$lib" 2>/dev/null | first | cut -d: -f1 || true)"
+            pkg=$( { dpkg -S "$lib" || dpkg -S "$(readlink -f "$lib")" || dpkg -S "/usr$lib"; } 2>/dev/null | first | cut -d: -f1)
+            [ -n "$pkg" ] || die "no Debian package owns $lib (needed by $f): the guest image would lack it"
+            pkgs="$pkgs $pkg"
         done
     done
     echo $pkgs | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' '
@@ -153,6 +155,12 @@ build_rootfs() { # -> sets $rootfs (an ext4 image)
     key=$( { echo "$suite"; echo "$packages"; cat "$sources"; cat "$here/image-setup.sh"; } | hash16)
     rootfs=$vmdir/rootfs-$key.ext4
     if [ -f "$rootfs" ]; then say "rootfs: cached ($rootfs)"; return; fi
+    if [ ! -x "$run/rig/stage/usr/bin/gestured" ] && ls "$vmdir"/rootfs-*.ext4 >/dev/null 2>&1; then
+        # No gestured to find libraries for (its checks fail anyway): no reason to rebuild the image.
+        rootfs=$(ls -t "$vmdir"/rootfs-*.ext4 | first)
+        say "rootfs: no gestured staged, reusing $rootfs"
+        return
+    fi
 
     started=$(date +%s)
     say "rootfs: mmdebstrap $suite with $packages"
@@ -166,7 +174,7 @@ build_rootfs() { # -> sets $rootfs (an ext4 image)
         || { tail -20 "$vmdir/mmdebstrap.log"; die "mmdebstrap failed, log: $vmdir/mmdebstrap.log"; }
     # Leave room for what the tests write (they go to the snapshot overlay, the image never changes).
     size=$(( $($SUDO du -sm "$tmp" | cut -f1) + 256 ))
-    $SUDO mke2fs -q -t ext4 -L gestured-vm -d "$tmp" "$rootfs.tmp" "${size}M"
+    $SUDO mke2fs -q -t ext4 -L gestured-vm -d "$tmp" "$rootfs.tmp" "${size}M" > /dev/null
     $SUDO chown "$(id -u):$(id -g)" "$rootfs.tmp"
     mv "$rootfs.tmp" "$rootfs"
     $SUDO rm -rf "$tmp"
@@ -175,30 +183,60 @@ build_rootfs() { # -> sets $rootfs (an ext4 image)
 }
 
 # --- gestured, staged for the guest ------------------------------------------------------------------------
-# A release build installed with `make install` into a staging root that the guest copies onto its /.
+# `make install` of a release build with the Swift runtime linked in, into a staging root (DESTDIR) that
+# the guest copies onto its / — what a distribution package would put there.
 stage_gestured() {
     local stage=$run/rig/stage started
-    if [ -n "${VM_SKIP_BUILD:-}" ]; then say "gestured: using the staged build as it is"; return; fi
-    rm -rf "$stage"; mkdir -p "$stage"
-    if ! grep -q '^install:' "$top/Makefile"; then
-        say "gestured: NOT STAGED: the Makefile has no install target yet (the guest reports 'gestured not installed')"
+    mkdir -p "$stage"
+    started=$(date +%s)
+    say "gestured: make install PREFIX=/usr DESTDIR=<staging> (release, --static-swift-stdlib)"
+    if ! make -C "$top" --no-print-directory install PREFIX=/usr DESTDIR="$stage" \
+            SWIFT_BUILD_FLAGS="-c release --static-swift-stdlib" > "$vmdir/make-install.log" 2>&1; then
+        tail -30 "$vmdir/make-install.log"
+        say "gestured: NOT INSTALLED: make install failed (log: $vmdir/make-install.log); the guest's gestured checks fail"
+        rm -rf "$stage"; mkdir -p "$stage"
         return
     fi
-    started=$(date +%s)
-    say "gestured: release build (swift build -c release --static-swift-stdlib)"
-    if ! (cd "$top" && $SWIFT build -c release --static-swift-stdlib > "$vmdir/swift-build.log" 2>&1); then
-        tail -30 "$vmdir/swift-build.log"
-        die "the release build failed, log: $vmdir/swift-build.log"
-    fi
-    make -C "$top" --no-print-directory install PREFIX=/usr DESTDIR="$stage" \
-        SWIFT_BUILD_FLAGS="-c release --static-swift-stdlib" > "$vmdir/make-install.log" 2>&1 \
-        || { tail -30 "$vmdir/make-install.log"; die "make install failed, log: $vmdir/make-install.log"; }
     say "gestured: built and staged in $(( $(date +%s) - started ))s"
 }
 
-# Expected gestures: what `gesturectl replay` on the host prints for each recording the guest replays.
+# The latency client (gesture-latency.c), built for the guest (same Debian release, so same glibc).
+build_helpers() {
+    mkdir -p "$run/rig/bin"
+    ${CC:-cc} -O2 -Wall -Werror -o "$run/rig/bin/gesture-latency" "$here/gesture-latency.c"
+}
+
+# --- recordings and expectations ---------------------------------------------------------------------------
+# Each file named in guest/recordings.list is taken from Tests/Fixtures (the project's copies) or else from
+# ../shared/recordings next to the repository. For each device description, gen-events.awk makes a
+# sentinel, a hold (a touch that stays down) and a burst.
+find_recording() {
+    local f=$1 src
+    src=$(find "$top/Tests/Fixtures" -name "$f" 2>/dev/null | first)
+    [ -n "$src" ] || src=$(find "$top/Tests/Fixtures" -name "${f#*__}" 2>/dev/null | first)
+    [ -n "$src" ] || { [ -f "$top/../shared/recordings/$f" ] && src=$top/../shared/recordings/$f; }
+    [ -n "$src" ] || die "recording $f not found in Tests/Fixtures or ../shared/recordings"
+    echo "$src"
+}
+
+prepare_recordings() {
+    local name desc events f shape
+    mkdir -p "$run/rig/rec"
+    while read -r name desc events; do
+        case "$name" in ''|'#'*) continue ;; esac
+        for f in "$desc" "$events"; do
+            [ -f "$run/rig/rec/$f" ] || cp "$(find_recording "$f")" "$run/rig/rec/$f"
+        done
+        for shape in sentinel hold burst; do
+            awk -v shape=$shape -f "$here/gen-events.awk" "$run/rig/rec/$desc" > "$run/rig/rec/$desc.$shape.events"
+        done
+    done < "$here/guest/recordings.list"
+}
+
+# What `gesturectl replay` on the host prints for each recording the guest replays, and for the sentinels:
+# the expectations the live daemon's output is checked against.
 expected_gestures() {
-    local ctl=$run/rig/stage/usr/bin/gesturectl line name desc events
+    local ctl=$run/rig/stage/usr/bin/gesturectl name desc events
     mkdir -p "$run/rig/expected"
     [ -x "$ctl" ] || return 0
     while read -r name desc events; do
@@ -206,24 +244,8 @@ expected_gestures() {
         "$ctl" replay --device "$run/rig/rec/$desc" "$run/rig/rec/$events" \
             > "$run/rig/expected/$name.jsonl" 2> "$run/rig/expected/$name.stderr" \
             || say "gesturectl replay failed on $name (see $run/rig/expected/$name.stderr)"
-    done < "$here/guest/recordings.list"
-}
-
-# --- recordings --------------------------------------------------------------------------------------------
-# Each file named in guest/recordings.list is taken from Tests/Fixtures (the project's copies) or else from
-# ../shared/recordings next to the repository.
-copy_recordings() {
-    local name desc events f src
-    mkdir -p "$run/rig/rec"
-    while read -r name desc events; do
-        case "$name" in ''|'#'*) continue ;; esac
-        for f in "$desc" "$events"; do
-            src=$(find "$top/Tests/Fixtures" -name "$f" -print -quit 2>/dev/null || true)
-            [ -n "$src" ] || { [ -f "$top/../shared/recordings/$f" ] && src=$top/../shared/recordings/$f; }
-            [ -n "$src" ] || die "recording $f not found in Tests/Fixtures or ../shared/recordings"
-            cp "$src" "$run/rig/rec/$f"
-        done
-        awk -f "$here/sentinel.awk" "$run/rig/rec/$desc" > "$run/rig/rec/$name.sentinel.events"
+        "$ctl" replay --device "$run/rig/rec/$desc" "$run/rig/rec/$desc.sentinel.events" \
+            > "$run/rig/expected/$desc.sentinel.jsonl" 2>/dev/null
     done < "$here/guest/recordings.list"
 }
 
@@ -290,6 +312,7 @@ boot_guest() {
 # --- results -----------------------------------------------------------------------------------------------
 report() {
     local out=$run/out failed=0
+    [ -s "$out/results.tsv" ] && "$here/host-checks.sh" "$run"
     echo
     if [ -f "$out/report.txt" ]; then cat "$out/report.txt"; echo; fi
     if [ ! -s "$out/results.tsv" ]; then
@@ -321,9 +344,11 @@ main() {
     rm -rf "$run"; mkdir -p "$run/rig" "$run/out"
     cp -r "$here/guest" "$run/rig/guest"
     echo "${VM_TESTS:-*}" > "$run/rig/tests-to-run"
-    copy_recordings
+    echo "${VM_TRACE:-}" > "$run/rig/trace"
+    prepare_recordings
     stage_gestured
     expected_gestures
+    build_helpers
     build_kernel
     build_rootfs
     local built=$(( $(date +%s) - t0 ))

@@ -3,10 +3,14 @@
 # under emulation nothing takes a predictable time, so nothing sleeps a fixed time and hopes.
 
 RIG=/mnt/rig           # read-only share: guest/, rec/ (recordings), stage/ (installed gestured), expected/, bin/
-OUT=/mnt/out           # results share: guest.log, results.tsv, report.txt, journal.txt, per-test files
+OUT=/mnt/out           # results share: guest.log, results.tsv, report.txt, journal.txt, work/
 REC=$RIG/rec
-WORK=$OUT/work         # per-test outputs the host reads after the run
-mkdir -p "$WORK"
+# Per-test outputs (captures, monitor output, lisgd's commands...), copied to $OUT/work after each test
+# file. They are written on tmpfs: a 9p write per line is slow enough under emulation that a listener
+# writing there falls behind and the kernel drops its events.
+WORK=/run/vmtest
+mkdir -p "$WORK" "$OUT/work"
+save_work() { cp -a "$WORK/." "$OUT/work/"; }
 
 now_ms() { local t=${EPOCHREALTIME/./}; echo $(( t / 1000 )); }
 started_ms=$(now_ms)
@@ -31,7 +35,7 @@ wait_for() {
     deadline=$(( $(now_ms) + seconds * 1000 ))
     until "$@"; do
         if [ "$(now_ms)" -ge "$deadline" ]; then log "timed out after ${seconds}s waiting for: $what"; return 1; fi
-        sleep 0.02
+        sleep 0.05
     done
 }
 
@@ -78,3 +82,48 @@ count_presses() { grep -cE '^E: [0-9.]+ 0001 014a 0*1([[:space:]]|$)' "$1" || tr
 
 # recordings.list rows: NAME DESC EVENTS
 recordings() { grep -vE '^(#|$)' "$RIG/guest/recordings.list"; }
+
+# --- gestured ----------------------------------------------------------------------------------------------
+GESTURED_UP=0          # set to 1 by tests/20-gestured.sh once the service is installed and READY
+MONITOR=$WORK/monitor.jsonl    # what a `gesturectl monitor --json` client received, all run long
+
+# require_gestured NAME — the check NAME needs the running service; fail it (not skip) when there is none.
+require_gestured() {
+    [ "$GESTURED_UP" = 1 ] && return 0
+    fail "$1" "gestured not installed or not running (see the gestured-* checks above)"
+    return 1
+}
+gestured_pid() { systemctl show -p MainPID --value gestured.service; }
+# The daemon lists the node among its devices (`gesturectl devices`).
+listed() { gesturectl devices --json 2>/dev/null | grep -q "\"path\":\"$1\""; }
+not_listed() { gesturectl devices --json 2>/dev/null | grep -q '"type":"devices"' && ! listed "$1"; }
+# announced START TYPE NODE — the monitor client got a device-added/-removed notification for NODE after
+# line START. Cheaper to poll than `gesturectl devices` (no process start), so the waits poll this and
+# then confirm once with listed / not_listed.
+announced() { monitor_since "$1" | grep "\"type\":\"$2\"" | grep -q "\"path\":\"$3\""; }
+# gestured_has START NODE — gestured announced the node, holds it open and lists it.
+gestured_has() {
+    wait_for 20 "gestured to announce $2" announced "$1" device-added "$2" \
+        && wait_for 20 "gestured to open $2" has_fd_open "$(gestured_pid)" "$2" \
+        && wait_for 20 "gesturectl devices to list $2" listed "$2"
+}
+# gestured_dropped START NODE — gestured announced the removal and no longer lists the node.
+gestured_dropped() {
+    wait_for 20 "gestured to announce the removal of $2" announced "$1" device-removed "$2" \
+        && wait_for 20 "gesturectl devices to drop $2" not_listed "$2"
+}
+monitor_lines() { cat "$MONITOR" 2>/dev/null | wc -l; }
+# monitor_since START — the monitor's lines after line START.
+monitor_since() { tail -n +"$(( $1 + 1 ))" "$MONITOR"; }
+# count_since START DEVICE-ID PHASES — gesture events of that device with a phase matching the regex.
+count_since() {
+    monitor_since "$1" | grep '"type":"gesture"' | grep "\"device\":\"$2\"" | grep -cE "\"phase\":\"($3)\"" || true
+}
+# at_least N cmd... — the command prints a number >= N.
+at_least() { local n=$1; shift; [ "$("$@")" -ge "$n" ]; }
+# journal_count REGEX — lines of gestured's journal matching REGEX (this boot).
+journal_count() { journalctl -b -u gestured.service -o cat --no-pager | grep -cE "$1" || true; }
+# cpu_ticks PID — user + system CPU time in clock ticks (/proc/PID/stat fields 14 and 15);
+# cpu_ns PID — the same in nanoseconds from the scheduler (/proc/PID/schedstat field 1), finer grained.
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+cpu_ns() { awk '{print $1}' "/proc/$1/schedstat"; }

@@ -12,6 +12,10 @@ tee_pid=$!
 log "kernel $(uname -r), $(nproc) CPUs, systemd $(systemctl --version | head -1 | cut -d' ' -f2)"
 log "system up $(cut -d' ' -f1 /proc/uptime)s after the kernel started"
 
+if [ -s "$RIG/trace" ]; then
+    PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO}: '
+    set -x
+fi
 read -r -a patterns < "$RIG/tests-to-run"      # VM_TESTS on the host; read, so "*" is not globbed here
 for t in "$RIG"/guest/tests/*.sh; do
     selected=0
@@ -23,6 +27,7 @@ for t in "$RIG"/guest/tests/*.sh; do
     log "=== $(basename "$t")"
     # A test file is sourced so that later ones can use what earlier ones set up (devices, daemons).
     . "$t"
+    save_work
 done
 
 log "=== done; collecting the journal"

@@ -1,0 +1,50 @@
+# A burst that overflows the kernel's per-client buffer: the daemon is stopped (SIGSTOP) while 3000 frames
+# are written, so evdev drops them and queues SYN_DROPPED. After SIGCONT the daemon must say so, cancel what
+# was in flight, report no gesture it did not see whole, and recognize the next gesture as usual.
+wacom=whot_evemu-devices__Wacom_ISDv4_E6_Finger.desc
+mark=$(monitor_lines)
+if require_gestured overflow-syn-dropped && create_device "$REC/$wacom"; then
+    id=$(basename "$DEV_NODE")
+    pid=$(gestured_pid)
+    gestured_has "$mark" "$DEV_NODE"
+    dropped_before=$(journal_count "$id.*SYN_DROPPED")
+    start=$(monitor_lines)
+    kill -STOP "$pid"
+    evemu-play "$DEV_NODE" < "$REC/$wacom.burst.events"
+    kill -CONT "$pid"
+    burst_end=$(monitor_lines)
+    evemu-play "$DEV_NODE" < "$REC/$wacom.sentinel.events"
+    if wait_for 30 "gestured to report the dropped events" at_least $(( dropped_before + 1 )) journal_count "$id.*SYN_DROPPED"; then
+        pass overflow-syn-dropped "journal: $(journalctl -b -u gestured.service -o cat --no-pager | grep SYN_DROPPED | tail -1)"
+    else
+        fail overflow-syn-dropped "no SYN_DROPPED warning in the journal: the burst did not overflow, or the daemon did not notice"
+    fi
+    # The sentinel's pan ends; before it, nothing but a cancelled pan (or nothing) may come from the burst.
+    if wait_for 30 "the sentinel pan to end" at_least 1 count_since "$start" "$id" end; then
+        monitor_since "$start" | grep '"type":"gesture"' | grep "\"device\":\"$id\"" > "$WORK/overflow.jsonl"
+        ids=$(grep -oE '"id":[0-9]+' "$WORK/overflow.jsonl" | sort -u -t: -k2n | cut -d: -f2)
+        last=$(echo "$ids" | tail -1)
+        wrong=""
+        for g in $ids; do
+            events=$(grep "\"id\":$g," "$WORK/overflow.jsonl")
+            kind=$(grep -oE '"gesture":"[a-z-]+"' <<< "$events" | head -1)
+            phases=$(grep -oE '"phase":"[a-z]+"' <<< "$events" | cut -d'"' -f4 | uniq | tr '\n' ' ')
+            if [ "$g" = "$last" ]; then
+                [[ $phases =~ ^begin\ (update\ )?end\ $ ]] && [ "$kind" = '"gesture":"pan"' ] || wrong="$wrong sentinel $g: $kind $phases;"
+            else
+                [[ $phases =~ (^|\ )end\  ]] && wrong="$wrong gesture $g from the burst ended: $kind $phases;"
+                [[ $phases =~ cancel ]] || wrong="$wrong gesture $g from the burst not cancelled: $kind $phases;"
+            fi
+        done
+        n=$(echo "$ids" | wc -w)
+        if [ -z "$wrong" ]; then
+            pass overflow-no-wrong-gestures "$(( n - 1 )) burst gesture(s), all cancelled; then the sentinel pan begin..end"
+        else
+            fail overflow-no-wrong-gestures "$wrong (events in $WORK/overflow.jsonl)"
+        fi
+    else
+        fail overflow-no-wrong-gestures "the gesture after the burst never ended"
+    fi
+    check overflow-daemon-runs-on "same process $pid, active" eval '[ "$(gestured_pid)" = "$pid" ] && systemctl is-active --quiet gestured.service'
+    destroy_device "$DEV_PID" "$DEV_NODE"
+fi
