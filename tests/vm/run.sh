@@ -4,7 +4,7 @@
 # docs/testing.md explains how it works and how to debug a failure. Usage: tests/vm/run.sh (or make test-vm).
 #
 # Environment knobs:
-#   VM_TIMEOUT=seconds   hard limit for the guest (default 240); QEMU is killed when it passes
+#   VM_TIMEOUT=seconds   hard limit for the guest (default 270); QEMU is killed when it passes
 #   VM_VERBOSE=1         stream the guest's serial console to stdout while it runs
 #   VM_ACCEL=tcg|kvm     force the accelerator (default: kvm only where the CPU has vmx/svm and kvm_pvm is absent)
 #   VM_SHELL=1           boot the same guest with a root login on this terminal instead of running the tests
@@ -19,7 +19,7 @@ top=$(cd "$here/../.." && pwd)
 vmdir=$top/.build/vm                 # cache: downloads, kernel-<key>/, rootfs-<key>.ext4
 run=$vmdir/run                       # this run: rig/ (read-only share), out/ (results share)
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-VM_TIMEOUT=${VM_TIMEOUT:-240}
+VM_TIMEOUT=${VM_TIMEOUT:-270}
 SWIFT=${SWIFT:-swift}
 
 t0=$(date +%s)
@@ -230,6 +230,8 @@ prepare_recordings() {
         for shape in sentinel hold burst; do
             awk -v shape=$shape -f "$here/gen-events.awk" "$run/rig/rec/$desc" > "$run/rig/rec/$desc.$shape.events"
         done
+        # guest-checks/devices.sh names a sentinel after a recording (wacom-1f-top-swipe.sentinel.events).
+        cp "$run/rig/rec/$desc.sentinel.events" "$run/rig/rec/$name.sentinel.events"
     done < "$here/guest/recordings.list"
 }
 
@@ -279,9 +281,9 @@ qemu_args() {
 common_append="console=ttyS0 panic=-1 quiet loglevel=4 systemd.show_status=1 rdinit=/init"
 
 shell_guest() {
-    say "guest: interactive shell (log in as root, no password; 'poweroff' ends it)"
+    say "guest: interactive shell (log in as root, no password; 'poweroff' ends it; killed after an hour)"
     # shellcheck disable=SC2046
-    qemu-system-x86_64 $(qemu_args) -serial mon:stdio -monitor none \
+    timeout --foreground --kill-after=5 3600 qemu-system-x86_64 $(qemu_args) -serial mon:stdio -monitor none \
         -kernel "$kernel/vmlinuz" -initrd "$kernel/initrd.gz" -append "$common_append vmtest.shell" \
         -drive "file=$rootfs,if=virtio,format=raw,snapshot=on" \
         -virtfs "local,path=$run/rig,mount_tag=rig,security_model=none,readonly=on" \
@@ -343,6 +345,8 @@ main() {
     mkdir -p "$vmdir"
     rm -rf "$run"; mkdir -p "$run/rig" "$run/out"
     cp -r "$here/guest" "$run/rig/guest"
+    mkdir -p "$run/rig/guest-checks"
+    cp "$here/guest-checks/devices.sh" "$run/rig/guest-checks/" 2>/dev/null || true
     echo "${VM_TESTS:-*}" > "$run/rig/tests-to-run"
     echo "${VM_TRACE:-}" > "$run/rig/trace"
     prepare_recordings

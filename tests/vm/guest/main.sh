@@ -12,7 +12,7 @@ tee_pid=$!
 log "kernel $(uname -r), $(nproc) CPUs, systemd $(systemctl --version | head -1 | cut -d' ' -f2)"
 log "system up $(cut -d' ' -f1 /proc/uptime)s after the kernel started"
 
-if [ -s "$RIG/trace" ]; then
+if [ -n "$(cat "$RIG/trace")" ]; then
     PS4='+ ${EPOCHREALTIME} ${BASH_SOURCE[0]##*/}:${LINENO}: '
     set -x
 fi
