@@ -4,8 +4,9 @@
 #           lifted. lisgd calls it 1-DRUL, gestured a 1-finger pan. Replayed after a recording: once a
 #           daemon has reported it, the daemon has processed everything replayed before it.
 # hold:     the sentinel without the lift: the finger stays down, the pan stays in flight.
-# burst:    one finger dragged right across the middle in 3000 frames with no time between them, then
-#           lifted: far more events than an evdev client buffer holds (for SYN_DROPPED).
+# burst:    the finger of a hold (already down, at 20%,20%) dragged on to 90%,50% in 3000 frames with no
+#           time between them, then lifted: far more events than an evdev client buffer holds (for
+#           SYN_DROPPED, with the hold's gesture in flight).
 $1 == "A:" { code = tolower($2); min[code] = $3; max[code] = $4 }
 
 function frame(t, x, y, first) {
@@ -39,7 +40,7 @@ END {
         }
         if (shape == "sentinel") lift(t)
     } else if (shape == "burst") {
-        for (i = 0; i <= 3000; i++) frame(0, at("35", 0.1 + 0.8 * i / 3000), at("36", 0.5), i == 0)
+        for (i = 1; i <= 3000; i++) frame(0, at("35", 0.2 + 0.7 * i / 3000), at("36", 0.2 + 0.3 * i / 3000), 0)
         lift(0)
     } else {
         print "gen-events.awk: shape is sentinel, hold or burst" > "/dev/stderr"; exit 1

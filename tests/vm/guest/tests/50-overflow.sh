@@ -1,6 +1,8 @@
-# A burst that overflows the kernel's per-client buffer: the daemon is stopped (SIGSTOP) while 3000 frames
-# are written, so evdev drops them and queues SYN_DROPPED. After SIGCONT the daemon must say so, cancel what
-# was in flight, report no gesture it did not see whole, and recognize the next gesture as usual.
+# A burst that overflows the kernel's per-client buffer with a gesture in flight: a finger goes down and a
+# pan begins; the daemon is stopped (SIGSTOP) while the same finger moves on through 3000 frames and lifts,
+# so evdev drops events and queues SYN_DROPPED. After SIGCONT the daemon must say so, cancel the pan in
+# flight (never end it: it did not see how it ended), report no other gesture from the burst, and
+# recognize the next gesture as usual.
 wacom=whot_evemu-devices__Wacom_ISDv4_E6_Finger.desc
 mark=$(monitor_lines)
 if require_gestured overflow-syn-dropped && create_device "$REC/$wacom"; then
@@ -9,6 +11,9 @@ if require_gestured overflow-syn-dropped && create_device "$REC/$wacom"; then
     gestured_has "$mark" "$DEV_NODE"
     dropped_before=$(journal_count "$id.*SYN_DROPPED")
     start=$(monitor_lines)
+    evemu-play "$DEV_NODE" < "$REC/$wacom.hold.events"
+    wait_for 20 "the held finger's pan to begin" at_least 1 count_since "$start" "$id" begin \
+        || fail overflow-gesture-in-flight "no pan began before the burst"
     kill -STOP "$pid"
     evemu-play "$DEV_NODE" < "$REC/$wacom.burst.events"
     kill -CONT "$pid"
@@ -37,8 +42,9 @@ if require_gestured overflow-syn-dropped && create_device "$REC/$wacom"; then
             fi
         done
         n=$(echo "$ids" | wc -w)
+        [ "$n" -ge 2 ] || wrong="$wrong the pan in flight during the burst is missing ($n gesture(s) in all);"
         if [ -z "$wrong" ]; then
-            pass overflow-no-wrong-gestures "$(( n - 1 )) burst gesture(s), all cancelled; then the sentinel pan begin..end"
+            pass overflow-no-wrong-gestures "the pan in flight cancelled ($(( n - 1 )) gesture(s) before the sentinel, none ended); then the sentinel pan begin..end"
         else
             fail overflow-no-wrong-gestures "$wrong (events in $WORK/overflow.jsonl)"
         fi
