@@ -10,26 +10,31 @@ public enum GestureEventJSON {
 
     /// Seconds with six decimals, from microseconds, exactly (no floating-point rounding).
     public static func seconds(_ microseconds: Int64) -> String {
-        let negative = microseconds < 0
-        let magnitude = microseconds.magnitude
-        let whole = magnitude / 1_000_000
-        let frac = String(magnitude % 1_000_000)
-        return (negative ? "-" : "") + String(whole) + "." + String(repeating: "0", count: 6 - frac.count) + frac
+        var bytes: [UInt8] = []
+        JSONObjectWriter.appendSeconds(microseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// One line of JSON (without the newline). `device` is the daemon's device name; replay passes nil.
+    /// One line of JSON (without the newline). `device` is the daemon's device id; replay passes nil.
     public static func encode(_ e: GestureEvent, device: String? = nil) -> String {
+        String(decoding: encodeBytes(e, device: device), as: UTF8.self)
+    }
+
+    /// The same line as UTF-8 bytes, for writers that send bytes.
+    public static func encodeBytes(_ e: GestureEvent, device: String? = nil) -> [UInt8] {
         var w = JSONObjectWriter()
-        w.string("type", "gesture")
-        w.string("gesture", e.kind.rawValue)
-        w.string("phase", e.phase.rawValue)
+        w.plainString("type", "gesture")
+        w.plainString("gesture", name(e.kind))
+        w.plainString("phase", name(e.phase))
         w.int("id", e.id)
-        w.raw("time", seconds(e.timeMicroseconds))
+        w.seconds("time", microseconds: e.timeMicroseconds)
         w.int("fingers", e.fingers)
         if let device { w.string("device", device) }
-        if let edge = e.edge { w.string("edge", edge.rawValue) }
+        if let edge = e.edge { w.plainString("edge", name(edge)) }
         if let committed = e.committed { w.bool("committed", committed) }
-        if e.kind == .pan && e.phase == .end { w.optionalString("direction", e.direction?.rawValue) }
+        if e.kind == .pan && e.phase == .end {
+            if let direction = e.direction { w.plainString("direction", name(direction)) } else { w.null("direction") }
+        }
         w.pair("position", x: e.position.x, y: e.position.y, decimals: normalisedDecimals)
         w.pair("position_mm", x: e.positionMM.x, y: e.positionMM.y, decimals: millimetreDecimals)
         w.pair("translation", x: e.translation.x, y: e.translation.y, decimals: normalisedDecimals)
@@ -41,6 +46,42 @@ public enum GestureEventJSON {
         if let scale = e.scale { w.number("scale", scale, decimals: normalisedDecimals) }
         if let rotation = e.rotationDegrees { w.number("rotation", rotation, decimals: 2) }
         if let span = e.spanMM { w.number("span_mm", span, decimals: millimetreDecimals) }
-        return w.finish()
+        return w.finishBytes()
+    }
+
+    // The wire names, as static strings (they equal the enums' raw values; a test checks it).
+    static func name(_ k: GestureKind) -> StaticString {
+        switch k {
+        case .edgeSwipe: return "edge-swipe"
+        case .pan: return "pan"
+        case .pinch: return "pinch"
+        }
+    }
+
+    static func name(_ p: GesturePhase) -> StaticString {
+        switch p {
+        case .begin: return "begin"
+        case .update: return "update"
+        case .end: return "end"
+        case .cancel: return "cancel"
+        }
+    }
+
+    static func name(_ e: Edge) -> StaticString {
+        switch e {
+        case .left: return "left"
+        case .right: return "right"
+        case .top: return "top"
+        case .bottom: return "bottom"
+        }
+    }
+
+    static func name(_ d: SwipeDirection) -> StaticString {
+        switch d {
+        case .up: return "up"
+        case .down: return "down"
+        case .left: return "left"
+        case .right: return "right"
+        }
     }
 }

@@ -55,3 +55,24 @@ import Testing
         #expect(GestureEventJSON.seconds(-1_500_000) == "-1.500000")
     }
 }
+
+@Suite struct WireNameTests {
+    @Test func staticNamesEqualRawValues() {
+        for k in GestureKind.allCases { #expect(GestureEventJSON.name(k).description == k.rawValue) }
+        for p in GesturePhase.allCases { #expect(GestureEventJSON.name(p).description == p.rawValue) }
+        for e in Edge.allCases { #expect(GestureEventJSON.name(e).description == e.rawValue) }
+        for d in SwipeDirection.allCases { #expect(GestureEventJSON.name(d).description == d.rawValue) }
+    }
+
+    @Test func integersAndSeconds() {
+        var b: [UInt8] = []
+        JSONObjectWriter.appendInteger(Int64.min, to: &b)
+        b.append(32)
+        JSONObjectWriter.appendUnsigned(UInt64.max, to: &b)
+        b.append(32)
+        JSONObjectWriter.appendInteger(0, to: &b)
+        b.append(32)
+        JSONObjectWriter.appendSeconds(123_000_045, to: &b)
+        #expect(String(decoding: b, as: UTF8.self) == "-9223372036854775808 18446744073709551615 0 123.000045")
+    }
+}

@@ -37,9 +37,26 @@ public enum EvemuParser {
         events.reserveCapacity(text.utf8.count / 28)
         var lineNumber = 0
         var lastTime = Int64.min
-        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        let bytes = Array(text.utf8)
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
             lineNumber += 1
-            var line = Substring(rawLine)
+            // Fast path for the common case, an event line in the usual form; anything else (headers,
+            // comments, malformed lines) goes through the general code below, which also words the errors.
+            if let event = fastEvent(bytes, lineStart, lineEnd) {
+                if event.timeMicroseconds < lastTime {
+                    throw RecordingError(
+                        fileName: fileName, line: lineNumber,
+                        message: "event time goes backwards (\(seconds(event.timeMicroseconds)) after \(seconds(lastTime)))")
+                }
+                lastTime = event.timeMicroseconds
+                events.append(event)
+                continue
+            }
+            var line = Substring(String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self))
             if line.last == "\r" { line = line.dropLast() }
             let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
             if trimmed.isEmpty || trimmed.first == "#" { continue }
@@ -108,6 +125,85 @@ public enum EvemuParser {
             }
         }
         return EvemuRecording(device: builder.sawHeader ? builder.build() : nil, events: events)
+    }
+
+    /// Parses "E: <sec>.<usec> <type hex> <code hex> <value>[ # comment]" straight from the bytes; nil for
+    /// anything else (the general parser then reads or rejects the line).
+    @inline(__always)
+    static func fastEvent(_ b: [UInt8], _ start: Int, _ end: Int) -> InputEvent? {
+        var i = start
+        @inline(__always) func skipBlanks() {
+            while i < end && (b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0d) { i += 1 }
+        }
+        @inline(__always) func hexDigit(_ c: UInt8) -> UInt32? {
+            switch c {
+            case 0x30...0x39: return UInt32(c - 0x30)
+            case 0x61...0x66: return UInt32(c - 0x61 + 10)
+            case 0x41...0x46: return UInt32(c - 0x41 + 10)
+            default: return nil
+            }
+        }
+        @inline(__always) func hex16() -> UInt16? {
+            var v: UInt32 = 0
+            var n = 0
+            while i < end, let d = hexDigit(b[i]) {
+                v = v << 4 | d
+                n += 1
+                i += 1
+                if n > 4 { return nil }
+            }
+            return n == 0 ? nil : UInt16(v)
+        }
+        skipBlanks()
+        guard end - i > 2, b[i] == UInt8(ascii: "E"), b[i + 1] == UInt8(ascii: ":") else { return nil }
+        i += 2
+        skipBlanks()
+        // Seconds and microseconds.
+        var whole: Int64 = 0
+        var n = 0
+        while i < end, b[i] >= 0x30 && b[i] <= 0x39 {
+            whole = whole * 10 + Int64(b[i] - 0x30)
+            n += 1
+            i += 1
+            if n > 12 { return nil }
+        }
+        guard n > 0, i < end, b[i] == UInt8(ascii: ".") else { return nil }
+        i += 1
+        var micro: Int64 = 0
+        n = 0
+        while i < end, b[i] >= 0x30 && b[i] <= 0x39 {
+            micro = micro * 10 + Int64(b[i] - 0x30)
+            n += 1
+            i += 1
+            if n > 6 { return nil }
+        }
+        guard n > 0 else { return nil }
+        for _ in n..<6 { micro *= 10 }
+        guard i < end, b[i] == 0x20 || b[i] == 0x09 else { return nil }
+        skipBlanks()
+        guard let type = hex16(), i < end, b[i] == 0x20 || b[i] == 0x09 else { return nil }
+        skipBlanks()
+        guard let code = hex16(), i < end, b[i] == 0x20 || b[i] == 0x09 else { return nil }
+        skipBlanks()
+        var negative = false
+        if i < end, b[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        var value: Int64 = 0
+        n = 0
+        while i < end, b[i] >= 0x30 && b[i] <= 0x39 {
+            value = value * 10 + Int64(b[i] - 0x30)
+            n += 1
+            i += 1
+            if n > 10 { return nil }
+        }
+        guard n > 0 else { return nil }
+        if negative { value = -value }
+        guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
+        skipBlanks()
+        guard i == end || b[i] == UInt8(ascii: "#") else { return nil }
+        return InputEvent(timeMicroseconds: whole * 1_000_000 + micro, type: type, code: code, value: Int32(value))
     }
 
     private static func parseEvent(_ fields: [Substring], fail: (String) -> RecordingError) throws(RecordingError) -> InputEvent {
