@@ -19,8 +19,10 @@ struct TouchScript {
         keys: [BTN.touch])
 
     var device: DeviceDescription
-    /// Units per millimetre used to turn the script's millimetres into device units.
+    /// Units per millimetre used to turn the script's millimetres into device units (x, and y when the
+    /// panel's axes differ).
     var unitsPerMM: Double = 10
+    var unitsPerMMY: Double? = nil
     private(set) var events: [InputEvent] = []
     private(set) var time: Int64 = 1_000_000
     /// Time between frames, microseconds (100 Hz).
@@ -44,10 +46,11 @@ struct TouchScript {
 
     private mutating func position(_ finger: Int, _ x: Double, _ y: Double) {
         let old = positions[finger]
+        let ky = unitsPerMMY ?? unitsPerMM
         let ux = Int32((x * unitsPerMM).rounded())
-        let uy = Int32((y * unitsPerMM).rounded())
+        let uy = Int32((y * ky).rounded())
         if old == nil || Int32((old!.0 * unitsPerMM).rounded()) != ux { slot(finger); emit(EV.abs, ABS.mtPositionX, ux) }
-        if old == nil || Int32((old!.1 * unitsPerMM).rounded()) != uy { slot(finger); emit(EV.abs, ABS.mtPositionY, uy) }
+        if old == nil || Int32((old!.1 * ky).rounded()) != uy { slot(finger); emit(EV.abs, ABS.mtPositionY, uy) }
         positions[finger] = (x, y)
     }
 
