@@ -109,9 +109,15 @@ public final class ReplaySource: InputSource {
     /// Number of passes started so far, counting the current one.
     public var passesStarted: Int64 { pass + 1 }
 
+    /// Farthest from the start a report is scheduled, in microseconds (about 146,000 years): a recording
+    /// may span centuries (timestamps go up to 9e12 s) and a slow speed stretches that past what Int64
+    /// holds. Such a report is due "never", instead of trapping in the conversion from Double.
+    static let farthestScheduleMicroseconds: Int64 = 1 << 62
+
     public func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64 {
-        let elapsed = Double(eventMicroseconds - firstTime) / options.speed
-        return startMonotonicMicroseconds + Int64(elapsed.rounded(.up))
+        let elapsed = (Double(eventMicroseconds - firstTime) / options.speed).rounded(.up)
+        let bound = Double(ReplaySource.farthestScheduleMicroseconds)
+        return startMonotonicMicroseconds + Int64(min(max(elapsed, -bound), bound))
     }
 
     /// Event time of the next report: an event of the current pass, or the reset that ends the pass

@@ -1,4 +1,5 @@
 import GestureCore
+import Glibc
 import Testing
 
 @testable import GestureDaemon
@@ -123,5 +124,38 @@ import Testing
                 options: ReplayOptions(recordingPath: Self.fixtures + "dell_canvas_touch.evemu", speed: 0),
                 startMonotonicMicroseconds: 0)
         }
+    }
+}
+
+@Suite struct ReplaySourceRangeTests {
+    /// A recording whose events are 1e11 s apart, played at the slowest speed: the second event is 1e21 µs
+    /// away, more than Int64 holds. It is scheduled "never" (far away), not a trap that kills the daemon.
+    @Test func aRecordingSpanningCenturiesAtTheSlowestSpeedIsScheduledFarAwayNotATrap() throws {
+        let directory = "/tmp/gestured-replay-range-\(getpid())"
+        mkdir(directory, 0o700)
+        defer {
+            unlink(directory + "/huge.events")
+            rmdir(directory)
+        }
+        let path = directory + "/huge.events"
+        let text = "E: 0.000000 0000 0000 0\nE: 100000000000.000000 0000 0000 0\n"
+        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
+        #expect(fd >= 0)
+        _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let s = try ReplaySource(
+            options: ReplayOptions(
+                recordingPath: path, descriptionPath: ReplaySourceTests.fixtures + "Atmel_maXTouch_Touchscreen.desc",
+                speed: ReplayOptions.speedRange.lowerBound),
+            startMonotonicMicroseconds: 1_000_000)
+        var reports: [InputReport] = []
+        try s.read(nowMicroseconds: 2_000_000) { reports.append($0) }
+        #expect(reports.count == 1)  // the first event; the second is centuries away
+        let wake = try #require(s.nextWakeMicroseconds)
+        #expect(wake > 1_000_000 + 1_000_000_000_000_000)
+        reports = []
+        try s.read(nowMicroseconds: Int64.max / 4) { reports.append($0) }
+        #expect(reports.isEmpty)
+        #expect(s.monotonicMicroseconds(forEventTime: -9_000_000_000_000_000_000) < 0)
     }
 }
