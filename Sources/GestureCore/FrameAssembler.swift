@@ -33,6 +33,9 @@ public struct FrameAssembler: Sendable {
         var endedWasFinger = false
     }
 
+    /// Most slots tracked (libevdev's own limit; real panels have 10 to 60).
+    public static let maximumSlots = 256
+
     /// Replaced on a configuration reload; slots keep their raw state across it.
     public internal(set) var geometry: DeviceGeometry
     private let singleTouch: Bool
@@ -53,7 +56,10 @@ public struct FrameAssembler: Sendable {
         switch touchProtocol {
         case .multitouchSlots(let count):
             singleTouch = false
-            slots = Array(repeating: Slot(), count: max(1, count))
+            // A description may declare up to 2^32 slots (ABS_MT_SLOT -2^31...2^31-1 in a recording):
+            // allocating them all would abort the process, so slots past the cap are ignored like any
+            // slot beyond the declared count.
+            slots = Array(repeating: Slot(), count: min(max(1, count), FrameAssembler.maximumSlots))
         case .singleTouch, .multitouchProtocolA, .unusable:
             singleTouch = true
             slots = [Slot()]

@@ -70,6 +70,24 @@ import Testing
         #expect(engine.takeWarnings().contains { $0.message.contains("slot 12 is beyond the 10 slots") })
     }
 
+    /// ABS_MT_SLOT declared over the whole Int32 range (a recording can say so): 2^32 slots would be
+    /// 240 GB, and the allocation aborted the daemon and `gesturectl replay`. The slots tracked are capped.
+    @Test func aHugeDeclaredSlotRangeIsCappedNotAllocated() throws {
+        var s = TouchScript()
+        s.device.axes[ABS.mtSlot] = AxisInfo(minimum: Int32.min, maximum: Int32.max, fuzz: 0, flat: 0, resolution: 0)
+        s.down(0, 30, 80); s.frame()
+        s.drag([0], by: 0, 40)
+        s.up(0); s.frame()
+        s.raw(EV.abs, ABS.mtSlot, Int32(FrameAssembler.maximumSlots))  // past the cap: ignored, with a warning
+        s.raw(EV.abs, ABS.mtTrackingID, 7)
+        s.frame()
+        var engine = try GestureEngine(device: s.device)
+        var out: [GestureEvent] = []
+        engine.process(s.events, into: &out)
+        #expect(out.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(engine.takeWarnings().contains { $0.message.contains("slot \(FrameAssembler.maximumSlots) is beyond") })
+    }
+
     @Test func palmsAreNotFingers() throws {
         var s = TouchScript()
         s.down(0, 30, 80, tool: MTTool.palm); s.frame()
