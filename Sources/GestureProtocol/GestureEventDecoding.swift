@@ -98,8 +98,8 @@ public enum GestureEventDecoding {
                 fraction = f
             }
             let (product, overflow) = whole.multipliedReportingOverflow(by: 1_000_000)
-            guard !overflow else { return nil }
-            let magnitude = product + fraction
+            let (magnitude, sumOverflow) = product.addingReportingOverflow(fraction)
+            guard !overflow, !sumOverflow else { return nil }
             return negative ? -magnitude : magnitude
         }
         guard let seconds = Double(text), seconds.isFinite, abs(seconds) < 9e12 else { return nil }

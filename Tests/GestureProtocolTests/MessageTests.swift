@@ -152,6 +152,19 @@ import Testing
         #expect(GestureEventDecoding.microseconds(fromSeconds: "1.5e-3") == 1500)
         #expect(GestureEventDecoding.microseconds(fromSeconds: "x") == nil)
     }
+
+    /// Seconds whose whole part fits Int64 microseconds but whose fraction pushes it past Int64.max: the
+    /// addition trapped, so a gesture line with such a time (from a broken or hostile socket) killed the
+    /// client (`gesturectl monitor`) instead of giving it a decoding error.
+    @Test func secondsAtTheEdgeOfInt64AreAnErrorNotATrap() {
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "9223372036854.999999") == nil)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "-9223372036854.999999") == nil)
+        #expect(GestureEventDecoding.microseconds(fromSeconds: "9223372036854.775807") == Int64.max)
+        let line = #"{"type":"gesture","gesture":"pan","phase":"begin","id":1,"time":9223372036854.999999,"fingers":1,"#
+            + #""position":{"x":0,"y":0},"position_mm":{"x":0,"y":0},"translation":{"x":0,"y":0},"#
+            + #""translation_mm":{"x":0,"y":0},"velocity_mm_s":{"x":0,"y":0}}"#
+        #expect(throws: ProtocolDecodingError.self) { try ServerMessage.decode(line: Array(line.utf8)) }
+    }
 }
 
 @Suite struct SubscriptionFilterTests {
