@@ -25,6 +25,18 @@ import Testing
 
         """
 
+    /// EV_KEY bitmask bytes past 8 KiB name key codes above UInt16.max: converting them trapped, so a
+    /// recording with too many B: 01 lines killed `gestured --replay` and `gesturectl replay`. Codes no
+    /// input_event can carry are dropped.
+    @Test func keyBitsBeyondSixteenBitCodesAreDroppedNotATrap() throws {
+        let manyKeyLines = String(repeating: "B: 01 ff ff ff ff ff ff ff ff\n", count: 1100)  // 70,400 key bits
+        let recording = try EvemuParser.parse(
+            text: EvemuParserTests.header + manyKeyLines + "E: 1.000000 0000 0000 0\n", fileName: "keys.evemu")
+        let device = try #require(recording.device)
+        #expect(device.keys.contains(BTN.touch))
+        #expect(device.keys.contains(UInt16.max))
+    }
+
     @Test func headerAndEvents() throws {
         let text = EvemuParserTests.header + """
             E: 1330495962.164908 0003 0039 3

@@ -271,7 +271,10 @@ public enum EvemuParser {
 
         func build() -> DeviceDescription {
             var keys = Set<UInt16>()
-            for k in bits(bitBytes[UInt8(EV.key)] ?? []) { keys.insert(UInt16(k)) }
+            // An input_event's code is 16 bits: bits past that (a recording with surplus B: lines) name no key.
+            for k in bits(bitBytes[UInt8(EV.key)] ?? []) {
+                if let code = UInt16(exactly: k) { keys.insert(code) }
+            }
             // Axes declared in the bitmask but without an A: line get no range; only A: lines count.
             return DeviceDescription(
                 name: name, busType: ids.0, vendor: ids.1, product: ids.2, version: ids.3,
