@@ -97,8 +97,13 @@ public final class MonotonicTimer {
     deinit { SystemCall.close(fd) }
 
     /// Arms the timer for `monotonicMicroseconds`, or disarms it for nil.
+    ///
+    /// A later time than the one armed costs no system call either: the timer fires early, the loop finds
+    /// nothing due and re-arms then. While fingers move, a recognizer's deadline moves later with every
+    /// frame (60–240 a second); this re-arms once per deadline period instead of once per frame.
     public func set(_ monotonicMicroseconds: Int64?) throws(SystemError) {
         guard monotonicMicroseconds != deadlineMicroseconds else { return }
+        if let wanted = monotonicMicroseconds, let armed = deadlineMicroseconds, wanted > armed { return }
         try SystemCall.timerSet(fd, monotonicMicroseconds: monotonicMicroseconds)
         deadlineMicroseconds = monotonicMicroseconds
     }

@@ -27,6 +27,28 @@ import Testing
         #expect(SystemCall.monotonicMicroseconds() >= deadline)
     }
 
+    @Test func aLaterDeadlineKeepsTheEarlierOneArmed() throws {
+        // Moving fingers push the recognizer's deadline later every frame: no re-arm until it fires.
+        let loop = try EventLoop()
+        let timer = try MonotonicTimer()
+        try loop.add(timer.fd, token: 1, interest: .readable)
+        let first = SystemCall.monotonicMicroseconds() + 20_000
+        try timer.set(first)
+        try timer.set(first + 1_000_000)
+        try timer.set(first + 2_000_000)
+        #expect(timer.deadlineMicroseconds == first)
+        var ready: [Readiness] = []
+        while ready.isEmpty { ready = try loop.wait(timeoutMilliseconds: 5000) }
+        let woke = SystemCall.monotonicMicroseconds()
+        #expect(woke >= first && woke < first + 1_000_000)
+        try timer.acknowledge()
+        // An earlier deadline re-arms at once.
+        let later = SystemCall.monotonicMicroseconds() + 60_000
+        try timer.set(later)
+        try timer.set(later - 40_000)
+        #expect(timer.deadlineMicroseconds == later - 40_000)
+    }
+
     @Test func aDisarmedTimerNeverWakesTheLoop() throws {
         let loop = try EventLoop()
         let timer = try MonotonicTimer()
