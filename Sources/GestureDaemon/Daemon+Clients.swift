@@ -140,14 +140,19 @@ extension Daemon {
         }
         guard !events.isEmpty else { return }
         for event in events {
-            var line = GestureEventJSON.encode(event, device: slot.info.id)
-            if Log.enabled(.debug) { Log.debug("gesture \(line)") }
-            line += "\n"
-            line.withUTF8 { bytes in
-                let raw = UnsafeRawBufferPointer(bytes)
-                for session in clients.values where session.wants(event, from: slot.info) {
-                    if !session.enqueue(bytes: raw) { slowClient(session) }
+            // Encoded once, as bytes, and only when some client takes it (or the debug log shows it).
+            var line: [UInt8] = []
+            func encoded() -> [UInt8] {
+                if line.isEmpty {
+                    line = GestureEventJSON.encodeBytes(event, device: slot.info.id)
+                    line.append(0x0a)
                 }
+                return line
+            }
+            if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: encoded().dropLast(), as: UTF8.self))") }
+            for session in clients.values where session.wants(event, from: slot.info) {
+                let accepted = encoded().withUnsafeBytes { session.enqueue(bytes: $0) }
+                if !accepted { slowClient(session) }
             }
         }
     }
