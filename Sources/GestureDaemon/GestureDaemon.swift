@@ -1,1 +1,0 @@
-// GestureDaemon module (work in progress)
