@@ -267,6 +267,7 @@ public final class Daemon {
             listener.removeSocketFile()
         }
         listener = nil
+        Log.restoreBlocking()  // the shutdown is not served from the loop any more: keep every last line
         Log.notice("stopped")
     }
 

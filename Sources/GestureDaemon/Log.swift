@@ -1,3 +1,5 @@
+import Glibc
+
 /// The daemon's log: one line per message on stderr, each prefixed with its sd-daemon priority (`<3>` …
 /// `<7>`), so journald files it under the right level and a terminal still reads it.
 public enum Log {
@@ -13,6 +15,45 @@ public enum Log {
 
     /// Where lines go; stderr unless a test redirects it.
     nonisolated(unsafe) public static var fd: Int32 = 2
+
+    /// True when `fd` is non-blocking (our own journal stream): a line the journal cannot take now is
+    /// dropped and counted rather than stalling the event loop.
+    nonisolated(unsafe) public private(set) static var dropsWhenBusy = false
+    /// Lines dropped since the journal last took one; reported with the next line that gets through.
+    nonisolated(unsafe) public private(set) static var droppedLines = 0
+    /// A line was cut short by a full stream: the next write starts on a fresh line.
+    nonisolated(unsafe) private static var cutShort = false
+
+    /// Under systemd, stderr is a stream socket to journald that belongs to this service alone
+    /// (`JOURNAL_STREAM` names its device and inode). Then it is made non-blocking, so a journal that
+    /// stops reading costs log lines, not the event loop. Anywhere else (a terminal, a pipe shared with a
+    /// shell) stderr is left as it is. Returns whether it switched.
+    @discardableResult
+    public static func useNonBlockingJournalStream(environment: String? = nil) -> Bool {
+        guard let stream = environment ?? getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
+        let parts = stream.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(fd, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else { return false }
+        return makeNonBlocking()
+    }
+
+    /// Back to blocking writes (before the daemon's last message, which must not be dropped).
+    public static func restoreBlocking() {
+        guard dropsWhenBusy else { return }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        dropsWhenBusy = false
+    }
+
+    /// Switches `fd` to non-blocking with dropping (tests call this on a socket of their own).
+    @discardableResult
+    static func makeNonBlocking() -> Bool {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return false }
+        dropsWhenBusy = true
+        return true
+    }
 
     public static func error(_ message: @autoclosure () -> String) { write(.error, message) }
     public static func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
@@ -32,7 +73,30 @@ public enum Log {
             text += line
             text += "\n"
         }
-        // One write(2) per message, so lines from other writers never interleave mid-line.
-        _ = text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
+        guard dropsWhenBusy else {
+            // One write(2) per message, so lines from other writers never interleave mid-line.
+            _ = text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
+            return
+        }
+        var prefix = cutShort ? "\n" : ""
+        if droppedLines > 0 {
+            prefix += "<\(Priority.warning.rawValue)>\(droppedLines) log line\(droppedLines == 1 ? "" : "s") dropped: "
+                + "the journal was not reading\n"
+        }
+        let lines = text.utf8.reduce(0) { $0 + ($1 == 0x0a ? 1 : 0) }
+        text = prefix + text
+        let written = text.withUTF8 { SystemCall.writeSome(fd, UnsafeRawBufferPointer($0)) }
+        let total = text.utf8.count
+        if written == total {
+            droppedLines = 0
+            cutShort = false
+        } else if written == 0 && !cutShort {
+            droppedLines += lines  // nothing went out: the notice (if any) waits for the next line
+        } else {
+            // Part went out: the rest of this message is lost and the stream is mid-line.
+            cutShort = true
+            if written >= prefix.utf8.count { droppedLines = 0 }
+            droppedLines += lines
+        }
     }
 }

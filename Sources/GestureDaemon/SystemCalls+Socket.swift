@@ -208,6 +208,23 @@ extension SystemCall {
         return true
     }
 
+    /// `write(2)` as much as a non-blocking descriptor takes now (EINTR retried, short writes continued
+    /// while it takes more). Returns the bytes written; fewer than asked when it would block or failed.
+    public static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n == -1 && Glibc.errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        return offset
+    }
+
     /// `fcntl(F_SETFD, FD_CLOEXEC)`.
     public static func setCloseOnExec(_ fd: Int32) throws(SystemError) {
         _ = try retryingInterrupts("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }

@@ -104,12 +104,16 @@ do {
     let daemon = try Daemon(options: options) { (path: String?) throws(ConfigurationLoadError) in
         try DaemonConfiguration.load(path: path)
     }
+    // Under systemd the log is our own journal stream: from here on, a stalled journal costs log lines,
+    // never the event loop. (Start-up may wait for the journal; nothing is served yet.)
+    Log.useNonBlockingJournalStream()
     try daemon.run()
     exit(0)
 } catch let error as DaemonStartError {
     Log.error("gestured cannot start: \(error)")
     exit(1)
 } catch {
+    Log.restoreBlocking()  // the last words must not be dropped
     Log.error("gestured stopped on an error: \(error)")
     exit(1)
 }

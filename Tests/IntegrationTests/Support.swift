@@ -170,7 +170,8 @@ final class Daemon {
     /// connections unless `waitForSocket` is false.
     init(
         _ arguments: [String], directory: TemporaryDirectory = TemporaryDirectory(), notify: NotifySocket? = nil,
-        environment extra: [String] = [], inheritListener: Int32? = nil, waitForSocket: Bool = true
+        environment extra: [String] = [], inheritListener: Int32? = nil, waitForSocket: Bool = true,
+        stderrDescriptor: Int32? = nil
     ) throws {
         self.directory = directory
         socketPath = directory.path + "/gestured.sock"
@@ -193,8 +194,14 @@ final class Daemon {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let stderrDescriptor {
+            // The test holds the other end (a journal stand-in); `log` is then empty.
+            posix_spawn_file_actions_adddup2(&actions, stderrDescriptor, 1)
+            posix_spawn_file_actions_adddup2(&actions, stderrDescriptor, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         if let listener = inheritListener { posix_spawn_file_actions_adddup2(&actions, listener, 3) }
         var pid: pid_t = 0
         let cArgs = argv.map { strdup($0) } + [nil]
