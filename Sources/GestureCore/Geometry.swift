@@ -48,15 +48,20 @@ public struct DeviceGeometry: Sendable {
             deviceSizeMM = (xAxis.span * mmPerUnit, yAxis.span * mmPerUnit)
             sizeSource = .assumed
         }
+        var rotated: (width: Double, height: Double)
         switch settings.rotation {
-        case .none, .upsideDown: screenSizeMM = deviceSizeMM
-        case .clockwise90, .clockwise270: screenSizeMM = (deviceSizeMM.height, deviceSizeMM.width)
+        case .none, .upsideDown: rotated = deviceSizeMM
+        case .clockwise90, .clockwise270: rotated = (deviceSizeMM.height, deviceSizeMM.width)
         }
         if let m = settings.calibration, m.count == 6 {
             calibration = (m[0], m[1], m[2], m[3], m[4], m[5])
+            // A matrix that rotates by 90° or 270° (libinput's rotation matrices, as udev's
+            // LIBINPUT_CALIBRATION_MATRIX carries them) swaps the axes: swap their millimetres too.
+            if abs(m[1]) + abs(m[3]) > abs(m[0]) + abs(m[4]) { rotated = (rotated.height, rotated.width) }
         } else {
             calibration = nil
         }
+        screenSizeMM = rotated
     }
 
     /// Raw device coordinates (already clamped to the axis range) to normalised screen coordinates.

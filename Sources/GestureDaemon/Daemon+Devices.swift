@@ -85,7 +85,8 @@ extension Daemon {
         // with the grab when asked for (rare; off by default).
         do {
             var evdev = try EvdevDevice(path: udevDevice.devnode, udevTouchscreen: udevDevice.isTouchscreen)
-            let settings = configuration.resolve(evdev.description, paths)
+            let udevCalibration = udevDevice.calibrationMatrix
+            let settings = configuration.resolve(evdev.description, paths).applyingUdevCalibration(udevCalibration)
             if settings.ignore {
                 Log.info("ignoring \(udevDevice.devnode) (\(evdev.description.name)): the configuration says ignore = true")
                 hotplug.openFailed(
@@ -98,7 +99,10 @@ extension Daemon {
             }
             hotplug.opened(udevDevice.devnode)
             let id = String(udevDevice.devnode.split(separator: "/").last ?? "event")
-            addDevice(source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings)
+            if let udevCalibration, settings.geometry.calibration == udevCalibration {
+                Log.info("\(id): using udev's LIBINPUT_CALIBRATION_MATRIX \(udevCalibration.map { "\($0)" }.joined(separator: " "))")
+            }
+            addDevice(source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings, udevCalibration: udevCalibration)
         } catch {
             if case .unsupported = error, udevDevice.isUnclassified {
                 // Probing a device udev did not classify: a keyboard or mouse refused here is expected.
@@ -126,7 +130,9 @@ extension Daemon {
     // MARK: Slots
 
     /// Starts reading a device: builds its engine, watches its descriptor, tells subscribed clients.
-    private func addDevice(source: InputSource, id: String, paths: [String], settings: DeviceSettings) {
+    private func addDevice(
+        source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil
+    ) {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
         var engine: GestureEngine
@@ -146,7 +152,9 @@ extension Daemon {
         let info = DeviceInfo(
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount)
-        let slot = DeviceSlot(token: upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine)
+        let slot = DeviceSlot(
+            token: upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
+            udevCalibration: udevCalibration)
         do {
             if let fd = source.pollDescriptor {
                 try add(fd, .device(slot), interest: .readable)

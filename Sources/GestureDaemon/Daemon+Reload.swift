@@ -38,7 +38,7 @@ extension Daemon {
 
         let now = SystemCall.monotonicMicroseconds()
         for slot in devices {
-            let settings = new.resolve(slot.source.description, slot.paths)
+            let settings = new.resolve(slot.source.description, slot.paths).applyingUdevCalibration(slot.udevCalibration)
             if settings.ignore {
                 removeDevice(slot, reason: "the configuration now ignores it")
                 if slot.source.source == .evdev { hotplug.closed(slot.source.path) }

@@ -11,8 +11,15 @@ final class DeviceSlot {
     let paths: [String]
     var settings: DeviceSettings
     var engine: GestureEngine
+    /// udev's LIBINPUT_CALIBRATION_MATRIX for the device, applied whenever the configuration sets no
+    /// geometry of its own (at open and at every reload).
+    let udevCalibration: [Double]?
 
-    init(token: UInt64, info: DeviceInfo, source: InputSource, paths: [String], settings: DeviceSettings, engine: GestureEngine) {
+    init(
+        token: UInt64, info: DeviceInfo, source: InputSource, paths: [String], settings: DeviceSettings,
+        engine: GestureEngine, udevCalibration: [Double]? = nil
+    ) {
+        self.udevCalibration = udevCalibration
         self.token = token
         self.info = info
         self.source = source

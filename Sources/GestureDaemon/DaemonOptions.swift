@@ -29,6 +29,18 @@ public struct DaemonOptions: Equatable, Sendable {
 
 /// What applies to one device: its thresholds and geometry, and whether the daemon uses and grabs it.
 public struct DeviceSettings: Equatable, Sendable {
+    /// These settings with udev's LIBINPUT_CALIBRATION_MATRIX (the matrix libinput applies, often set by
+    /// hwdb for panels mounted rotated) as the calibration, when the configuration sets no rotation, flip
+    /// or calibration of its own for the device. A configured geometry always wins.
+    public func applyingUdevCalibration(_ matrix: [Double]?) -> DeviceSettings {
+        guard let matrix, matrix.count == 6, matrix.allSatisfy(\.isFinite), geometry.calibration == nil,
+            geometry.rotation == .none, !geometry.flipX, !geometry.flipY
+        else { return self }
+        var settings = self
+        settings.geometry.calibration = matrix
+        return settings
+    }
+
     public var recognizer: RecognizerSettings
     public var geometry: GeometrySettings
     public var ignore: Bool

@@ -26,6 +26,14 @@ public struct UdevInputDevice: Equatable, Sendable {
     /// run, as on mdev-based systems. Such a device is opened and kept only when libevdev shows a
     /// direct-touch panel (INPUT_PROP_DIRECT), since nothing else says what it is.
     public var isUnclassified: Bool { properties["ID_INPUT"] == nil }
+    /// LIBINPUT_CALIBRATION_MATRIX, six numbers, when udev (hwdb or a local rule) sets it; nil otherwise or
+    /// when it is malformed.
+    public var calibrationMatrix: [Double]? {
+        guard let text = properties["LIBINPUT_CALIBRATION_MATRIX"] else { return nil }
+        let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
+        guard numbers.count == 6, numbers.allSatisfy(\.isFinite) else { return nil }
+        return numbers
+    }
     /// udev says this is a touchpad: ID_INPUT_TOUCHPAD=1.
     public var isTouchpad: Bool { properties["ID_INPUT_TOUCHPAD"] == "1" }
 }

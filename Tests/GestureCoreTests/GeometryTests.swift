@@ -52,6 +52,19 @@ import Testing
         #expect(h.normalised(rawX: 800, rawY: 0).x == 1)
     }
 
+    @Test func aRotatingCalibrationMatrixSwapsTheMillimetres() {
+        // libinput's matrix for a panel mounted 90° clockwise, as udev's LIBINPUT_CALIBRATION_MATRIX gives it.
+        var settings = GeometrySettings()
+        settings.calibration = [0, -1, 1, 1, 0, 0]
+        let g = DeviceGeometry(xAxis: x, yAxis: y, settings: settings)
+        #expect(g.screenSizeMM == (50, 100))
+        let p = g.normalised(rawX: 250, rawY: 100)
+        #expect(abs(p.x - 0.8) < 1e-12 && abs(p.y - 0.25) < 1e-12)  // the same as rotation 90
+        // A scaling matrix does not swap.
+        settings.calibration = [0.9, 0, 0.05, 0, 0.9, 0.05]
+        #expect(DeviceGeometry(xAxis: x, yAxis: y, settings: settings).screenSizeMM == (100, 50))
+    }
+
     @Test func axesWithNonZeroMinimum() {
         let ax = AxisInfo(minimum: 42, maximum: 1981)
         let g = DeviceGeometry(xAxis: ax, yAxis: ax, settings: GeometrySettings())

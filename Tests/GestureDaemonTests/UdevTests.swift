@@ -28,6 +28,35 @@ import Testing
         #expect(!screen.isUnclassified && screen.isTouchscreen)
     }
 
+    @Test func libinputCalibrationMatrixFromUdev() {
+        func device(_ value: String?) -> UdevInputDevice {
+            UdevInputDevice(
+                devnode: "/dev/input/event5", syspath: "/sys/z", name: "ts",
+                properties: value.map { ["LIBINPUT_CALIBRATION_MATRIX": $0] } ?? [:])
+        }
+        #expect(device("0 -1 1 1 0 0").calibrationMatrix == [0, -1, 1, 1, 0, 0])
+        #expect(device(" 1.2  0 -0.1\t0 1 0 ").calibrationMatrix == [1.2, 0, -0.1, 0, 1, 0])
+        #expect(device(nil).calibrationMatrix == nil)
+        #expect(device("1 0 0 0 1").calibrationMatrix == nil)
+        #expect(device("1 0 0 0 1 x").calibrationMatrix == nil)
+        #expect(device("1 0 0 0 1 nan").calibrationMatrix == nil)
+    }
+
+    @Test func udevCalibrationAppliesOnlyWhereTheConfigurationSetsNoGeometry() {
+        let udev: [Double] = [0, -1, 1, 1, 0, 0]
+        #expect(DeviceSettings().applyingUdevCalibration(udev).geometry.calibration == udev)
+        #expect(DeviceSettings().applyingUdevCalibration(nil).geometry.calibration == nil)
+        var rotated = DeviceSettings()
+        rotated.geometry.rotation = .upsideDown
+        #expect(rotated.applyingUdevCalibration(udev).geometry.calibration == nil)
+        var flipped = DeviceSettings()
+        flipped.geometry.flipY = true
+        #expect(flipped.applyingUdevCalibration(udev).geometry.calibration == nil)
+        var calibrated = DeviceSettings()
+        calibrated.geometry.calibration = [1, 0, 0, 0, 1, 0]
+        #expect(calibrated.applyingUdevCalibration(udev).geometry.calibration == [1, 0, 0, 0, 1, 0])
+    }
+
     @Test func aCharacterDeviceThatIsNotAnInputNodeIsUnknown() throws {
         let device = try UdevDiscovery.device(devnode: "/dev/null")
         #expect(device == nil)
