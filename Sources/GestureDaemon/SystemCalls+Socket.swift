@@ -194,18 +194,7 @@ extension SystemCall {
     /// the descriptor refuses (for the log, which has nowhere left to report that).
     @discardableResult
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n > 0 {
-                offset += n
-            } else if n == -1 && Glibc.errno == EINTR {
-                continue
-            } else {
-                return false
-            }
-        }
-        return true
+        writeSome(fd, bytes) == bytes.count
     }
 
     /// `write(2)` as much as a non-blocking descriptor takes now (EINTR retried, short writes continued
