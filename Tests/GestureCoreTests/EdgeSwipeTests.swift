@@ -140,10 +140,7 @@ import Testing
         for (angle, expectEdge) in [(25.0, true), (40.0, false)] {
             var s = TouchScript()
             s.down(0, 1, 80); s.frame()
-            let radians = angle * Double.pi / 180
-            // cos/sin by series is overkill here: use known ratios (tan 25° ≈ 0.4663, tan 40° ≈ 0.8391).
-            let slope = angle == 25 ? 0.4663 : 0.8391
-            _ = radians
+            let slope = angle == 25 ? 0.4663 : 0.8391  // tan 25°, tan 40°
             s.drag([0], by: 30, 30 * slope)
             s.up(0); s.frame()
             #expect((try s.run().first?.kind == .edgeSwipe) == expectEdge, "angle \(angle)")
