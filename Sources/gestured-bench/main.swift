@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import GestureCore
 
 func now() -> Double {
@@ -11,18 +12,7 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-func readFile(_ path: String) -> String? {
-    guard let f = fopen(path, "rb") else { return nil }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&buf, 1, buf.count, f)
-        bytes += buf[0..<n]
-        if n < buf.count { break }
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
+func readFile(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
 struct Workload {
     var name: String

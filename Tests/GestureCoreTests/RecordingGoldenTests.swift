@@ -1,9 +1,7 @@
 import Testing
 @testable import GestureCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// Real recordings (Tests/Fixtures/recordings, see its README for origin and licence), each asserting
 /// what a person watching the finger paths (drawn with tools/plot-recording.py) says it shows. Panels
@@ -17,17 +15,7 @@ import Glibc
     }()
 
     static func read(_ name: String) throws -> String {
-        let path = fixtures + name
-        guard let f = fopen(path, "rb") else { throw RecordingError(fileName: path, line: 0, message: "cannot open") }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&buf, 1, buf.count, f)
-            bytes += buf[0..<n]
-            if n < buf.count { break }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        try String(contentsOfFile: fixtures + name, encoding: .utf8)
     }
 
     /// Replays `events` (with the device from `desc`, or from the events file itself).
