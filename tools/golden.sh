@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates the golden replays (Tests/Fixtures/golden) with the gesturectl built in .build/debug.
+# Only for an intended change of behaviour: review every changed file against the plotted recording and
+# update the review table in Tests/Fixtures/golden/README.md in the same commit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --product gesturectl >/dev/null
+bin=$(swift build --show-bin-path)/gesturectl
+dir=Tests/Fixtures/golden rec=Tests/Fixtures/recordings
+grep -v '^#' "$dir/manifest.tsv" | while IFS=$'\t' read -r golden recording desc; do
+  if [ "$desc" = - ]; then "$bin" replay "$rec/$recording" > "$dir/$golden" 2>/dev/null
+  else "$bin" replay --device "$rec/$desc" "$rec/$recording" > "$dir/$golden" 2>/dev/null; fi
+done
+git --no-pager diff --stat -- "$dir"
