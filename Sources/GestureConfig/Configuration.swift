@@ -204,6 +204,6 @@ public struct Configuration: Equatable, Sendable {
     private static func syntaxDiagnostic(_ error: TOMLSyntaxError, fileName: String) -> ConfigDiagnostic {
         ConfigDiagnostic(
             location: ConfigLocation(file: fileName, error.position), keyPath: nil,
-            message: "TOML syntax error: \(error.message)")
+            message: error.tooDeep ? "the file is refused: \(error.message)" : "TOML syntax error: \(error.message)")
     }
 }

@@ -49,13 +49,18 @@ struct TOMLMember: Sendable {
     var value: TOMLValue
 }
 
-/// A TOML syntax error, as toml++ reported it.
+/// A TOML syntax error, as toml++ reported it, or a document refused for nesting too deep.
 struct TOMLSyntaxError: Error, Sendable {
     var message: String
     var position: SourcePosition
+    /// The text nests deeper than `TOMLReader.maximumDepth` (its syntax was not looked at).
+    var tooDeep = false
 }
 
 enum TOMLReader {
+    /// Deepest a document may nest (each header or dotted-key segment, array and inline table is a level).
+    static let maximumDepth = Int(CTOML_MAXIMUM_DEPTH)
+
     /// Parses TOML text through toml++ (the CTOML shim). Members of every table come back in the order
     /// they are written in the file.
     static func parse(bytes: UnsafeBufferPointer<UInt8>, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
@@ -70,7 +75,8 @@ enum TOMLReader {
             throw TOMLSyntaxError(
                 message: String(cString: ctoml_error_description(document)),
                 position: SourcePosition(
-                    line: Int(ctoml_error_line(document)), column: Int(ctoml_error_column(document))))
+                    line: Int(ctoml_error_line(document)), column: Int(ctoml_error_column(document))),
+                tooDeep: ctoml_error_is_too_deep(document) != 0)
         }
         let count = ctoml_node_count(document)
         guard count > 0, let nodes = ctoml_nodes(document) else {

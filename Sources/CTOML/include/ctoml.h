@@ -12,6 +12,11 @@
 extern "C" {
 #endif
 
+/// Deepest a document may nest: each segment of a header or dotted key is a level, and so is each array
+/// or inline table a value opens. A deeper document is refused before toml++ builds it (a tree tens of
+/// thousands of levels deep overflows the stack of any code that walks or frees it recursively).
+#define CTOML_MAXIMUM_DEPTH 64
+
 /// The TOML type of a node.
 typedef enum ctoml_kind {
     CTOML_TABLE = 1,
@@ -58,11 +63,16 @@ typedef struct ctoml_node {
 typedef struct ctoml_document ctoml_document;
 
 /// Parses `length` bytes of TOML text. `source_name` (may be NULL) names the text in toml++'s own
-/// messages. Returns NULL only when memory runs out; otherwise check ctoml_succeeded.
+/// messages. Returns NULL only when memory runs out; otherwise check ctoml_succeeded. A document nesting
+/// deeper than CTOML_MAXIMUM_DEPTH does not parse (see ctoml_error_is_too_deep).
 ctoml_document *ctoml_parse(const char *text, size_t length, const char *source_name);
 
 /// 1 when the text parsed, 0 when it had a syntax error.
 int ctoml_succeeded(const ctoml_document *document);
+
+/// 1 when the document was refused for nesting deeper than CTOML_MAXIMUM_DEPTH (the error's line and
+/// column say where it goes past it) rather than for a syntax error.
+int ctoml_error_is_too_deep(const ctoml_document *document);
 
 /// The parse error: toml++'s description (no position in it), and where it was found (1-based, 0 if
 /// unknown). Empty string and 0 when the parse succeeded.
