@@ -6,7 +6,9 @@ DESTDIR    ?=
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Debian packages the build and the tests need.
-DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat
+DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat python3
+# Debian's Python 3, not whatever `python3` is first on PATH (a pyenv or venv may shadow it).
+PYTHON     ?= /usr/bin/python3
 
 .PHONY: deps build release test bench bench-socket demo clean
 
@@ -25,9 +27,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# The Swift suites, then the Python client (clients/python) against the daemon replaying a recording.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
 
 bench: deps
 	$(SWIFT) build -c release --product gestured-bench
