@@ -53,10 +53,11 @@ class GesturedError(Exception):
 
 
 class ConnectError(GesturedError):
-    """The socket could not be reached. `errno` is the OS error number (ENOENT, ECONNREFUSED, EACCES...)."""
+    """The socket could not be reached. `errno` is the OS error number (ENOENT, ECONNREFUSED, EACCES...);
+    `retry_in` the backoff before the next attempt, in seconds, when a Client raised it."""
 
     def __init__(self, path, error):
-        self.path, self.errno = path, error.errno
+        self.path, self.errno, self.retry_in = path, error.errno, None
         hint = {
             errno.ENOENT: "is gestured running? (systemctl status gestured, or pass --socket / set GESTURED_SOCKET)",
             errno.ECONNREFUSED: "nothing accepts connections there; is gestured running?",
@@ -335,7 +336,9 @@ class Client:
         except OSError as error:
             sock.close()
             self._grow_backoff()
-            raise ConnectError(self.path, error) from None
+            failure = ConnectError(self.path, error)
+            failure.retry_in = self._last_delay
+            raise failure from None
         sock.setblocking(False)
         self._sock, self._buffer, self.hello, self.subscribed, self._refusal = sock, b"", None, None, None
         self._awaiting = self._send("subscribe", **self.filter)
@@ -483,8 +486,8 @@ class Client:
                 except ConnectError as error:
                     if not self.reconnect:
                         raise
-                    yield Disconnected(str(error), self._last_delay)
-                    time.sleep(self._last_delay)
+                    yield Disconnected(str(error), error.retry_in)
+                    time.sleep(error.retry_in)
                     continue
             messages = self.read()
             for message in messages:
