@@ -28,7 +28,7 @@ extension Daemon {
                 return
             }
             let credentials = try? SystemCall.peerCredentials(fd)
-            let peer = credentials.map(Daemon.describe) ?? "unknown peer"
+            let peer = credentials.map(\.described) ?? "unknown peer"
             if clients.count >= configuration.maxClients {
                 refuse(fd, peer: peer)
                 continue
@@ -47,16 +47,6 @@ extension Daemon {
             Log.info("\(session.label) connected")
             session.enqueue(line: ServerMessage.hello(Hello(devices: deviceInfos)).encoded)
         }
-    }
-
-    /// "uid 1000, pid 4242 gesturectl"
-    static func describe(_ c: PeerCredentials) -> String {
-        var text = "uid \(c.uid), pid \(c.pid)"
-        if c.pid > 0, let comm = SystemCall.readSmallFile("/proc/\(c.pid)/comm") {
-            let name = comm.trimmingCharacters(in: ["\n", " "])
-            if !name.isEmpty { text += " \(name)" }
-        }
-        return text
     }
 
     /// Tells a client over the limit why, without waiting for it, and closes it.
@@ -170,15 +160,5 @@ extension Daemon {
             "\(session.label) stopped reading: its \(configuration.clientBufferBytes)-byte buffer "
                 + "(client_buffer_bytes) is full; disconnecting it")
         disconnect(session, reason: "outgoing buffer full", log: false)
-    }
-}
-
-extension String {
-    /// The string without leading and trailing characters from `set`.
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -2,48 +2,75 @@ import GestureProtocol
 import Glibc
 
 /// The listening Unix socket: created by the daemon at the configured path, or inherited from systemd
-/// (gestured.socket). A socket the daemon created is removed when it stops; an inherited one belongs to
-/// systemd and is left alone.
+/// (gestured.socket). A socket the daemon created is removed when it stops, if it is still the one it
+/// created; an inherited one belongs to systemd and is left alone.
 public final class Listener {
     public let fd: Int32
     /// The socket's path, as configured or as systemd bound it (for the log).
     public let path: String
+    /// The device and inode of the socket file the daemon created (nil when inherited): on shutdown the
+    /// daemon removes what is at `path` only when it is still that file, never a file or another daemon's
+    /// socket that took its place meanwhile.
+    public let createdFile: FileIdentity?
     /// Whether the daemon created the socket file and so removes it on shutdown.
-    public let ownsPath: Bool
+    public var ownsPath: Bool { createdFile != nil }
 
-    private init(fd: Int32, path: String, ownsPath: Bool) {
+    /// Longest the start-up check of an existing socket waits for its owner to say hello.
+    static let probeTimeoutMilliseconds: Int32 = 1000
+
+    private init(fd: Int32, path: String, createdFile: FileIdentity?) {
         self.fd = fd
         self.path = path
-        self.ownsPath = ownsPath
+        self.createdFile = createdFile
     }
 
     deinit { SystemCall.close(fd) }
 
     /// Adopts the socket systemd passed (socket activation).
     public static func inherited(fd: Int32, configuredPath: String) -> Listener {
-        Listener(fd: fd, path: configuredPath, ownsPath: false)
+        Listener(fd: fd, path: configuredPath, createdFile: nil)
     }
 
     /// Creates the socket at `path` with permission bits `mode` and group `group` (empty: the daemon's
     /// own group) and starts listening. A stale socket file from a daemon that died is replaced; a live
-    /// one (something accepts connections on it) is an error, as is a file that is not a socket.
+    /// one (something accepts connections on it, or its queue is full) is an error, as is a file that is
+    /// not a socket. Checking a live socket takes at most `probeTimeoutMilliseconds`.
     public static func create(path: String, mode: UInt32, group: String, backlog: Int32 = 64) throws(SystemError) -> Listener {
-        if let isSocket = try SystemCall.isSocket(path) {
-            guard isSocket else {
+        if path.hasSuffix("/") {
+            throw SystemError(
+                errno: EISDIR, operation: "bind", path: path,
+                hint: "the path ends with '/': give the socket's own file name, such as \(path)gestured.sock")
+        }
+        if let existing = try SystemCall.lstatIfPresent(path) {
+            guard existing.st_mode & S_IFMT == S_IFSOCK else {
                 throw SystemError(
                     errno: EEXIST, operation: "bind", path: path,
                     hint: "the path exists and is not a socket; remove it or choose another path (--socket or socket_path)")
             }
-            if try socketIsLive(path) {
+            switch try probe(path) {
+            case .stale:
+                break
+            case .gestured:
                 throw SystemError(
                     errno: EADDRINUSE, operation: "bind", path: path,
                     hint: "another gestured is already listening there; stop it, or give this one another --socket")
+            case .otherProgram(let peer):
+                throw SystemError(
+                    errno: EADDRINUSE, operation: "bind", path: path,
+                    hint: "another program (\(peer)) is listening there, and it is not gestured (it did not say hello "
+                        + "within \(probeTimeoutMilliseconds) ms); stop it, or give this daemon another --socket")
+            case .queueFull:
+                throw SystemError(
+                    errno: EADDRINUSE, operation: "bind", path: path,
+                    hint: "a program is listening there but accepts no connections (its queue is full); stop it, or "
+                        + "give this daemon another --socket")
             }
             try SystemCall.unlinkIfPresent(path)
             Log.info("removed stale socket \(path) left by a daemon that did not stop cleanly")
         }
         let fd = try SystemCall.unixStreamSocket()
         var bound = false
+        var identity: FileIdentity?
         do throws(SystemError) {
             // The socket file is created with no access for anyone but the owner, then opened up to `mode`,
             // so it is never briefly more accessible than configured.
@@ -55,7 +82,7 @@ public final class Listener {
                 var error = error
                 switch error.errno {
                 case ENOENT:
-                    error.hint = "the directory does not exist; create it (the service's RuntimeDirectory= does) or choose another path with --socket"
+                    error.hint = missingPathHint(path)
                 case EACCES, EPERM:
                     error.hint = "the daemon may not create files there; run it as the gestured service or choose another path with --socket"
                 default:
@@ -85,34 +112,107 @@ public final class Listener {
                 }
             }
             try SystemCall.listen(fd, backlog: backlog)
+            identity = FileIdentity(try SystemCall.stat(path, followingLinks: false))
         } catch {
             SystemCall.close(fd)
             if bound { try? SystemCall.unlinkIfPresent(path) }
             throw error
         }
-        return Listener(fd: fd, path: path, ownsPath: true)
+        return Listener(fd: fd, path: path, createdFile: identity)
     }
 
-    /// Whether a process accepts connections on the socket at `path`.
-    private static func socketIsLive(_ path: String) throws(SystemError) -> Bool {
-        let probe = try SystemCall.unixStreamSocket(nonBlocking: false)
-        defer { SystemCall.close(probe) }
-        do {
-            try SystemCall.connect(probe, path: path)
-            return true
-        } catch {
-            if error.errno == ECONNREFUSED || error.errno == ENOENT { return false }
-            throw error
+    /// Why bind(2) found no such file or directory at `path`, which has no trailing slash: the directory
+    /// is missing, or it is there and its file system makes no files (/proc, /sys).
+    static func missingPathHint(_ path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let isDirectory = (try? SystemCall.stat(directory)).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
+        if isDirectory {
+            return "the directory \(directory) exists but sockets cannot be created in it (a virtual file system "
+                + "such as /proc or /sys?); choose another path with --socket"
         }
+        return "the directory \(directory) does not exist; create it (the service's RuntimeDirectory= does) or choose "
+            + "another path with --socket"
     }
 
-    /// Removes the socket file if the daemon created it.
-    public func removeSocketFile() {
-        guard ownsPath else { return }
+    /// What is behind an existing socket file.
+    enum ProbeResult: Equatable {
+        /// Nothing listens: a daemon died without removing it.
+        case stale
+        /// A gestured answered (its hello, or its refusal when full).
+        case gestured
+        /// Something listens but did not speak gestured's protocol in time; who, as far as known.
+        case otherProgram(String)
+        /// Something listens but its queue of connections is full.
+        case queueFull
+    }
+
+    /// Connects to the socket at `path` without blocking and waits at most `probeTimeoutMilliseconds` for a
+    /// first line, which a gestured always sends (hello, or an error when it serves its maximum).
+    static func probe(_ path: String) throws(SystemError) -> ProbeResult {
+        let fd = try SystemCall.unixStreamSocket()
+        defer { SystemCall.close(fd) }
+        let deadline = SystemCall.monotonicMicroseconds() + Int64(probeTimeoutMilliseconds) * 1000
+        func remainingMilliseconds() -> Int32 {
+            Int32(clamping: max(0, (deadline - SystemCall.monotonicMicroseconds() + 999) / 1000))
+        }
         do {
+            try SystemCall.connect(fd, path: path, timeoutMilliseconds: probeTimeoutMilliseconds)
+        } catch {
+            switch error.errno {
+            case ECONNREFUSED, ENOENT: return .stale
+            case EAGAIN, ETIMEDOUT: return .queueFull
+            default: throw error
+            }
+        }
+        let peer = (try? SystemCall.peerCredentials(fd)).map(\.described) ?? "unknown owner"
+        var line: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        defer { chunk.deallocate() }
+        while line.count < 65536 {
+            guard try SystemCall.poll(fd, events: Int16(POLLIN), timeoutMilliseconds: remainingMilliseconds()) else {
+                return .otherProgram(peer)
+            }
+            switch try SystemCall.read(fd, into: chunk) {
+            case .bytes(let n):
+                line += chunk[0..<n]
+                if let end = line.firstIndex(of: UInt8(ascii: "\n")) {
+                    return (try? ServerMessage.decode(line: Array(line[..<end]))) != nil ? .gestured : .otherProgram(peer)
+                }
+            case .wouldBlock:
+                continue
+            case .endOfFile:
+                return .otherProgram(peer)
+            }
+        }
+        return .otherProgram(peer)
+    }
+
+    /// Removes the socket file if the daemon created it and it is still the one it created: if the path
+    /// now holds another file (replaced by hand, or bound by a second daemon after this one's socket was
+    /// deleted), that file is left alone.
+    public func removeSocketFile() {
+        guard let createdFile else { return }
+        do {
+            guard let now = try SystemCall.lstatIfPresent(path) else { return }
+            guard FileIdentity(now) == createdFile else {
+                Log.notice("\(path) is no longer the socket this daemon created; leaving it in place")
+                return
+            }
             try SystemCall.unlinkIfPresent(path)
         } catch {
             Log.warning("cannot remove the socket \(path): \(error)")
         }
+    }
+}
+
+/// Which file a path named at some moment: its device and inode.
+public struct FileIdentity: Equatable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }

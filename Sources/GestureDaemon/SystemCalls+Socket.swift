@@ -25,10 +25,26 @@ public struct PeerCredentials: Equatable, Sendable {
     public var pid: Int32
     public var uid: UInt32
     public var gid: UInt32
+
+    /// "uid 1000, pid 4242 gesturectl" (the name from /proc/PID/comm, when it can be read; a process
+    /// chooses its own name, so control characters in it are shown as "?").
+    public var described: String {
+        var text = "uid \(uid), pid \(pid)"
+        if pid > 0, let comm = SystemCall.readSmallFile("/proc/\(pid)/comm") {
+            var scalars = Substring(comm).unicodeScalars[...]
+            while let last = scalars.last, last == "\n" || last == " " { scalars = scalars.dropLast() }
+            while let first = scalars.first, first == " " { scalars = scalars.dropFirst() }
+            var name = ""
+            for scalar in scalars { name.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0x7f ? "?" : scalar) }
+            if !name.isEmpty { text += " \(name)" }
+        }
+        return text
+    }
 }
 
 extension SystemCall {
-    /// Fills a `sockaddr_un` for `path`; throws ENAMETOOLONG with a hint when it does not fit in sun_path.
+    /// Fills a `sockaddr_un` for `path`; throws ENAMETOOLONG with a hint when it does not fit in sun_path,
+    /// EINVAL when it is empty or holds a NUL byte.
     static func withUnixAddress<R>(
         _ path: String, operation: String,
         _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
@@ -37,7 +53,12 @@ extension SystemCall {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else {
+        if bytes.isEmpty || bytes.contains(0) {
+            throw SystemError(
+                errno: EINVAL, operation: operation, path: path,
+                hint: bytes.isEmpty ? "the socket path is empty; give the path of a file" : "a socket path cannot contain a NUL byte")
+        }
+        guard bytes.count < capacity else {
             throw SystemError(
                 errno: ENAMETOOLONG, operation: operation, path: path,
                 hint: "a Unix socket path must be 1 to \(capacity - 1) bytes; choose a shorter path")
@@ -71,22 +92,43 @@ extension SystemCall {
         _ = try retryingInterrupts("listen") { Glibc.listen(fd, backlog) }
     }
 
-    /// `connect(2)` to a filesystem path. On a blocking socket EINTR cannot be retried by calling again
-    /// (the connection continues in the background), so it waits for writability with `poll(2)` instead.
-    public static func connect(_ fd: Int32, path: String) throws(SystemError) {
+    /// `connect(2)` to a filesystem path. An interrupted connect goes on in the background and cannot be
+    /// retried by calling again, and on a non-blocking socket it may be in progress (EINPROGRESS): then it
+    /// waits for writability with `poll(2)`, at most `timeoutMilliseconds` (-1: no bound; ETIMEDOUT when
+    /// the time passes), and asks SO_ERROR how it went. A non-blocking Unix socket whose listener's queue
+    /// is full fails at once with EAGAIN.
+    public static func connect(_ fd: Int32, path: String, timeoutMilliseconds: Int32 = -1) throws(SystemError) {
         let result = try withUnixAddress(path, operation: "connect") { Glibc.connect(fd, $0, $1) }
         if result == 0 { return }
         let code = Glibc.errno
-        if code == EINTR || code == EINPROGRESS {
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            _ = try retryingInterrupts("poll", path: path) { Glibc.poll(&pfd, 1, -1) }
-            var soError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            _ = try retryingInterrupts("getsockopt(SO_ERROR)") { getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) }
-            if soError == 0 { return }
-            throw SystemError(errno: soError, operation: "connect", path: path)
+        guard code == EINTR || code == EINPROGRESS else { throw SystemError(errno: code, operation: "connect", path: path) }
+        guard try poll(fd, events: Int16(POLLOUT), timeoutMilliseconds: timeoutMilliseconds) else {
+            throw SystemError(errno: ETIMEDOUT, operation: "connect", path: path)
         }
-        throw SystemError(errno: code, operation: "connect", path: path)
+        var soError: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = try retryingInterrupts("getsockopt(SO_ERROR)") { getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) }
+        if soError != 0 { throw SystemError(errno: soError, operation: "connect", path: path) }
+    }
+
+    /// `poll(2)` of one descriptor for `events`: true when one of them (or an error or hang-up) is
+    /// pending, false when `timeoutMilliseconds` passed (-1 waits without bound). EINTR restarts the wait
+    /// with the time that is left.
+    public static func poll(_ fd: Int32, events: Int16, timeoutMilliseconds: Int32) throws(SystemError) -> Bool {
+        var pfd = pollfd(fd: fd, events: events, revents: 0)
+        let start = monotonicMicroseconds()
+        var remaining = timeoutMilliseconds
+        while true {
+            let n = Glibc.poll(&pfd, 1, remaining)
+            if n > 0 { return true }
+            if n == 0 { return false }
+            let code = Glibc.errno
+            if code != EINTR { throw SystemError(errno: code, operation: "poll") }
+            if timeoutMilliseconds >= 0 {
+                let elapsed = (monotonicMicroseconds() - start) / 1000
+                remaining = Int32(clamping: max(0, Int64(timeoutMilliseconds) - elapsed))
+            }
+        }
     }
 
     /// `accept4(2)` with SOCK_NONBLOCK | SOCK_CLOEXEC; nil when no connection is waiting (EAGAIN).
@@ -151,11 +193,7 @@ extension SystemCall {
 
     /// `lstat(2)`: whether `path` exists and is a socket; nil when it does not exist.
     public static func isSocket(_ path: String) throws(SystemError) -> Bool? {
-        var info = Glibc.stat()
-        if lstat(path, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFSOCK }
-        let code = Glibc.errno
-        if code == ENOENT { return nil }
-        throw SystemError(errno: code, operation: "stat", path: path)
+        try lstatIfPresent(path).map { ($0.st_mode & S_IFMT) == S_IFSOCK }
     }
 
     /// `chmod(2)`.

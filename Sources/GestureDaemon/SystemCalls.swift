@@ -72,11 +72,23 @@ public enum SystemCall {
         _ = try retryingInterrupts("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
-    /// `stat(2)`.
-    public static func stat(_ path: String) throws(SystemError) -> Glibc.stat {
+    /// `stat(2)`, or `lstat(2)` when `followingLinks` is false (a symbolic link is then described itself).
+    public static func stat(_ path: String, followingLinks: Bool = true) throws(SystemError) -> Glibc.stat {
         var status = Glibc.stat()
-        _ = try retryingInterrupts("stat", path: path) { callStat(path, &status) }
+        _ = try retryingInterrupts(followingLinks ? "stat" : "lstat", path: path) {
+            followingLinks ? callStat(path, &status) : lstat(path, &status)
+        }
         return status
+    }
+
+    /// `lstat(2)`; nil when nothing is at `path` (ENOENT).
+    public static func lstatIfPresent(_ path: String) throws(SystemError) -> Glibc.stat? {
+        do {
+            return try stat(path, followingLinks: false)
+        } catch {
+            if error.errno == ENOENT { return nil }
+            throw error
+        }
     }
 }
 

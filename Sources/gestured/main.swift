@@ -58,7 +58,9 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
         case "--config":
             options.configPath = value(for: argument)
         case "--socket":
-            options.socketPath = value(for: argument)
+            let path = value(for: argument)
+            guard !path.isEmpty else { fail("gestured: --socket needs a path; it is empty") }
+            options.socketPath = path
         case "--no-udev":
             options.discoverDevices = false
         case "--check-config":

@@ -48,4 +48,104 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(try daemon.terminate() == 0)
         #expect(access(daemon.socketPath, F_OK) != 0)
     }
+
+    @Test func shutdownLeavesAFileThatReplacedTheSocket() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon([], directory: directory)
+        #expect(unlink(daemon.socketPath) == 0)
+        _ = directory.write("gestured.sock", "not a socket: an admin's file\n")
+        #expect(try daemon.terminate() == 0)
+        #expect(readWholeFile(daemon.socketPath) == "not a socket: an admin's file\n")
+        #expect(daemon.log.contains("\(daemon.socketPath) is no longer the socket this daemon created; leaving it in place"))
+    }
+
+    @Test func stoppingADaemonLeavesTheSocketOfTheOneThatTookItsPath() throws {
+        let directory = TemporaryDirectory()
+        let first = try Daemon([], directory: directory)
+        // The first daemon's socket is deleted (by hand, or by a tmpfiles clean-up); a second daemon then
+        // binds the same path.
+        #expect(unlink(first.socketPath) == 0)
+        let second = try Daemon([], directory: directory)
+        #expect(try first.terminate() == 0)
+        #expect(access(second.socketPath, F_OK) == 0)
+        try second.connect().ping()
+        #expect(try second.terminate() == 0)
+        #expect(access(second.socketPath, F_OK) != 0)
+    }
+
+    /// A listening socket at `path` in this process, with room for `backlog` connections nobody accepts.
+    func listeningSocket(_ path: String, backlog: Int32) -> Int32 {
+        let fd = socket(AF_UNIX, 1 | 0o2000000, 0)  // SOCK_STREAM | SOCK_CLOEXEC
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        #expect(listen(fd, backlog) == 0)
+        return fd
+    }
+
+    @Test func startUpDoesNotHangOnASocketWhoseQueueIsFull() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/gestured.sock"
+        let listener = listeningSocket(path, backlog: 0)
+        defer { close(listener) }
+        // Fill its queue: non-blocking connects succeed until the queue is full, then fail with EAGAIN.
+        var queued: [Int32] = []
+        defer { queued.forEach { close($0) } }
+        var full = false
+        for _ in 0..<64 where !full {
+            let fd = socket(AF_UNIX, 1 | 0o4000 | 0o2000000, 0)  // SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+            let rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if rc == 0 { queued.append(fd) } else { full = errno == EAGAIN; close(fd) }
+        }
+        #expect(full)
+        // The old blocking probe waited here forever, with SIGTERM blocked for the signalfd.
+        let daemon = try Daemon([], directory: directory, waitForSocket: false)
+        #expect(try daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("a program is listening there but accepts no connections (its queue is full)"), "\(daemon.log)")
+        #expect(access(path, F_OK) == 0)  // not ours to remove
+    }
+
+    @Test func aSocketOfAnotherProgramIsNotCalledGestured() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/gestured.sock"
+        let listener = listeningSocket(path, backlog: 16)
+        defer { close(listener) }
+        let daemon = try Daemon([], directory: directory, waitForSocket: false)
+        #expect(try daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("another program (uid \(getuid()), pid \(getpid())"), "\(daemon.log)")
+        #expect(daemon.log.contains("it is not gestured"))
+        #expect(!daemon.log.contains("another gestured"))
+        #expect(access(path, F_OK) == 0)
+    }
+
+    @Test func socketPathsThatCannotWorkAreExplained() throws {
+        let directory = TemporaryDirectory()
+        let gestured = try Paths.gestured()
+        let config = directory.write("c.toml", "[daemon]\nsocket_group = \"\"\n")
+        func start(_ socket: String) throws -> (status: Int32, output: String) {
+            try run(gestured, ["--no-udev", "--config", config, "--socket", socket], in: directory)
+        }
+        let empty = try start("")
+        #expect(empty.status == 2)
+        #expect(empty.output == "gestured: --socket needs a path; it is empty\n")
+        #expect(!empty.output.contains("too long"))
+        let slash = try start(directory.path + "/")
+        #expect(slash.status == 1)
+        #expect(slash.output.contains("the path ends with '/': give the socket's own file name"), "\(slash.output)")
+        let proc = try start("/proc/gestured-test.sock")
+        #expect(proc.status == 1)
+        #expect(proc.output.contains("the directory /proc exists but sockets cannot be created in it"), "\(proc.output)")
+        let missing = try start(directory.path + "/no/such/dir/g.sock")
+        #expect(missing.status == 1)
+        #expect(missing.output.contains("the directory \(directory.path)/no/such/dir does not exist"), "\(missing.output)")
+    }
 }
