@@ -1,4 +1,7 @@
 import GestureCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @testable import GestureConfig
@@ -337,13 +340,38 @@ struct ErrorMessageTests {
     }
 
     @Test func hugeFilesAreRefused() throws {
-        // /dev/zero never ends: the size limit is what stops the read.
+        // 1 MiB of comment lines and one byte more: the size limit is what stops the read.
+        let line = Array("# padding\n".utf8)
+        let path = try temporaryFile(bytes: Array(repeatElement(line, count: (1 << 20) / line.count + 1).joined()))
+        defer { removeFile(path) }
         do {
-            _ = try Configuration.load(path: "/dev/zero")
-            Issue.record("an endless file loaded")
+            _ = try Configuration.load(path: path)
+            Issue.record("a file over 1 MiB loaded")
         } catch {
-            #expect(
-                error.description == "/dev/zero: is larger than 1048576 bytes; is this the configuration file?")
+            #expect(error.description == "\(path): is larger than 1048576 bytes; is this the configuration file?")
+        }
+    }
+
+    @Test func onlyRegularFilesAreRead() throws {
+        // /dev/zero never ends, and a FIFO's open waits for a writer (on SIGHUP that froze the daemon):
+        // both are refused before they are opened.
+        var template = Array("/tmp/gestured-config-fifo-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let fifo = directory + "/gestured.toml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer {
+            unlink(fifo)
+            rmdir(directory)
+        }
+        for (path, kind) in [("/dev/zero", "a character device"), (fifo, "a FIFO (named pipe)")] {
+            do {
+                _ = try Configuration.load(path: path)
+                Issue.record("\(path) loaded")
+            } catch {
+                #expect(
+                    error.description
+                        == "\(path): cannot read the configuration: it is \(kind); the configuration must be a regular file")
+            }
         }
     }
 

@@ -148,4 +148,28 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(missing.status == 1)
         #expect(missing.output.contains("the directory \(directory.path)/no/such/dir does not exist"), "\(missing.output)")
     }
+
+    @Test func aFIFOAtTheConfigurationPathNeverFreezesTheDaemon() throws {
+        let directory = TemporaryDirectory()
+        let notify = NotifySocket(in: directory)
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\n")
+        let daemon = try Daemon(dell + ["--loop", "--speed", "10", "--config", config], directory: directory, notify: notify)
+        let ready = try notify.waitFor("READY=1", log: { daemon.log })
+        let client = try daemon.connect()
+        try client.subscribe()
+        #expect(unlink(config) == 0)
+        #expect(mkfifo(config, 0o600) == 0)
+        // The old open(2) waited here for a writer, with nothing served and SIGTERM unread.
+        daemon.signal(SIGHUP)
+        let reloading = try notify.waitFor("RELOADING=1", after: ready, log: { daemon.log })
+        _ = try notify.waitFor("READY=1", after: reloading, log: { daemon.log })
+        try daemon.waitForLog(
+            "configuration not reloaded, keeping the running one: \(config): cannot read the configuration: it is a FIFO")
+        _ = try nextGesture(client, from: daemon)
+        try client.ping()
+        #expect(try daemon.terminate() == 0)
+        let check = try run(try Paths.gestured(), ["--check-config", config], in: directory)
+        #expect(check.status == 1)
+        #expect(check.output.contains("it is a FIFO (named pipe); the configuration must be a regular file"))
+    }
 }
