@@ -51,3 +51,20 @@ enum Angles {
         return x
     }
 }
+
+extension Angles {
+    /// cos(x) for x in degrees (clamped to 0...180), found by bisection on the libm-free `degrees(of:)`;
+    /// runs once per recognizer (the angle tolerance), never per frame.
+    static func cosine(degrees: Double) -> Double {
+        let clamped = min(max(degrees, 0), 180)
+        // Find the unit vector whose angle is `clamped`: bisection on x in [-1, 1].
+        var lo = -1.0
+        var hi = 1.0
+        for _ in 0..<60 {
+            let mid = (lo + hi) / 2
+            let angle = Angles.degrees(of: Vector2(mid, (max(0, 1 - mid * mid)).squareRoot()))
+            if angle > clamped { lo = mid } else { hi = mid }
+        }
+        return (lo + hi) / 2
+    }
+}

@@ -5,20 +5,56 @@ public struct UnsupportedDeviceError: Error, Equatable, Sendable, CustomStringCo
     public var description: String { "\(deviceName): \(reason)" }
 }
 
+/// Hands out gesture ids. The daemon shares one between all its devices' engines, so ids are unique
+/// across devices for its lifetime; an engine made without one counts from 1 on its own.
+///
+/// A reference, so engines (values) can share it; used from one thread at a time (the daemon's loop).
+public final class GestureIDSource: @unchecked Sendable {
+    private var next: UInt64
+
+    public init(first: UInt64 = 1) { next = first }
+
+    /// The id of a gesture that begins now.
+    public func take() -> UInt64 {
+        defer { next &+= 1 }
+        return next
+    }
+
+    /// The id the next gesture will get.
+    public var upcoming: UInt64 { next }
+}
+
+/// What the engine produces, in order: gestures for clients, warnings for the user, and (only while
+/// tracing) the recognizer's transitions and decisions for the debug log.
+public enum EngineOutput: Equatable, Sendable {
+    case gesture(GestureEvent)
+    case warning(CoreWarning)
+    case trace(String)
+}
+
 /// The whole pipeline for one device: evdev events -> frame assembler -> recognizer -> gesture events.
 ///
 /// A value with no clock and no I/O: time is the events' timestamps, so a recording replays exactly as
-/// the live daemon sees it.
+/// the live daemon sees it. The engine fires its own deadlines: before an event whose time has passed one
+/// (input first reports what became true before it), and when the driver calls `advance` at a deadline
+/// it asked for (`nextDeadlineMicroseconds`), which is all a daemon's timer has to do.
 public struct GestureEngine: Sendable {
     public let device: DeviceDescription
+    public private(set) var settings: RecognizerSettings
     public private(set) var geometry: DeviceGeometry
+    /// Warnings about the device itself (no resolution and no configured size), for when it is added.
+    public private(set) var deviceWarnings: [CoreWarning] = []
+    /// Where gesture ids come from.
+    public let ids: GestureIDSource
+    /// Time of the last event processed, microseconds (event clock).
+    public private(set) var lastEventTimeMicroseconds: Int64?
     private var assembler: FrameAssembler
     private var recognizer: GestureRecognizer
-    private var warnings: [CoreWarning] = []
 
     public init(
         device: DeviceDescription, settings: RecognizerSettings = RecognizerSettings(),
-        geometry geometrySettings: GeometrySettings = GeometrySettings()
+        geometry geometrySettings: GeometrySettings = GeometrySettings(), ids: GestureIDSource = GestureIDSource(),
+        tracing: Bool = false
     ) throws(UnsupportedDeviceError) {
         let proto = device.touchProtocol
         switch proto {
@@ -38,12 +74,15 @@ public struct GestureEngine: Sendable {
             throw UnsupportedDeviceError(deviceName: device.name, reason: "has no absolute position axes")
         }
         self.device = device
+        self.settings = settings
+        self.ids = ids
         let geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         self.geometry = geometry
         assembler = FrameAssembler(geometry: geometry, touchProtocol: proto)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
+        recognizer.tracing = tracing
         if geometry.sizeSource == .assumed {
-            warnings.append(
+            deviceWarnings.append(
                 CoreWarning(
                     timeMicroseconds: 0,
                     message: "\(device.name) reports no axis resolution and no panel size is configured; "
@@ -52,97 +91,120 @@ public struct GestureEngine: Sendable {
         }
     }
 
-    public var settings: RecognizerSettings { recognizer.settings }
-
-    /// The id the next gesture gets; the daemon sets it so ids are unique across devices.
-    public var nextGestureID: UInt64 {
-        get { recognizer.nextGestureID }
-        set { recognizer.nextGestureID = newValue }
+    /// Whether the recognizer's transitions and decisions are traced ("possible -> moved inward from the
+    /// left edge -> edge-swipe #3"). Off, no trace string is built.
+    public var tracing: Bool {
+        get { recognizer.tracing }
+        set { recognizer.tracing = newValue }
     }
 
-    /// Debug tracing of recognizer transitions ("possible -> moved inward from the left edge -> …").
-    public var traceTransitions: Bool {
-        get { recognizer.traceTransitions }
-        set { recognizer.traceTransitions = newValue }
-    }
-
-    /// Feeds one event; gesture events it completes are appended to `out`.
-    public mutating func process(_ event: InputEvent, into out: inout [GestureEvent]) {
+    /// Feeds one event: deadlines it passed fire first; the gestures, warnings and traces it completes are
+    /// appended to `out`.
+    public mutating func process(_ event: InputEvent, into out: inout [EngineOutput]) {
+        let time = event.timeMicroseconds
+        if let deadline = recognizer.nextDeadlineMicroseconds, time >= deadline {
+            recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
+        }
+        lastEventTimeMicroseconds = time
         switch assembler.process(event) {
         case .pending:
             break
         case .frame:
-            recognizer.handle(assembler.frame, into: &out)
+            recognizer.handle(assembler.frame, ids: ids, into: &out)
         case .dropped:
-            warnings.append(
-                CoreWarning(
-                    timeMicroseconds: event.timeMicroseconds,
-                    message: "\(device.name): events were dropped (SYN_DROPPED); gestures in flight are cancelled"))
-            recognizer.eventsDropped(at: event.timeMicroseconds, into: &out)
+            dropped(at: time, into: &out)
         }
         if !assembler.warnings.isEmpty {
-            warnings.append(contentsOf: assembler.warnings)
+            for w in assembler.warnings { out.append(.warning(w)) }
             assembler.warnings.removeAll()
         }
     }
 
     /// Feeds a batch of events.
-    public mutating func process(_ events: [InputEvent], into out: inout [GestureEvent]) {
+    public mutating func process(_ events: [InputEvent], into out: inout [EngineOutput]) {
         for e in events { process(e, into: &out) }
     }
 
-    /// The kernel dropped events and libevdev resynchronised the device: the sync events that follow are
-    /// fed through `process` as usual. Gestures in flight are cancelled.
-    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [GestureEvent]) {
-        warnings.append(
-            CoreWarning(
-                timeMicroseconds: time,
-                message: "\(device.name): events were dropped (SYN_DROPPED); gestures in flight are cancelled"))
-        recognizer.eventsDropped(at: time, into: &out)
+    /// The kernel dropped events and libevdev resynchronised the device: gestures in flight are cancelled,
+    /// and the sync events that follow are fed through `process` as usual.
+    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
+        dropped(at: time, into: &out)
     }
 
-    /// The device is going away: a gesture in flight is cancelled.
-    public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [GestureEvent]) {
-        recognizer.cancelAll(at: time, into: &out)
+    private mutating func dropped(at time: Int64, into out: inout [EngineOutput]) {
+        out.append(
+            .warning(
+                CoreWarning(
+                    timeMicroseconds: time,
+                    message: "\(device.name): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
+        recognizer.handle(.dropped(atMicroseconds: time), ids: ids, into: &out)
     }
 
     /// When `advance` has something to report (fingers that stopped moving), in event-clock
-    /// microseconds; nil when nothing waits on time.
+    /// microseconds; nil when nothing waits on time (an idle engine never needs waking).
     public var nextDeadlineMicroseconds: Int64? { recognizer.nextDeadlineMicroseconds }
 
-    /// Reports what became true by `time` without new input.
-    public mutating func advance(toMicroseconds time: Int64, into out: inout [GestureEvent]) {
-        recognizer.advance(to: time, into: &out)
+    /// Reports what became true by `time` without new input: every deadline due by then fires.
+    public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
     }
 
-    /// New thresholds and geometry (a configuration reload). A gesture in flight is cancelled and
-    /// recognition restarts when every finger has lifted.
+    /// The device is going away (or the daemon stops): deadlines due by `time` fire, then a gesture in
+    /// flight is cancelled at `time`, and nothing begins until the fingers now down have lifted.
+    public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
+        recognizer.handle(.cancelled(atMicroseconds: time), ids: ids, into: &out)
+    }
+
+    /// As if the device had been unplugged and plugged back in at `time`: a gesture in flight is
+    /// cancelled and every touch forgotten (a replay's pass ended; the next starts from nothing).
+    public mutating func reset(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        cancelAll(atMicroseconds: time, into: &out)
+        rebuild()
+    }
+
+    /// New thresholds and geometry (a configuration reload). A gesture in flight is cancelled, and
+    /// recognition restarts once every finger now down has lifted.
     public mutating func reconfigure(
         settings: RecognizerSettings, geometry geometrySettings: GeometrySettings, atMicroseconds time: Int64,
-        into out: inout [GestureEvent]
+        into out: inout [EngineOutput]
     ) {
-        recognizer.cancelAll(at: time, into: &out)
+        cancelAll(atMicroseconds: time, into: &out)
         guard let axes = device.positionAxes else { return }
-        let geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
-        self.geometry = geometry
+        self.settings = settings
+        geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         assembler.geometry = geometry
-        let id = recognizer.nextGestureID
-        let traced = recognizer.traceTransitions
+        let tracing = recognizer.tracing
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
-        recognizer.nextGestureID = id
-        recognizer.traceTransitions = traced
-        if !assembler.frame.contacts.isEmpty { recognizer.waitForLift() }
+        recognizer.tracing = tracing
+        if !assembler.frame.contacts.isEmpty { recognizer.waitForLift(into: &out) }
     }
 
-    /// Recognizer transitions recorded since the last call (only while `traceTransitions` is on).
-    public mutating func takeTransitions() -> [String] {
-        defer { recognizer.transitions.removeAll() }
-        return recognizer.transitions
+    /// A fresh assembler and recognizer with the same settings, geometry, id source and tracing.
+    private mutating func rebuild() {
+        assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol)
+        let tracing = recognizer.tracing
+        recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
+        recognizer.tracing = tracing
+    }
+}
+
+extension Array where Element == EngineOutput {
+    /// The gesture events among the outputs, in order.
+    public var gestures: [GestureEvent] {
+        compactMap { if case .gesture(let e) = $0 { return e } else { return nil } }
+    }
+}
+
+extension Array where Element == EngineOutput {
+    /// The warnings among the outputs, in order.
+    public var warnings: [CoreWarning] {
+        compactMap { if case .warning(let w) = $0 { return w } else { return nil } }
     }
 
-    /// Warnings raised since the last call.
-    public mutating func takeWarnings() -> [CoreWarning] {
-        defer { warnings.removeAll() }
-        return warnings
+    /// The trace lines among the outputs, in order.
+    public var traces: [String] {
+        compactMap { if case .trace(let t) = $0 { return t } else { return nil } }
     }
 }

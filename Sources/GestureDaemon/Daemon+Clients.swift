@@ -122,28 +122,33 @@ extension Daemon {
         }
     }
 
-    /// Sends gesture events to the clients whose subscription takes them. Each event is encoded once.
-    func publish(_ events: [GestureEvent], from slot: DeviceSlot) {
-        for warning in slot.engine.takeWarnings() { Log.warning("\(slot.info.id): \(warning.message)") }
-        if Log.enabled(.debug) {
-            for transition in slot.engine.takeTransitions() { Log.debug("\(slot.info.id): \(transition)") }
+    /// What a device's engine produced: gestures to the clients whose subscription takes them, warnings to
+    /// the log, traces to the debug log (the engine traces only while the log level is debug).
+    func deliver(_ outputs: [EngineOutput], from slot: DeviceSlot) {
+        for output in outputs {
+            switch output {
+            case .gesture(let event): publish(event, from: slot)
+            case .warning(let warning): Log.warning("\(slot.info.id): \(warning.message)")
+            case .trace(let line): Log.debug("\(slot.info.id): \(line)")
+            }
         }
-        guard !events.isEmpty else { return }
-        for event in events {
-            // Encoded once, as bytes, and only when some client takes it (or the debug log shows it).
-            var line: [UInt8] = []
-            func encoded() -> [UInt8] {
-                if line.isEmpty {
-                    line = GestureEventJSON.encodeBytes(event, device: slot.info.id)
-                    line.append(0x0a)
-                }
-                return line
+    }
+
+    /// Sends a gesture event to the clients that want it.
+    private func publish(_ event: GestureEvent, from slot: DeviceSlot) {
+        // Encoded once, as bytes, and only when some client takes it (or the debug log shows it).
+        var line: [UInt8] = []
+        func encoded() -> [UInt8] {
+            if line.isEmpty {
+                line = GestureEventJSON.encodeBytes(event, device: slot.info.id)
+                line.append(0x0a)
             }
-            if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: encoded().dropLast(), as: UTF8.self))") }
-            for session in clients.values where session.wants(event, from: slot.info) {
-                let accepted = encoded().withUnsafeBytes { session.enqueue(bytes: $0) }
-                if !accepted { slowClient(session) }
-            }
+            return line
+        }
+        if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: encoded().dropLast(), as: UTF8.self))") }
+        for session in clients.values where session.wants(event, from: slot.info) {
+            let accepted = encoded().withUnsafeBytes { session.enqueue(bytes: $0) }
+            if !accepted { slowClient(session) }
         }
     }
 

@@ -135,15 +135,16 @@ extension Daemon {
     ) {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
-        var engine: GestureEngine
+        let engine: GestureEngine
         do {
-            engine = try GestureEngine(device: description, settings: settings.recognizer, geometry: settings.geometry)
+            engine = try GestureEngine(
+                device: description, settings: settings.recognizer, geometry: settings.geometry, ids: gestureIDs,
+                tracing: Log.enabled(.debug))
         } catch {
             Log.warning("not using \(source.path): \(error)")
-            if source.source == .evdev { hotplug.closed(source.path) }
+            if let node = source.hotplugNode { hotplug.closed(node) }
             return
         }
-        engine.traceTransitions = Log.enabled(.debug)
         let slotCount: Int
         switch description.touchProtocol {
         case .multitouchSlots(let n): slotCount = n
@@ -164,11 +165,11 @@ extension Daemon {
             }
         } catch {
             Log.error("cannot watch \(source.path): \(error)")
-            if source.source == .evdev { hotplug.closed(source.path) }
+            if let node = source.hotplugNode { hotplug.closed(node) }
             return
         }
         devices.append(slot)
-        for warning in slot.engine.takeWarnings() { Log.warning("\(id): \(warning.message)") }
+        for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
             "device \(id) added: \"\(description.name)\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
         notifyClients(.deviceAdded(info), about: info)
@@ -178,13 +179,12 @@ extension Daemon {
     /// Stops reading a device: its gestures in flight are cancelled and subscribed clients told.
     func removeDevice(_ slot: DeviceSlot, reason: String) {
         guard let index = devices.firstIndex(where: { $0 === slot }) else { return }
-        var out: [GestureEvent] = []
-        slot.engine.nextGestureID = nextGestureID
-        slot.engine.cancelAll(atMicroseconds: eventTime(of: slot, monotonic: SystemCall.monotonicMicroseconds()), into: &out)
-        publish(out, from: slot)
+        var out: [EngineOutput] = []
+        let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
+        slot.engine.cancelAll(atMicroseconds: now, into: &out)
+        deliver(out, from: slot)
         devices.remove(at: index)
         watches[slot.token] = nil
-        lastEventTime[slot.token] = nil
         if let fd = slot.source.pollDescriptor { loop.remove(fd) }
         Log.info("device \(slot.info.id) removed (\(reason))")
         notifyClients(.deviceRemoved(slot.info), about: slot.info)
@@ -195,54 +195,27 @@ extension Daemon {
 
     /// Reads what a device has (or what a replay has due by `now`) through its engine to the clients.
     func pump(_ slot: DeviceSlot, now: Int64) {
-        var out: [GestureEvent] = []
-        slot.engine.nextGestureID = nextGestureID
-        let settings = slot.settings
-        let description = slot.source.description
-        var lastTime = lastEventTime[slot.token]
+        var out: [EngineOutput] = []
         do {
             try slot.source.read(nowMicroseconds: now) { report in
                 switch report {
-                case .event(let event):
-                    if let deadline = slot.engine.nextDeadlineMicroseconds, event.timeMicroseconds >= deadline {
-                        slot.engine.advance(toMicroseconds: deadline, into: &out)
-                    }
-                    slot.engine.process(event, into: &out)
-                    lastTime = event.timeMicroseconds
-                case .dropped(let time):
-                    slot.engine.eventsDropped(atMicroseconds: time, into: &out)
-                case .reset(let time):
-                    if let deadline = slot.engine.nextDeadlineMicroseconds, time >= deadline {
-                        slot.engine.advance(toMicroseconds: deadline, into: &out)
-                    }
-                    slot.engine.cancelAll(atMicroseconds: time, into: &out)
-                    // A fresh engine forgets every touch; the configuration already accepted this device.
-                    if var fresh = try? GestureEngine(device: description, settings: settings.recognizer, geometry: settings.geometry) {
-                        fresh.nextGestureID = slot.engine.nextGestureID
-                        fresh.traceTransitions = slot.engine.traceTransitions
-                        _ = fresh.takeWarnings()  // already logged when the device was added
-                        slot.engine = fresh
-                    }
-                    lastTime = time
+                case .event(let event): slot.engine.process(event, into: &out)
+                case .dropped(let time): slot.engine.eventsDropped(atMicroseconds: time, into: &out)
+                case .reset(let time): slot.engine.reset(atMicroseconds: time, into: &out)
                 }
             }
         } catch {
-            if slot.source.source == .replay { lastEventTime[slot.token] = lastTime }
-            nextGestureID = slot.engine.nextGestureID
-            publish(out, from: slot)
+            deliver(out, from: slot)
+            if let node = slot.source.hotplugNode { hotplug.closed(node) }
             if error.removed {
-                hotplug.closed(slot.source.path)
                 removeDevice(slot, reason: "unplugged")
             } else {
                 Log.error("\(slot.info.id): \(error); dropping the device")
-                hotplug.closed(slot.source.path)
                 removeDevice(slot, reason: "read failed")
             }
             return
         }
-        if slot.source.source == .replay { lastEventTime[slot.token] = lastTime }
-        nextGestureID = slot.engine.nextGestureID
-        publish(out, from: slot)
+        deliver(out, from: slot)
     }
 
     /// After the timer fired: replays with events due, and recognizer deadlines that have passed.
@@ -266,11 +239,9 @@ extension Daemon {
                         let stillDue = slot.engine.nextDeadlineMicroseconds, stillDue == deadline
                     else { continue }
                 }
-                var out: [GestureEvent] = []
-                slot.engine.nextGestureID = nextGestureID
+                var out: [EngineOutput] = []
                 slot.engine.advance(toMicroseconds: deadline, into: &out)
-                nextGestureID = slot.engine.nextGestureID
-                publish(out, from: slot)
+                deliver(out, from: slot)
             }
         }
     }

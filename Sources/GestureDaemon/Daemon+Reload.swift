@@ -31,6 +31,8 @@ extension Daemon {
         }
         configuration = new
         Log.threshold = new.logLevel
+        let tracing = Log.enabled(.debug)
+        for slot in devices { slot.engine.tracing = tracing }
         for session in clients.values { session.outgoingLimitBytes = new.clientBufferBytes }
         if clients.count > new.maxClients {
             Log.notice("\(clients.count) clients are connected, more than the new max_clients \(new.maxClients); new ones are refused until fewer remain")
@@ -41,7 +43,7 @@ extension Daemon {
             let settings = new.resolve(slot.source.description, slot.paths).applyingUdevCalibration(slot.udevCalibration)
             if settings.ignore {
                 removeDevice(slot, reason: "the configuration now ignores it")
-                if slot.source.source == .evdev { hotplug.closed(slot.source.path) }
+                if let node = slot.source.hotplugNode { hotplug.closed(node) }
                 continue
             }
             if settings.grab != slot.settings.grab {
@@ -52,16 +54,14 @@ extension Daemon {
                 slot.settings.warnings = settings.warnings
                 continue
             }
-            var out: [GestureEvent] = []
-            slot.engine.nextGestureID = nextGestureID
+            var out: [EngineOutput] = []
             slot.engine.reconfigure(
                 settings: settings.recognizer, geometry: settings.geometry,
-                atMicroseconds: eventTime(of: slot, monotonic: now), into: &out)
-            nextGestureID = slot.engine.nextGestureID
+                atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
             var kept = settings
             kept.grab = slot.settings.grab
             slot.settings = kept
-            publish(out, from: slot)
+            deliver(out, from: slot)
             Log.info("\(slot.info.id): new settings applied")
         }
         if options.discoverDevices { discoverPresentDevices() }

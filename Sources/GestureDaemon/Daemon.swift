@@ -72,8 +72,8 @@ public final class Daemon {
     var devices: [DeviceSlot] = []
     var replayCount = 0
     var clientCount = 0
-    /// Gesture ids are unique across devices for the daemon's lifetime.
-    var nextGestureID: UInt64 = 1
+    /// Gesture ids are unique across devices for the daemon's lifetime: every engine takes them from here.
+    let gestureIDs = GestureIDSource()
     var running = true
     /// Accepting is paused after EMFILE/ENFILE until a client leaves.
     var listenerPaused = false
@@ -260,10 +260,9 @@ public final class Daemon {
         SystemdNotifier.stopping()
         let now = SystemCall.monotonicMicroseconds()
         for slot in devices {
-            var out: [GestureEvent] = []
-            slot.engine.nextGestureID = nextGestureID
-            slot.engine.cancelAll(atMicroseconds: eventTime(of: slot, monotonic: now), into: &out)
-            publish(out, from: slot)
+            var out: [EngineOutput] = []
+            slot.engine.cancelAll(atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
+            deliver(out, from: slot)
         }
         flushClients()
         for session in Array(clients.values) { disconnect(session, reason: "the daemon is shutting down", log: false) }
@@ -277,20 +276,6 @@ public final class Daemon {
         Log.restoreBlocking()  // the shutdown is not served from the loop any more: keep every last line
         Log.notice("stopped")
     }
-
-    /// The time on a device's event clock corresponding to CLOCK_MONOTONIC `monotonic` (for cancelling at
-    /// "now"): live devices share the clock; a replay's pending deadline or its next event bounds it.
-    func eventTime(of slot: DeviceSlot, monotonic: Int64) -> Int64 {
-        switch slot.source.source {
-        case .evdev:
-            return monotonic
-        case .replay:
-            return slot.engine.nextDeadlineMicroseconds ?? lastEventTime[slot.token] ?? 0
-        }
-    }
-
-    /// Last event time fed to each replay's engine (replays have their own clock).
-    var lastEventTime: [UInt64: Int64] = [:]
 }
 
 /// Why the daemon could not start; the message says what to do.

@@ -25,12 +25,17 @@ public struct InputSourceEnded: Error, Sendable, CustomStringConvertible {
 
 /// One device the daemon reads gestures from: a kernel input device (`EvdevInputSource`) or a replayed
 /// recording (`ReplaySource`). Both go through the same path in the daemon: reports -> GestureEngine ->
-/// clients; only the way they are woken differs.
+/// clients; only the way they are woken and their clocks differ, and the daemon asks the source about
+/// both rather than asking which kind it is.
 public protocol InputSource: AnyObject {
     var description: DeviceDescription { get }
+    /// What clients are told the device is (the `source` field of device objects).
     var source: DeviceSource { get }
     /// The device node or the recording file.
     var path: String { get }
+    /// The udev device node the hotplug tracker follows for this source; nil for a source udev does not
+    /// know (a replay).
+    var hotplugNode: String? { get }
     /// A descriptor to watch for readability, or nil for a source woken only by `nextWakeMicroseconds`.
     var pollDescriptor: Int32? { get }
     /// When (CLOCK_MONOTONIC microseconds) the source wants `read` called without readiness; nil = never.
@@ -41,6 +46,10 @@ public protocol InputSource: AnyObject {
     /// The CLOCK_MONOTONIC time at which the source's event clock reads `eventMicroseconds` (identity for
     /// live devices, whose events libevdev stamps with CLOCK_MONOTONIC).
     func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64
+    /// The source's event-clock time at CLOCK_MONOTONIC `monotonicMicroseconds`, for cancelling "now"
+    /// (device removed, reload, shutdown): never before an event already reported nor after one still to
+    /// come.
+    func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64
 }
 
 /// A kernel touchscreen read through libevdev (the devices adapter's `EvdevDevice`).
@@ -52,6 +61,7 @@ public final class EvdevInputSource: InputSource {
     public var description: DeviceDescription { device.description }
     public var source: DeviceSource { .evdev }
     public var path: String { device.path }
+    public var hotplugNode: String? { device.path }
     public var pollDescriptor: Int32? { device.fd }
     public var nextWakeMicroseconds: Int64? { nil }
 
@@ -73,4 +83,5 @@ public final class EvdevInputSource: InputSource {
     }
 
     public func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64 { eventMicroseconds }
+    public func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64 { monotonicMicroseconds }
 }

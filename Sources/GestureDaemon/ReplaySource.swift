@@ -48,6 +48,7 @@ public final class ReplaySource: InputSource {
     public let description: DeviceDescription
     public var source: DeviceSource { .replay }
     public var path: String { options.recordingPath }
+    public var hotplugNode: String? { nil }
     public var pollDescriptor: Int32? { nil }
 
     private let events: [InputEvent]
@@ -59,6 +60,8 @@ public final class ReplaySource: InputSource {
     private var index = 0
     /// Set once a replay that does not loop has reported its final reset.
     private var ended = false
+    /// Event time of the last report handed out.
+    private var lastReportedTime: Int64?
 
     /// Loads the recording (and description) and schedules its first event for `startMonotonicMicroseconds`.
     public init(options: ReplayOptions, startMonotonicMicroseconds: Int64) throws(ReplayError) {
@@ -120,6 +123,15 @@ public final class ReplaySource: InputSource {
         return startMonotonicMicroseconds + Int64(min(max(elapsed, -bound), bound))
     }
 
+    public func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64 {
+        let elapsed = Double(monotonicMicroseconds - startMonotonicMicroseconds) * options.speed
+        let bound = Double(ReplaySource.farthestScheduleMicroseconds)
+        var time = firstTime &+ Int64(min(max(elapsed, -bound), bound))
+        if let next = nextEventTime { time = min(time, next) }
+        if let last = lastReportedTime { time = max(time, last) }
+        return time
+    }
+
     /// Event time of the next report: an event of the current pass, or the reset that ends the pass
     /// `passGapMicroseconds` after its last event (where the next pass of a loop starts).
     private var nextEventTime: Int64? {
@@ -135,6 +147,7 @@ public final class ReplaySource: InputSource {
     public func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) {
         var budget = ReplaySource.maximumReportsPerRead
         while budget > 0, let time = nextEventTime, monotonicMicroseconds(forEventTime: time) <= nowMicroseconds {
+            lastReportedTime = time
             if index < events.count {
                 var event = events[index]
                 event.timeMicroseconds = time

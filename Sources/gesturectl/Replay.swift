@@ -78,15 +78,18 @@ func runReplay(_ args: [String]) -> Int32 {
                 "\(recordingPath): has no device description; pass the device's .desc file with --device")
         }
         let (settings, geometry) = try replaySettings(configPath: configPath, device: device)
-        var engine = try GestureEngine(device: device, settings: settings, geometry: geometry)
-        engine.traceTransitions = trace
+        let engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
         let origin = recording.events.first?.timeMicroseconds ?? 0
         var replay = RecordingReplay(engine: engine)
-        replay.run(recording.events) { gestures, warnings, transitions in
-            for w in warnings { printError("warning: \(w.message)\n") }
-            for t in transitions { printError("trace: \(t)\n") }
-            for e in gestures where updates || e.phase != .update {
-                print(pretty ? GestureEventText.format(e, relativeToMicroseconds: origin) : GestureEventJSON.encode(e))
+        replay.run(recording.events) { outputs in
+            for output in outputs {
+                switch output {
+                case .gesture(let e) where updates || e.phase != .update:
+                    print(pretty ? GestureEventText.format(e, relativeToMicroseconds: origin) : GestureEventJSON.encode(e))
+                case .gesture: break
+                case .warning(let w): printError("warning: \(w.message)\n")
+                case .trace(let t): printError("trace: \(t)\n")
+                }
             }
         }
         fflush(nil)

@@ -147,7 +147,7 @@ import Testing
             let v = Vector2(TouchMath.cos(r), TouchMath.sin(r))
             #expect(abs(Angles.degrees(of: v) - deg) < 1e-6, "\(deg)")
         }
-        #expect(abs(GestureRecognizer.cosine(degrees: 60) - 0.5) < 1e-9)
-        #expect(abs(GestureRecognizer.cosine(degrees: 30) - 0.8660254037844386) < 1e-9)
+        #expect(abs(Angles.cosine(degrees: 60) - 0.5) < 1e-9)
+        #expect(abs(Angles.cosine(degrees: 30) - 0.8660254037844386) < 1e-9)
     }
 }

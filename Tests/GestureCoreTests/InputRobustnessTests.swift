@@ -15,13 +15,13 @@ import Testing
         s.drag([0], by: 0, 40)
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
-        #expect(out.phases == ["pan:begin", "pan:update", "pan:cancel", "pan:begin", "pan:update", "pan:end"])
-        let cancel = try #require(out.first { $0.phase == .cancel })
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:cancel", "pan:begin", "pan:update", "pan:end"])
+        let cancel = try #require(out.gestures.first { $0.phase == .cancel })
         #expect(cancel.positionMM.x == 50)  // the discarded 90 mm never showed
-        #expect(engine.takeWarnings().contains { $0.message.contains("SYN_DROPPED") })
-        #expect(out.last?.direction == .down)
+        #expect((engine.deviceWarnings + out.warnings).contains { $0.message.contains("SYN_DROPPED") })
+        #expect(out.gestures.last?.direction == .down)
     }
 
     @Test func libevdevResyncCancels() throws {
@@ -29,10 +29,10 @@ import Testing
         s.down(0, 30, 80); s.frame()
         s.drag([0], by: 20, 0)
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
         engine.eventsDropped(atMicroseconds: s.time, into: &out)
-        #expect(out.last?.phase == .cancel)
+        #expect(out.gestures.last?.phase == .cancel)
         #expect(engine.nextDeadlineMicroseconds == nil)
     }
 
@@ -43,11 +43,11 @@ import Testing
         s.move(0, 150, 80); s.frame()  // 1500 units on a 0...1000 axis
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
-        #expect(out.last?.position.x == 1)
-        #expect(out.last?.positionMM.x == 100)
-        let warnings = engine.takeWarnings()
+        #expect(out.gestures.last?.position.x == 1)
+        #expect(out.gestures.last?.positionMM.x == 100)
+        let warnings = (engine.deviceWarnings + out.warnings)
         #expect(warnings.count == 1)
         #expect(warnings[0].message.contains("outside its range 0..1000"))
     }
@@ -63,11 +63,11 @@ import Testing
         s.drag([0], by: 30, 0)
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
-        #expect(out.phases == ["pan:begin", "pan:update", "pan:end"])
-        #expect(out.allSatisfy { $0.fingers == 1 })
-        #expect(engine.takeWarnings().contains { $0.message.contains("slot 12 is beyond the 10 slots") })
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(out.gestures.allSatisfy { $0.fingers == 1 })
+        #expect((engine.deviceWarnings + out.warnings).contains { $0.message.contains("slot 12 is beyond the 10 slots") })
     }
 
     /// ABS_MT_SLOT declared over the whole Int32 range (a recording can say so): 2^32 slots would be
@@ -82,10 +82,10 @@ import Testing
         s.raw(EV.abs, ABS.mtTrackingID, 7)
         s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
-        #expect(out.phases == ["pan:begin", "pan:update", "pan:end"])
-        #expect(engine.takeWarnings().contains { $0.message.contains("slot \(FrameAssembler.maximumSlots) is beyond") })
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect((engine.deviceWarnings + out.warnings).contains { $0.message.contains("slot \(FrameAssembler.maximumSlots) is beyond") })
     }
 
     @Test func palmsAreNotFingers() throws {
@@ -134,11 +134,11 @@ import Testing
         add(EV.key, BTN.touch, 0); add(EV.syn, SYN.report, 0)
         var engine = try GestureEngine(device: device)
         #expect(engine.geometry.sizeSource == .assumed)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(events, into: &out)
-        #expect(out.phases == ["pan:begin", "pan:update", "pan:end"])
-        #expect(out.last?.direction == .right)
-        #expect(engine.takeWarnings().contains { $0.message.contains("assuming a 350 mm diagonal") })
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(out.gestures.last?.direction == .right)
+        #expect((engine.deviceWarnings + out.warnings).contains { $0.message.contains("assuming a 350 mm diagonal") })
     }
 
     @Test func protocolADevicesAreRefusedClearly() {
@@ -180,19 +180,19 @@ import Testing
         s.down(0, 30, 80); s.frame()
         s.drag([0], by: 30, 0)
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
         var settings = RecognizerSettings()
         settings.slopMM = 10
         engine.reconfigure(settings: settings, geometry: GeometrySettings(), atMicroseconds: s.time, into: &out)
-        #expect(out.last?.phase == .cancel)
+        #expect(out.gestures.last?.phase == .cancel)
         #expect(engine.settings.slopMM == 10)
-        let before = out.count
+        let before = out.gestures.count
         var t = s
         t.drag([0], by: 30, 0)
         t.up(0); t.frame()
         engine.process(Array(t.events[s.events.count...]), into: &out)
-        #expect(out.count == before)  // the finger that was down when the config changed does nothing
+        #expect(out.gestures.count == before)  // the finger that was down when the config changed does nothing
     }
 }
 

@@ -153,19 +153,19 @@ import Testing
         s.down(0, 30, 80); s.frame()
         s.drag([0], by: 30, 0, steps: 10)
         var engine = try GestureEngine(device: s.device)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(s.events, into: &out)
-        let last = try #require(out.last)
+        let last = try #require(out.gestures.last)
         #expect(last.velocityMMPerSecond.x > 100)
         let deadline = try #require(engine.nextDeadlineMicroseconds)
         #expect(deadline == last.timeMicroseconds + 80_000)
         out.removeAll()
         engine.advance(toMicroseconds: deadline - 1, into: &out)
-        #expect(out.isEmpty)
+        #expect(out.gestures.isEmpty)
         engine.advance(toMicroseconds: deadline, into: &out)
-        #expect(out.count == 1)
-        #expect(out[0].phase == .update && out[0].velocityMMPerSecond == .zero)
-        #expect(out[0].positionMM == last.positionMM)
+        #expect(out.gestures.count == 1)
+        #expect(out.gestures[0].phase == .update && out.gestures[0].velocityMMPerSecond == .zero)
+        #expect(out.gestures[0].positionMM == last.positionMM)
         #expect(engine.nextDeadlineMicroseconds == nil)  // idle until the fingers move again
     }
 

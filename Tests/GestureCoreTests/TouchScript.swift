@@ -116,9 +116,9 @@ struct TouchScript {
         settings: RecognizerSettings = RecognizerSettings(), geometry: GeometrySettings = GeometrySettings()
     ) throws -> [GestureEvent] {
         var engine = try GestureEngine(device: device, settings: settings, geometry: geometry)
-        var out: [GestureEvent] = []
+        var out: [EngineOutput] = []
         engine.process(events, into: &out)
-        return out
+        return out.gestures
     }
 }
 

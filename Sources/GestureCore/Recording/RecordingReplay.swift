@@ -1,42 +1,35 @@
-/// Runs a recording through an engine exactly as the daemon would see it live: deadlines fire at their
-/// time before later events, and the end of the recording is like the device going away (a gesture still
-/// in flight is cancelled).
+/// Runs a recording through an engine exactly as the daemon sees a device live: the engine fires its
+/// deadlines as the events' times pass them, and the end of the recording is like the device going away
+/// after the last deadline (a gesture still in flight is cancelled).
 public struct RecordingReplay {
     public private(set) var engine: GestureEngine
 
     public init(engine: GestureEngine) { self.engine = engine }
 
-    /// Feeds every event, calling `emit` after each step with the gesture events, warnings and (when
-    /// tracing) recognizer transitions it produced.
-    public mutating func run(
-        _ events: [InputEvent],
-        emit: (_ gestures: [GestureEvent], _ warnings: [CoreWarning], _ transitions: [String]) -> Void
-    ) {
-        var out: [GestureEvent] = []
+    /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
+    /// first, when it has any).
+    public mutating func run(_ events: [InputEvent], emit: (_ outputs: [EngineOutput]) -> Void) {
+        var out: [EngineOutput] = []
         out.reserveCapacity(8)
-        func flush() {
-            let warnings = engine.takeWarnings()
-            let transitions = engine.takeTransitions()
-            if !out.isEmpty || !warnings.isEmpty || !transitions.isEmpty { emit(out, warnings, transitions) }
-            out.removeAll(keepingCapacity: true)
-        }
-        flush()
+        if !engine.deviceWarnings.isEmpty { emit(engine.deviceWarnings.map(EngineOutput.warning)) }
         for event in events {
-            if let deadline = engine.nextDeadlineMicroseconds, event.timeMicroseconds >= deadline {
-                engine.advance(toMicroseconds: deadline, into: &out)
-            }
             engine.process(event, into: &out)
-            flush()
+            if !out.isEmpty {
+                emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
         guard let last = events.last else { return }
-        if let deadline = engine.nextDeadlineMicroseconds { engine.advance(toMicroseconds: deadline, into: &out) }
-        let before = out.count
-        engine.cancelAll(atMicroseconds: max(last.timeMicroseconds, out.last?.timeMicroseconds ?? last.timeMicroseconds), into: &out)
-        let warnings = out.count > before
-            ? [CoreWarning(timeMicroseconds: last.timeMicroseconds,
-                message: "the recording ends with a gesture in flight; it is cancelled")]
-            : []
-        emit(out, engine.takeWarnings() + warnings, engine.takeTransitions())
+        let end = max(last.timeMicroseconds, engine.nextDeadlineMicroseconds ?? last.timeMicroseconds)
+        engine.cancelAll(atMicroseconds: end, into: &out)
+        if out.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
+            out.append(
+                .warning(
+                    CoreWarning(
+                        timeMicroseconds: last.timeMicroseconds,
+                        message: "the recording ends with a gesture in flight; it is cancelled")))
+        }
+        if !out.isEmpty { emit(out) }
     }
 
     /// Convenience: all gesture events and warnings of a whole recording.
@@ -47,9 +40,14 @@ public struct RecordingReplay {
         var replay = RecordingReplay(engine: try GestureEngine(device: device, settings: settings, geometry: geometry))
         var gestures: [GestureEvent] = []
         var warnings: [CoreWarning] = []
-        replay.run(events) { g, w, _ in
-            gestures.append(contentsOf: g)
-            warnings.append(contentsOf: w)
+        replay.run(events) { outputs in
+            for o in outputs {
+                switch o {
+                case .gesture(let e): gestures.append(e)
+                case .warning(let w): warnings.append(w)
+                case .trace: break
+                }
+            }
         }
         return (gestures, warnings)
     }

@@ -1,0 +1,37 @@
+/// What a recognizer deadline is for. Any state may arm any kind; leaving a state disarms them all, so
+/// a deadline only ever fires in the state that armed it.
+enum DeadlineKind: Int, CaseIterable, CustomStringConvertible {
+    /// The running gesture's fingers stopped moving: report an update with zero velocity once the
+    /// velocity window has passed with no movement.
+    case velocityStop
+
+    var description: String {
+        switch self {
+        case .velocityStop: return "velocity-stop"
+        }
+    }
+}
+
+/// The recognizer's timers: at most one deadline per kind, in event-clock microseconds. The recognizer
+/// has no clock: whoever drives it (the engine) fires a deadline when input or the daemon's timer
+/// reaches its time, and an idle recognizer has none armed, so an idle daemon never wakes.
+struct Deadlines {
+    private var times = [Int64?](repeating: nil, count: DeadlineKind.allCases.count)
+
+    mutating func arm(_ kind: DeadlineKind, at time: Int64) { times[kind.rawValue] = time }
+    mutating func disarm(_ kind: DeadlineKind) { times[kind.rawValue] = nil }
+    mutating func disarmAll() {
+        for i in times.indices { times[i] = nil }
+    }
+
+    func time(of kind: DeadlineKind) -> Int64? { times[kind.rawValue] }
+
+    /// The earliest armed deadline (the first kind wins a tie).
+    var earliest: (kind: DeadlineKind, time: Int64)? {
+        var best: (kind: DeadlineKind, time: Int64)?
+        for kind in DeadlineKind.allCases {
+            if let t = times[kind.rawValue], t < (best?.time ?? .max) { best = (kind, t) }
+        }
+        return best
+    }
+}

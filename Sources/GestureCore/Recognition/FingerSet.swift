@@ -1,0 +1,165 @@
+/// The fingers the recognizer follows for the current attempt at recognition, and what their group did
+/// since its baseline: where each landed, where it is, the centroid's path (velocity), the spread of the
+/// fingers (span) and their turn around the centroid (rotation).
+///
+/// The baseline is set when the attempt starts (fingers landed, or the set of fingers changed before
+/// anything was recognized); translation, scale and rotation count from it.
+struct FingerSet {
+    struct Finger {
+        var serial: UInt64
+        /// When the finger landed, microseconds (event clock).
+        var landingTime: Int64
+        /// Where it was when the current attempt started.
+        var baselineMM: Vector2
+        var currentN: Vector2
+        var currentMM: Vector2
+        /// Angle around the fingers' centroid at the previous frame, degrees (pinch rotation).
+        var lastAngleDegrees: Double = 0
+    }
+
+    /// How the fingers of a frame differ from the ones followed.
+    struct Change: Equatable {
+        /// Fingers in the frame that are not followed.
+        var added = 0
+        /// Followed fingers that lifted.
+        var lifted = 0
+        /// Followed fingers lost without a lift (they turned into palms).
+        var lost = 0
+        var isEmpty: Bool { added == 0 && lifted == 0 && lost == 0 }
+    }
+
+    private(set) var fingers: [Finger] = []
+    private(set) var velocity: VelocityTracker
+    /// Cumulative rotation of the fingers around their centroid since the baseline, degrees.
+    private(set) var rotationSinceBaselineDegrees: Double = 0
+    private(set) var spanAtBaselineMM: Double = 0
+    private(set) var baselineCentroidN = Vector2.zero
+    private(set) var baselineCentroidMM = Vector2.zero
+    /// When the latest finger of the group landed (a finger joining just after it restarts recognition).
+    var groupLandingTime: Int64 = 0
+
+    init(velocityWindowSeconds: Double) {
+        velocity = VelocityTracker(windowSeconds: velocityWindowSeconds)
+        fingers.reserveCapacity(10)
+    }
+
+    var count: Int { fingers.count }
+    var isEmpty: Bool { fingers.isEmpty }
+
+    func follows(_ serial: UInt64) -> Bool { fingers.contains { $0.serial == serial } }
+
+    /// Compares the frame's fingers with the ones followed.
+    func change(in frame: TouchFrame) -> Change {
+        var change = Change()
+        for serial in frame.lifted where follows(serial) { change.lifted += 1 }
+        for serial in frame.lost where follows(serial) { change.lost += 1 }
+        var stillDown = 0
+        for c in frame.contacts where follows(c.serial) { stillDown += 1 }
+        change.added = frame.contacts.count - stillDown
+        return change
+    }
+
+    /// Follows exactly the frame's fingers, with a new baseline at their positions.
+    mutating func rebaseline(_ frame: TouchFrame) {
+        let time = frame.timeMicroseconds
+        let previous = fingers
+        fingers.removeAll(keepingCapacity: true)
+        for c in frame.contacts {
+            let landed = previous.first { $0.serial == c.serial }?.landingTime ?? time
+            fingers.append(
+                Finger(serial: c.serial, landingTime: landed, baselineMM: c.positionMM, currentN: c.position, currentMM: c.positionMM))
+        }
+        baselineCentroidN = centroidN
+        baselineCentroidMM = centroidMM
+        spanAtBaselineMM = spanMM
+        rotationSinceBaselineDegrees = 0
+        let c = centroidMM
+        for i in fingers.indices { fingers[i].lastAngleDegrees = Angles.degrees(of: fingers[i].currentMM - c) }
+        velocity.reset()
+        velocity.add(time: time, position: baselineCentroidMM)
+    }
+
+    /// Takes the followed fingers' new positions and adds the frame to the group's motion; false (and
+    /// nothing recorded) when `onlyIfMoved` and no finger moved (a pressure-only frame).
+    @discardableResult
+    mutating func track(_ frame: TouchFrame, onlyIfMoved: Bool = false) -> Bool {
+        var moved = false
+        for c in frame.contacts {
+            for i in fingers.indices where fingers[i].serial == c.serial {
+                if fingers[i].currentMM != c.positionMM { moved = true }
+                fingers[i].currentN = c.position
+                fingers[i].currentMM = c.positionMM
+            }
+        }
+        if onlyIfMoved && !moved { return false }
+        velocity.add(time: frame.timeMicroseconds, position: centroidMM)
+        trackRotation()
+        return moved
+    }
+
+    /// Stops following fingers that are no longer down (after a gesture ended), so later frames can tell
+    /// the remaining ones from new ones.
+    mutating func keepOnly(_ frame: TouchFrame) {
+        fingers.removeAll { f in !frame.contacts.contains { $0.serial == f.serial } }
+    }
+
+    mutating func removeAll() { fingers.removeAll(keepingCapacity: true) }
+
+    // MARK: The group's geometry
+
+    var centroidN: Vector2 {
+        var s = Vector2.zero
+        for f in fingers { s = s + f.currentN }
+        return fingers.isEmpty ? s : s / Double(fingers.count)
+    }
+
+    var centroidMM: Vector2 {
+        var s = Vector2.zero
+        for f in fingers { s = s + f.currentMM }
+        return fingers.isEmpty ? s : s / Double(fingers.count)
+    }
+
+    /// Movement of the centroid since the baseline, millimetres.
+    var centroidMoveMM: Vector2 { centroidMM - baselineCentroidMM }
+
+    /// The farthest any finger moved from its baseline, millimetres.
+    var maximumMoveMM: Double {
+        var m = 0.0
+        for f in fingers { m = max(m, (f.currentMM - f.baselineMM).length) }
+        return m
+    }
+
+    /// Mean over the fingers of the part of their movement not shared with the centroid, millimetres:
+    /// large when fingers move apart, together or around; near zero when they move as one.
+    var differentialMoveMM: Double {
+        guard !fingers.isEmpty else { return 0 }
+        let common = centroidMoveMM
+        var d = 0.0
+        for f in fingers { d += ((f.currentMM - f.baselineMM) - common).length }
+        return d / Double(fingers.count)
+    }
+
+    /// Mean distance of the fingers from their centroid, millimetres.
+    var spanMM: Double {
+        guard fingers.count >= 2 else { return 0 }
+        let c = centroidMM
+        var s = 0.0
+        for f in fingers { s += (f.currentMM - c).length }
+        return s / Double(fingers.count)
+    }
+
+    func velocityMMPerSecond(at time: Int64) -> Vector2 { velocity.velocity(at: time) }
+
+    /// Adds the fingers' mean turn around their centroid since the last frame to the cumulative rotation.
+    private mutating func trackRotation() {
+        guard fingers.count >= 2 else { return }
+        let c = centroidMM
+        var sum = 0.0
+        for i in fingers.indices {
+            let angle = Angles.degrees(of: fingers[i].currentMM - c)
+            sum += Angles.wrapDegrees(angle - fingers[i].lastAngleDegrees)
+            fingers[i].lastAngleDegrees = angle
+        }
+        rotationSinceBaselineDegrees += sum / Double(fingers.count)
+    }
+}
