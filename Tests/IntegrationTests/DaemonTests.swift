@@ -333,6 +333,43 @@ let dellRecording = "dell_canvas_touch.evemu"
         }
     }
 
+    /// The recognizer's trace follows the log level a reload sets, for devices already open: it starts
+    /// at debug and stops at info (it used to be fixed when a device opened, and to pile up unread after a
+    /// reload from debug to info).
+    @Test func sighupTurnsTheRecognizerTraceOnAndOffForOpenDevices() throws {
+        let directory = TemporaryDirectory()
+        let notify = NotifySocket(in: directory)
+        let info = "[daemon]\nsocket_group = \"\"\nlog_level = \"info\"\n"
+        let debug = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n"
+        let config = directory.write("gestured.toml", info)
+        let daemon = try Daemon(dell + ["--loop", "--speed", "10", "--config", config], directory: directory, notify: notify)
+        let client = try daemon.connect()
+        try client.subscribe(SubscriptionFilter(updates: false))
+        let traceLine = "replay1: idle -> "
+        func gestures(_ count: Int) throws {
+            var begins = 0
+            while begins < count { if try nextGesture(client, from: daemon).event.phase == .begin { begins += 1 } }
+        }
+        try gestures(3)
+        #expect(!daemon.log.contains(traceLine), "traced at info")
+
+        _ = directory.write("gestured.toml", debug)
+        daemon.signal(SIGHUP)
+        try daemon.waitForLog("configuration reloaded from \(config)")
+        try daemon.waitForLog(traceLine)
+
+        _ = directory.write("gestured.toml", info)
+        daemon.signal(SIGHUP)
+        try daemon.waitForLog("configuration reloaded from \(config)", occurrences: 2)
+        let afterReload = daemon.log.utf8.count
+        try client.ping()
+        while try client.next(timeoutMilliseconds: 0) != nil {}
+        try gestures(3)
+        let later = String(decoding: Array(daemon.log.utf8)[afterReload...], as: UTF8.self)
+        #expect(!later.contains(traceLine), "still traced after the reload to info")
+        #expect(try daemon.terminate() == 0)
+    }
+
     @Test func sighupWithABrokenConfigurationKeepsTheRunningOne() throws {
         let directory = TemporaryDirectory()
         let notify = NotifySocket(in: directory)
