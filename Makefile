@@ -5,21 +5,37 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Debian packages the build and the tests need.
-DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat python3
+# The version, from its one source: GestureProtocol.daemonVersion (`--version`, the protocol's hello, the
+# man pages' footer; debian/changelog must agree, which a test and `make deb` check).
+VERSION := $(shell sed -n 's/^ *public static let daemonVersion = "\([^"]*\)".*/\1/p' Sources/GestureProtocol/Protocol.swift)
 # Debian's Python 3, not whatever `python3` is first on PATH (a pyenv or venv may shadow it).
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: deps build release test bench bench-socket demo clean
+# Debian packages the build and the tests need (scdoc and man-db: the man pages are built and rendered
+# with `man --warnings` by a test).
+DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat python3 \
+                scdoc man-db groff-base
+# What `make deb` needs on top: the Debian packaging toolchain and lintian.
+DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+.PHONY: deps deb-deps build release test bench bench-socket demo clean man
+
+# $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
+define apt_install
+@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PACKAGES))
+
+deb-deps: deps
+	$(call apt_install,$(DEB_PACKAGING_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -77,6 +93,18 @@ demo: deps
 clean:
 	rm -rf .build
 
+# --- man pages ------------------------------------------------------------------------------------------------
+# scdoc sources in man/, built into .build/man/ with the version filled in. Tests (ManPageTests) render
+# each with `man --warnings` and check that every configuration key, gestured option and gesturectl
+# command and option is on its page.
+MAN_PAGES := $(patsubst man/%.scd,.build/man/%,$(wildcard man/*.scd))
+
+man: $(MAN_PAGES)
+
+.build/man/%: man/%.scd Sources/GestureProtocol/Protocol.swift
+	@mkdir -p .build/man
+	sed 's/@VERSION@/$(VERSION)/g' $< | scdoc > $@.tmp && mv $@.tmp $@
+
 # --- install / uninstall ----------------------------------------------------------------------------------
 # `make install` builds a release and installs binaries, systemd units, the sysusers.d file, the default
 # configuration (never over an existing one) and the docs. PREFIX and DESTDIR work as usual; distributions
@@ -86,18 +114,31 @@ BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 DOCDIR        ?= $(PREFIX)/share/doc/gestured
+MANDIR        ?= $(PREFIX)/share/man
+BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
+# zsh's own search path: site-functions for /usr/local, Debian's vendor-completions for /usr.
+ZSHCOMPDIR    ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 SYSCONFDIR    ?= /etc
 CONFIG_FILE   := $(SYSCONFDIR)/gestured/gestured.toml
 INSTALL_DOCS   = $(wildcard README.md docs/*.md)
 
-.PHONY: install uninstall
+.PHONY: install install-files uninstall
 
 install: deps
+	@$(MAKE) --no-print-directory install-files
+
+# install without the apt step: debian/rules calls this (Build-Depends installed the packages).
+install-files: $(MAN_PAGES)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gesturectl
 	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \
-	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)"; \
+	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
+	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" \
+	  "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"; \
 	install -m 755 "$$bin/gestured" "$$bin/gesturectl" "$(DESTDIR)$(BINDIR)/"; \
+	for page in $(MAN_PAGES); do install -m 644 "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/"; done; \
+	install -m 644 completions/gesturectl.bash "$(DESTDIR)$(BASHCOMPDIR)/gesturectl"; \
+	install -m 644 completions/_gesturectl "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
 	for unit in gestured.service gestured.socket; do \
 	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
 	    "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; \
@@ -125,7 +166,10 @@ uninstall:
 	fi; \
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
 	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
-	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"; \
+	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
+	  "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man1/gesturectl.1" \
+	  "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" \
+	  "$(DESTDIR)$(BASHCOMPDIR)/gesturectl" "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
 	if [ -f "$(DESTDIR)$(CONFIG_FILE)" ] && cmp -s "$(DESTDIR)$(CONFIG_FILE)" "$(DESTDIR)$(DOCDIR)/gestured.toml"; then \
 	  rm -f "$(DESTDIR)$(CONFIG_FILE)"; rmdir "$(DESTDIR)$(SYSCONFDIR)/gestured" 2>/dev/null || true; \
 	elif [ -f "$(DESTDIR)$(CONFIG_FILE)" ]; then \

@@ -5,7 +5,9 @@ public enum GestureProtocol {
     /// The protocol version the daemon announces in `hello`. It changes only when a change is not
     /// backward compatible; added fields and message types keep the number.
     public static let version = 1
-    /// The daemon's version, sent in `hello` and printed by `--version`.
+    /// The package version, in its one place: sent in `hello`, printed by `gestured --version` and
+    /// `gesturectl --version`, read by the Makefile for the man pages; debian/changelog's latest entry
+    /// must name the same version (a test and `make deb` check it).
     public static let daemonVersion = "0.1.0"
     /// Longest request line the daemon accepts, in bytes without the newline; a longer line closes the
     /// connection.

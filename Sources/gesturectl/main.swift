@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureProtocol
 
 /// Subcommands: name, one-line summary, entry point (arguments after the subcommand) -> exit status.
 let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
@@ -11,7 +12,7 @@ let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
 ]
 
 @MainActor func usage() -> String {
-    var s = "usage: gesturectl <command> [options]\n\ncommands:\n"
+    var s = "usage: gesturectl <command> [options]\n       gesturectl --version\n\ncommands:\n"
     for c in commands { s += "  " + c.name + String(repeating: " ", count: max(1, 10 - c.name.count)) + c.summary + "\n" }
     s += "\nRun 'gesturectl <command> --help' for a command's options.\n"
     return s
@@ -24,6 +25,10 @@ guard let first = arguments.first else {
 }
 if first == "--help" || first == "-h" || first == "help" {
     print(usage(), terminator: "")
+    exit(0)
+}
+if first == "--version" {
+    print("gesturectl \(GestureProtocol.daemonVersion) (protocol \(GestureProtocol.version))")
     exit(0)
 }
 guard let command = commands.first(where: { $0.name == first }) else {
