@@ -18,7 +18,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlpluspl
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-.PHONY: deps deb-deps build release test bench bench-socket demo clean man
+.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -26,7 +26,7 @@ define apt_install
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing$$missing"; \
+	  echo "make: installing$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 endef
@@ -89,6 +89,51 @@ demo: deps
 	  else $$bin/gesturectl replay --pretty --no-updates --device "$(DEMO_DIR)/$$desc" "$(DEMO_DIR)/$$events"; fi \
 	  || exit 1; \
 	done
+
+# --- the GTK examples (examples/) ----------------------------------------------------------------------------
+# Python 3 + GTK 4 from Debian; Xvfb and ImageMagick (import, convert) for the screenshot tests.
+EXAMPLE_PACKAGES := python3-gi gir1.2-gtk-4.0 xvfb imagemagick
+EXAMPLE         ?= control-centre
+EXAMPLE_RECORDING = $(if $(filter pinch-view,$(EXAMPLE)),pinch,$(EXAMPLE))
+
+deps-examples:
+	$(call apt_install,$(EXAMPLE_PACKAGES))
+
+# Each example under Xvfb against gestured replaying its recording; screenshots mid-gesture and after each
+# end are checked pixel by pixel (examples/test-examples.py says how).
+test-examples: deps deps-examples
+	$(SWIFT) build --product gestured
+	$(SWIFT) build --product gesturectl
+	$(PYTHON) examples/test-examples.py $$($(SWIFT) build --show-bin-path)
+
+# `make demo-gui [EXAMPLE=name]`, a directory of examples/: the example in a window, on its recording played
+# in a loop by gestured; no touchscreen needed, a display is.
+demo-gui: deps deps-examples
+	@if [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo "make demo-gui: no display (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a graphical session;" >&2; \
+	  echo "  without one, make test-examples runs the examples under Xvfb and checks their screenshots." >&2; \
+	  exit 1; \
+	fi
+	@[ -f examples/$(EXAMPLE)/$(EXAMPLE).py ] || { echo "make demo-gui: no example '$(EXAMPLE)'; EXAMPLE= one of:$$(for d in examples/*/; do n=$$(basename $$d); [ -f $$d$$n.py ] && printf ' %s' $$n; done)" >&2; exit 1; }
+	$(SWIFT) build --product gestured
+	$(SWIFT) build --product gesturectl
+	@set -u; bin=$$($(SWIFT) build --show-bin-path); dir=$$(mktemp -d /tmp/gestured-demo-gui-XXXXXX); \
+	printf '[daemon]\nsocket_group = ""\n' > $$dir/demo.toml; \
+	$$bin/gestured --no-udev --config $$dir/demo.toml --socket $$dir/gestured.sock \
+	  --replay examples/recordings/$(EXAMPLE_RECORDING).evemu --loop 2> $$dir/gestured.log & pid=$$!; \
+	echo "== examples/$(EXAMPLE) on examples/recordings/$(EXAMPLE_RECORDING).evemu, played in a loop; close the window to stop"; \
+	$(PYTHON) examples/$(EXAMPLE)/$(EXAMPLE).py --socket $$dir/gestured.sock; status=$$?; \
+	kill $$pid; wait $$pid 2>/dev/null; rm -rf $$dir; exit $$status
+
+# The README's screenshot sequence of the control centre, from the screenshots make test-examples checks.
+readme-screenshots: deps deps-examples
+	$(SWIFT) build --product gestured
+	$(SWIFT) build --product gesturectl
+	@set -e; dir=$$(mktemp -d /tmp/gestured-shots-XXXXXX); \
+	$(PYTHON) examples/test-examples.py $$($(SWIFT) build --show-bin-path) control-centre --keep $$dir; \
+	convert $$dir/control-centre-1-mid.png $$dir/control-centre-1-after.png $$dir/control-centre-2-mid.png \
+	  $$dir/control-centre-2-after.png -resize 50% -bordercolor '#8a93a0' -border 1 +append docs/images/control-centre.png; \
+	rm -rf $$dir; echo "wrote docs/images/control-centre.png"
 
 clean:
 	rm -rf .build
