@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "gestured", targets: ["gestured"]),
         .executable(name: "gesturectl", targets: ["gesturectl"]),
         .library(name: "GestureClient", targets: ["GestureClient"]),
+        .library(name: "GestureVocabulary", targets: ["GestureVocabulary"]),
         .library(name: "GestureCore", targets: ["GestureCore"]),
     ],
     targets: [
@@ -26,36 +27,43 @@ let package = Package(
             linkerSettings: [.linkedLibrary("tomlplusplus")]
         ),
 
-        // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock.
-        .target(name: "GestureCore", linkerSettings: [.linkedLibrary("m")]),
-        // Wire messages and their JSON-lines encoding, shared by the daemon and its clients.
-        .target(name: "GestureProtocol", dependencies: ["GestureCore"]),
+        // The words the daemon and its clients share: gesture events, kinds, phases, edges, directions.
+        .target(name: "GestureVocabulary"),
+        // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
+        // Glibc (not even libm).
+        .target(name: "GestureCore", dependencies: ["GestureVocabulary"]),
+        // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
+        // vocabulary, not the recognizer.
+        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
         // TOML -> typed, validated configuration.
-        .target(name: "GestureConfig", dependencies: ["GestureCore", "CTOML"]),
+        .target(name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "CTOML"]),
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify.
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureCore", "GestureProtocol", "GestureConfig", "CLibevdev", "CLibudev", "CSystemd", "CLinux",
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "CLibevdev", "CLibudev",
+                "CSystemd", "CLinux",
             ]
         ),
         // Client library for Swift programs that subscribe to gestures.
-        .target(name: "GestureClient", dependencies: ["GestureProtocol"]),
+        .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol"]),
 
-        .executableTarget(name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureCore"]),
+        .executableTarget(name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureProtocol"]),
         .executableTarget(
             name: "gesturectl",
-            dependencies: ["GestureCore", "GestureProtocol", "GestureConfig", "GestureClient"]
+            dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureClient"]
         ),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore"]),
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
         .executableTarget(name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol"]),
 
-        .testTarget(name: "GestureCoreTests", dependencies: ["GestureCore", "GestureProtocol"]),
-        .testTarget(name: "GestureProtocolTests", dependencies: ["GestureProtocol", "GestureCore"]),
-        .testTarget(name: "GestureConfigTests", dependencies: ["GestureConfig", "GestureCore"]),
-        .testTarget(name: "GestureDaemonTests", dependencies: ["GestureDaemon", "GestureCore", "GestureProtocol"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["GestureClient", "GestureProtocol", "GestureCore"]),
+        .testTarget(name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol"]),
+        .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
+        .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore"]),
+        .testTarget(
+            name: "GestureDaemonTests", dependencies: ["GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol"]),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -1,16 +1,15 @@
-import GestureCore
 import GestureProtocol
 import Glibc
 
 /// Where clients find the daemon.
 public enum GestureClientDefaults {
-    public static let environmentVariable = GestureProtocol.socketEnvironmentVariable
-    public static let socketPath = GestureProtocol.defaultSocketPath
+    public static let environmentVariable = ProtocolConstants.socketEnvironmentVariable
+    public static let socketPath = ProtocolConstants.defaultSocketPath
 
     /// `explicit` if given, else $GESTURED_SOCKET, else the default path.
     public static func socketPath(explicit: String?) -> String {
         let environment = getenv(environmentVariable).map { String(cString: $0) }
-        return GestureProtocol.socketPath(
+        return ProtocolConstants.socketPath(
             option: explicit, environment: environment.map { [environmentVariable: $0] } ?? [:])
     }
 }

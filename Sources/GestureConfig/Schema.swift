@@ -1,4 +1,5 @@
 import GestureCore
+import GestureVocabulary
 
 /// The type and allowed values of one setting.
 enum ValueSpec: Sendable {

@@ -1,4 +1,5 @@
 /// Where the physical size of a panel came from.
+import GestureVocabulary
 public enum PanelSizeSource: String, Sendable {
     /// The axes' resolution (units per millimetre), as the kernel reports it.
     case axisResolution = "axis resolution"

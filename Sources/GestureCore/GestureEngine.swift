@@ -1,4 +1,5 @@
 /// Why a device cannot be used for gestures.
+import GestureVocabulary
 public struct UnsupportedDeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     public var deviceName: String
     public var reason: String

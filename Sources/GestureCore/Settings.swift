@@ -1,14 +1,5 @@
-/// A screen edge, as the user sees the screen (after the device's rotation is applied).
-public enum Edge: String, CaseIterable, Sendable, Hashable {
-    case left, right, top, bottom
-}
-
-/// The direction a pan ended in, as the user sees the screen.
-public enum SwipeDirection: String, CaseIterable, Sendable {
-    case up, down, left, right
-}
-
 /// The zone of one screen edge.
+import GestureVocabulary
 public struct EdgeZone: Equatable, Sendable {
     public var enabled: Bool
     /// Width of the zone measured inward from the edge, in millimetres.

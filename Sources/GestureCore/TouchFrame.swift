@@ -1,4 +1,5 @@
 /// One finger on the screen in a frame, in screen coordinates.
+import GestureVocabulary
 public struct Contact: Equatable, Sendable {
     /// Unique for the life of the contact (never reused, unlike tracking ids and slots).
     public var serial: UInt64

@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import Glibc
+import GestureVocabulary
 
 /// One connected client: its requests coming in, its bounded queue of lines going out, and what it
 /// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.
@@ -40,7 +41,7 @@ public final class ClientSession {
     private var acceptedGestures = Set<UInt64>()
     private var consecutiveErrors = 0
 
-    private var framer = LineFramer(maximumLineBytes: GestureProtocol.maximumRequestLineBytes)
+    private var framer = LineFramer(maximumLineBytes: ProtocolConstants.maximumRequestLineBytes)
     /// Outgoing bytes; `outgoing[outgoingStart...]` is not yet written.
     private var outgoing: [UInt8] = []
     private var outgoingStart = 0
@@ -155,9 +156,9 @@ public final class ClientSession {
             case .lineTooLong:
                 let error = ProtocolError(
                     .lineTooLong,
-                    "a request line is longer than \(GestureProtocol.maximumRequestLineBytes) bytes; closing the connection")
+                    "a request line is longer than \(ProtocolConstants.maximumRequestLineBytes) bytes; closing the connection")
                 enqueue(line: ServerMessage.error(error).encoded)
-                return .close(reason: "sent a line over \(GestureProtocol.maximumRequestLineBytes) bytes")
+                return .close(reason: "sent a line over \(ProtocolConstants.maximumRequestLineBytes) bytes")
             }
         }
         return .keep

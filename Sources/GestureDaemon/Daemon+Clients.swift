@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import Glibc
+import GestureVocabulary
 
 extension Daemon {
     /// Most connections accepted per wake-up, so a connection storm cannot hold the loop.

@@ -177,7 +177,7 @@ public final class Daemon {
     /// socket it created.
     public func run() throws(SystemError) {
         SystemdNotifier.ready(status: statusLine)
-        Log.notice("gestured \(GestureProtocol.daemonVersion) ready: \(statusLine)")
+        Log.notice("gestured \(ProtocolConstants.daemonVersion) ready: \(statusLine)")
         while running {
             try rearmTimer()
             let ready = try loop.wait(timeoutMilliseconds: -1)

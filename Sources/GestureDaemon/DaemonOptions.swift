@@ -83,7 +83,7 @@ public struct DaemonConfiguration: Sendable {
     public var warnings: [String]
 
     public init(
-        socketPath: String = GestureProtocol.defaultSocketPath, socketMode: UInt32 = 0o660, socketGroup: String = "gestured",
+        socketPath: String = ProtocolConstants.defaultSocketPath, socketMode: UInt32 = 0o660, socketGroup: String = "gestured",
         maxClients: Int = 64, clientBufferBytes: Int = 1 << 20, logLevel: Log.Priority = .info,
         resolve: @escaping @Sendable (DeviceDescription, [String]) -> DeviceSettings = { _, _ in DeviceSettings() },
         names: @escaping @Sendable (DeviceDescription, [String]) -> Bool = { _, _ in false },

@@ -1,4 +1,4 @@
-import GestureCore
+import GestureVocabulary
 
 /// Reads the gesture event objects `GestureEventJSON` writes back into `GestureEvent`s, for clients.
 /// Unknown keys are ignored; a missing or mistyped required field is an error naming it.

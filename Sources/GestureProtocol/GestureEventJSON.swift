@@ -1,4 +1,4 @@
-import GestureCore
+import GestureVocabulary
 
 /// The JSON encoding of gesture events: one object per line, the same objects `gesturectl replay` prints
 /// and the daemon publishes (docs/protocol.md, "Gesture events", is the contract).

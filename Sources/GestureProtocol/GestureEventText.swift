@@ -1,4 +1,4 @@
-import GestureCore
+import GestureVocabulary
 
 /// A readable one-line rendering of gesture events, for people watching `gesturectl monitor` or
 /// `gesturectl replay --pretty`. The JSON lines are the machine interface; this is not parsed.

@@ -1,7 +1,7 @@
-import GestureCore
+import GestureVocabulary
 
 /// Constants of the socket protocol (docs/protocol.md is the contract).
-public enum GestureProtocol {
+public enum ProtocolConstants {
     /// The protocol version the daemon announces in `hello`. It changes only when a change is not
     /// backward compatible; added fields and message types keep the number.
     public static let version = 1

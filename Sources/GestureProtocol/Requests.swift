@@ -1,4 +1,4 @@
-import GestureCore
+import GestureVocabulary
 
 /// What a client can ask the daemon.
 public enum Request: Equatable, Sendable {

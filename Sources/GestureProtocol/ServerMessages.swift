@@ -1,4 +1,4 @@
-import GestureCore
+import GestureVocabulary
 
 /// The first line the daemon sends on every connection.
 public struct Hello: Equatable, Sendable {
@@ -9,8 +9,8 @@ public struct Hello: Equatable, Sendable {
     public var maximumRequestLineBytes: Int
 
     public init(
-        protocolVersion: Int = GestureProtocol.version, daemonVersion: String = GestureProtocol.daemonVersion,
-        devices: [DeviceInfo], maximumRequestLineBytes: Int = GestureProtocol.maximumRequestLineBytes
+        protocolVersion: Int = ProtocolConstants.version, daemonVersion: String = ProtocolConstants.daemonVersion,
+        devices: [DeviceInfo], maximumRequestLineBytes: Int = ProtocolConstants.maximumRequestLineBytes
     ) {
         self.protocolVersion = protocolVersion
         self.daemonVersion = daemonVersion
@@ -126,7 +126,7 @@ public enum ServerMessage: Equatable, Sendable {
                 Hello(
                     protocolVersion: version, daemonVersion: value["version"]?.stringValue ?? "unknown",
                     devices: devices,
-                    maximumRequestLineBytes: value["max_line_bytes"]?.intValue ?? GestureProtocol.maximumRequestLineBytes
+                    maximumRequestLineBytes: value["max_line_bytes"]?.intValue ?? ProtocolConstants.maximumRequestLineBytes
                 ))
         case TypeName.subscribed:
             var filterObject = value["filter"] ?? .object([])

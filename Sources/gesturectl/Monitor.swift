@@ -5,6 +5,7 @@ import Glibc
 import GestureClient
 import GestureCore
 import GestureProtocol
+import GestureVocabulary
 
 private let monitorUsage = """
     usage: gesturectl monitor [--socket PATH] [--json] [--kinds LIST] [--edges LIST] [--fingers LIST]
@@ -13,7 +14,7 @@ private let monitorUsage = """
     Subscribes to the running gestured and prints its gesture events as they happen, one line each, and
     the devices that come and go. Stops on Ctrl-C, or after --count gesture events.
 
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(GestureProtocol.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's JSON lines as they arrive (hello and replies included)
       --kinds LIST     only these gestures: comma-separated edge-swipe, pan, pinch
       --edges LIST     only edge swipes from these edges: left, right, top, bottom
@@ -29,7 +30,7 @@ private let devicesUsage = """
 
     Lists the devices the running gestured reads.
 
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(GestureProtocol.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's reply as one JSON line
 
     """

@@ -53,7 +53,7 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
             print(usage, terminator: "")
             exit(0)
         case "--version":
-            print("gestured \(GestureProtocol.daemonVersion) (protocol \(GestureProtocol.version))")
+            print("gestured \(ProtocolConstants.daemonVersion) (protocol \(ProtocolConstants.version))")
             exit(0)
         case "--config":
             options.configPath = value(for: argument)

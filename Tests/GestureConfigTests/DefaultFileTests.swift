@@ -2,6 +2,7 @@ import GestureCore
 import Testing
 
 @testable import GestureConfig
+import GestureVocabulary
 
 @Suite("The default file and the built-in defaults")
 struct DefaultFileTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import GestureCore
+import GestureVocabulary
 
 @Suite struct GeometryTests {
     let x = AxisInfo(minimum: 0, maximum: 1000, resolution: 10)

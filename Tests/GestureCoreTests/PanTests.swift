@@ -1,5 +1,6 @@
 import Testing
 @testable import GestureCore
+import GestureVocabulary
 
 @Suite struct PanTests {
     @Test func oneFingerPanRight() throws {

@@ -2,6 +2,7 @@ import Testing
 @testable import GestureCore
 
 import Foundation
+import GestureVocabulary
 
 /// Real recordings (Tests/Fixtures/recordings, see its README for origin and licence), each asserting
 /// what a person watching the finger paths (drawn with tools/plot-recording.py) says it shows. Panels

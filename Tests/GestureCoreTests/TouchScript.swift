@@ -1,4 +1,5 @@
 import GestureCore
+import GestureVocabulary
 
 /// A small DSL that writes the evdev events a touchscreen would send: fingers land, move, wait and lift,
 /// in millimetres on a test panel, and every step ends with SYN_REPORT like a real frame.

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 
 @testable import GestureDaemon
+import GestureVocabulary
 
 /// A session on one end of a socketpair; the test plays the client on the other end.
 private final class Pair {

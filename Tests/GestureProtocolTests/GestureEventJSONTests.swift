@@ -1,6 +1,6 @@
-import GestureCore
 import Testing
 @testable import GestureProtocol
+import GestureVocabulary
 
 @Suite struct GestureEventJSONTests {
     @Test func panEndLine() {

@@ -1,7 +1,7 @@
-import GestureCore
 import Testing
 
 @testable import GestureProtocol
+import GestureVocabulary
 
 @Suite struct RequestDecodingTests {
     private func decode(_ text: String) -> Result<RequestMessage, ProtocolError> {
@@ -197,9 +197,9 @@ import Testing
     }
 
     @Test func socketPathPrecedence() {
-        #expect(GestureProtocol.socketPath(option: "/a", environment: ["GESTURED_SOCKET": "/b"]) == "/a")
-        #expect(GestureProtocol.socketPath(option: nil, environment: ["GESTURED_SOCKET": "/b"]) == "/b")
-        #expect(GestureProtocol.socketPath(option: nil, environment: [:]) == "/run/gestured/gestured.sock")
-        #expect(GestureProtocol.socketPath(option: "", environment: ["GESTURED_SOCKET": ""]) == "/run/gestured/gestured.sock")
+        #expect(ProtocolConstants.socketPath(option: "/a", environment: ["GESTURED_SOCKET": "/b"]) == "/a")
+        #expect(ProtocolConstants.socketPath(option: nil, environment: ["GESTURED_SOCKET": "/b"]) == "/b")
+        #expect(ProtocolConstants.socketPath(option: nil, environment: [:]) == "/run/gestured/gestured.sock")
+        #expect(ProtocolConstants.socketPath(option: "", environment: ["GESTURED_SOCKET": ""]) == "/run/gestured/gestured.sock")
     }
 }

@@ -4,6 +4,7 @@ import GestureCore
 import GestureProtocol
 import Glibc
 import Testing
+import GestureVocabulary
 
 /// The Dell Canvas recording: pans with 1, 2 and 4 fingers and a 5-finger pinch, 327 events a pass.
 let dell = ["--replay", Paths.recordings + "dell_canvas_touch.evemu"]

@@ -7,6 +7,7 @@ import GestureCore
 import GestureProtocol
 import Glibc
 import Testing
+import GestureVocabulary
 
 /// Upper bound for any wait; reached only when something is broken.
 let patienceMilliseconds: Int64 = 20_000

@@ -4,6 +4,7 @@
 ///
 /// The baseline is set when the attempt starts (fingers landed, or the set of fingers changed before
 /// anything was recognized); translation, scale and rotation count from it.
+import GestureVocabulary
 struct FingerSet {
     struct Finger {
         var serial: UInt64

@@ -1,5 +1,6 @@
 /// What happens to the recognizer, one input at a time. Frames are classified against the fingers it
 /// follows, so the state machine sees "fingers changed" or "the same fingers moved".
+import GestureVocabulary
 enum RecognizerInput {
     /// Fingers landed, lifted or were lost (palms) in this frame; its contacts are the fingers down now.
     case fingersChanged(FingerSet.Change, TouchFrame)

@@ -1,4 +1,5 @@
 /// What every gesture kind's rules read: the thresholds, and the screen they apply to.
+import GestureVocabulary
 struct RecognizerContext {
     let settings: RecognizerSettings
     let screenSizeMM: (width: Double, height: Double)

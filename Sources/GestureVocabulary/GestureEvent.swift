@@ -1,3 +1,6 @@
+// The words gestured and its clients share: gesture events, their kinds and phases, edges and directions.
+// No recognizer here: a client links this, the wire encoding (GestureProtocol) and nothing else.
+
 /// A point or vector with two components.
 public struct Vector2: Equatable, Sendable {
     public var x: Double
@@ -86,14 +89,14 @@ public struct GestureEvent: Equatable, Sendable {
     }
 }
 
-/// Something worth telling the user that is not a gesture (a slot beyond the declared count, a value
-/// out of range, events dropped). The daemon logs these; `gesturectl replay` prints them to stderr.
-public struct CoreWarning: Equatable, Sendable, CustomStringConvertible {
-    public var timeMicroseconds: Int64
-    public var message: String
-    public init(timeMicroseconds: Int64, message: String) {
-        self.timeMicroseconds = timeMicroseconds
-        self.message = message
-    }
-    public var description: String { message }
+
+/// A screen edge, as the user sees the screen (after the device's rotation is applied).
+public enum Edge: String, CaseIterable, Sendable, Hashable {
+    case left, right, top, bottom
 }
+
+/// The direction a pan ended in, as the user sees the screen.
+public enum SwipeDirection: String, CaseIterable, Sendable {
+    case up, down, left, right
+}
+
