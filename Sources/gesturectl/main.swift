@@ -28,7 +28,7 @@ if first == "--help" || first == "-h" || first == "help" {
     exit(0)
 }
 if first == "--version" {
-    print("gesturectl \(GestureProtocol.daemonVersion) (protocol \(GestureProtocol.version))")
+    print("gesturectl \(ProtocolConstants.daemonVersion) (protocol \(ProtocolConstants.version))")
     exit(0)
 }
 guard let command = commands.first(where: { $0.name == first }) else {

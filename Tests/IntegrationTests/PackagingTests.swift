@@ -50,14 +50,14 @@ struct PackagingTests {
         // As the Makefile builds it: the version filled in, then scdoc; then man-db and groff with warnings.
         let script = """
             set -e
-            sed 's/@VERSION@/\(GestureProtocol.daemonVersion)/g' "$1" | scdoc > "$2"
+            sed 's/@VERSION@/\(ProtocolConstants.daemonVersion)/g' "$1" | scdoc > "$2"
             MANWIDTH=80 man --warnings -l "$2" 2>&1 >/dev/null
             """
         let rendered = try run("/bin/sh", ["-c", script, "sh", manSources + page + ".scd", directory.path + "/" + page], in: directory)
         #expect(rendered.status == 0, "scdoc or man failed on \(page) (make deps installs scdoc and man-db): \(rendered.output)")
         #expect(rendered.output.isEmpty, "man --warnings on \(page):\n\(rendered.output)")
         let text = try run("/bin/sh", ["-c", "MANWIDTH=80 man -l \"$1\"", "sh", directory.path + "/" + page], in: directory)
-        #expect(text.output.contains("gestured \(GestureProtocol.daemonVersion)"), "the footer does not carry the version")
+        #expect(text.output.contains("gestured \(ProtocolConstants.daemonVersion)"), "the footer does not carry the version")
     }
 
     /// The check above can fail: the same pipeline reports a roff mistake.
@@ -105,15 +105,15 @@ struct PackagingTests {
         #expect(section("# OPTIONS", of: page)?.contains("*--version*") == true)
     }
 
-    /// The version has one source, GestureProtocol.daemonVersion; both programs print it and the Debian
+    /// The version has one source, ProtocolConstants.daemonVersion; both programs print it and the Debian
     /// changelog's latest entry is that version.
     @Test func oneVersionEverywhere() throws {
         let directory = TemporaryDirectory()
-        let version = GestureProtocol.daemonVersion
+        let version = ProtocolConstants.daemonVersion
         let daemon = try run(try Paths.gestured(), ["--version"], in: directory)
-        #expect(daemon.status == 0 && daemon.output == "gestured \(version) (protocol \(GestureProtocol.version))\n")
+        #expect(daemon.status == 0 && daemon.output == "gestured \(version) (protocol \(ProtocolConstants.version))\n")
         let ctl = try run(try Paths.gesturectl(), ["--version"], in: directory)
-        #expect(ctl.status == 0 && ctl.output == "gesturectl \(version) (protocol \(GestureProtocol.version))\n")
+        #expect(ctl.status == 0 && ctl.output == "gesturectl \(version) (protocol \(ProtocolConstants.version))\n")
 
         // "gestured (1:0.1.0-2) unstable; urgency=medium": the upstream part, without epoch and revision.
         let changelog = readWholeFile(Paths.packageRoot + "/debian/changelog")
