@@ -17,6 +17,7 @@ what the events say (progress, scale).
 
 First it checks that the recordings still make the gestures they were made for (gesturectl replay).
 """
+import math
 import os
 import selectors
 import shutil
@@ -198,7 +199,77 @@ def control_centre(shots):
     print(f"  abandoned: closed; committed: open {opened} px; swipe down: closed")
 
 
-EXAMPLES = {"control-centre": ("control-centre", control_centre)}
+def pager(shots):
+    row = int(0.85 * HEIGHT)    # below the pages' content: plain page colour
+    details, advanced = (64, 110, 170), (150, 90, 170)   # the top page and the one below (pager.py's PAGES)
+
+    def top_page_left_edge(shot):
+        for x in range(WIDTH):
+            if near(shot.pixel(x, row), details):
+                return x
+        return None
+
+    by_name = {s.name.split("-", 1)[1]: s for s in shots}
+    check(sorted(by_name) == ["1-after", "1-mid", "2-after", "2-mid"], f"screenshots: {sorted(by_name)}")
+    for n in ("1", "2"):
+        mid = by_name[f"{n}-mid"]
+        expected = mid.event.progress * WIDTH
+        got = top_page_left_edge(mid)
+        check(got is not None and abs(got - expected) <= 0.02 * WIDTH,
+              f"{mid.png}: mid-swipe at progress {mid.event.progress}, the top page should be {expected:.0f} px to the right, is at {got}")
+        check(not near(mid.pixel(max(got - 20, 0), row), details), f"{mid.png}: the page below should show left of the top page")
+        print(f"  mid-swipe {n}: progress {mid.event.progress:.3f} -> {expected:.0f} px expected, top page at {got} px")
+    after = by_name["1-after"]
+    check(top_page_left_edge(after) == 0 and near(after.pixel(WIDTH - 1, row), details),
+          f"{after.png}: after the abandoned swipe the top page should be back in place")
+    after = by_name["2-after"]
+    check(top_page_left_edge(after) is None and all(near(after.pixel(x, row), advanced) for x in (0, WIDTH // 2, WIDTH - 1)),
+          f"{after.png}: after the committed swipe the top page should be gone and the one below shown in full")
+    print("  abandoned: the page is back; committed: the page is off, the one below shown")
+
+
+def pinch_view(shots):
+    quadrants = [(230, 80, 70), (250, 190, 50), (60, 160, 220), (90, 190, 110)]   # pinch-view.py's picture
+    side_at_1 = 0.4 * WIDTH
+
+    def measure(shot):
+        """The picture's area (as the side of a square) and its bounding box."""
+        count, xs, ys = 0, [], []
+        for y in range(0, HEIGHT):
+            for x in range(0, WIDTH):
+                i = (y * WIDTH + x) * 3
+                p = shot.pixels[i:i + 3]
+                if any(near(p, q, 10) for q in quadrants):
+                    count += 1
+                    xs.append(x)
+                    ys.append(y)
+        check(count > 0, f"{shot.png}: no picture on the screen")
+        return count ** 0.5, (min(xs), min(ys), max(xs) + 1, max(ys) + 1)
+
+    by_name = {s.name.split("-", 2)[2]: s for s in shots}
+    check(sorted(by_name) == ["1-after", "1-mid"], f"screenshots: {sorted(by_name)}")
+    mid = by_name["1-mid"]
+    side, box = measure(mid)
+    expected = side_at_1 * mid.event.scale
+    check(abs(side - expected) <= 0.04 * expected,
+          f"{mid.png}: mid-pinch at scale {mid.event.scale}, the picture's side should be {expected:.0f} px, is {side:.0f}")
+    turn = math.radians(mid.event.rotation)
+    expected_box = side * (abs(math.cos(turn)) + abs(math.sin(turn)))
+    check(abs((box[2] - box[0]) - expected_box) <= 0.05 * expected_box,
+          f"{mid.png}: turned by {mid.event.rotation}°, the picture should be {expected_box:.0f} px wide, is {box[2] - box[0]}")
+    print(f"  mid-pinch: scale {mid.event.scale:.3f}, rotation {mid.event.rotation:.1f}° -> side {expected:.0f} px expected, "
+          f"{side:.0f} shown; width {box[2] - box[0]} px (turned)")
+    after = by_name["1-after"]
+    side, box = measure(after)
+    check(abs(side - 2 * side_at_1) <= 0.03 * 2 * side_at_1,
+          f"{after.png}: after the committed spread the picture should snap to zoom 2 ({2 * side_at_1:.0f} px), is {side:.0f}")
+    check(abs((box[2] - box[0]) - side) <= 0.03 * side and abs((box[3] - box[1]) - side) <= 0.03 * side,
+          f"{after.png}: the picture should have snapped square to the screen, its box is {box}")
+    print(f"  committed: zoom 2 -> side {2 * side_at_1:.0f} px expected, {side:.0f} shown, square to the screen")
+
+
+EXAMPLES = {"control-centre": ("control-centre", control_centre), "pager": ("pager", pager),
+            "pinch-view": ("pinch", pinch_view)}
 
 
 def start_xvfb(directory):
