@@ -43,11 +43,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The Swift suites, then the Python client (clients/python) against the daemon replaying a recording.
+# The Swift suites, then the Python client (clients/python) against the daemon replaying a recording, then
+# the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
+	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 
 bench: deps
 	$(SWIFT) build -c release --product gestured-bench

@@ -13,7 +13,8 @@ gestured starts replaying the recording on a private socket; this script subscri
 same gestures. When a gesture's events stop mid-gesture (the recordings rest the finger 1.5 s half way)
 it waits QUIET seconds and takes a screenshot; after each `end` it waits SETTLE seconds, for the
 example's release animation to finish, and takes another. Then it checks what the pixels show against
-what the events say (progress, scale).
+what the events say (progress, scale). Last, it restarts gestured and waits for the example to connect
+again by itself.
 
 First it checks that the recordings still make the gestures they were made for (gesturectl replay).
 """
@@ -96,11 +97,11 @@ class Run:
                     process.kill()
                     process.wait()
 
-    def wait_for_line(self, path, text, seconds):
+    def wait_for_line(self, path, text, seconds, times=1):
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             with open(path, errors="replace") as f:
-                if text in f.read():
+                if f.read().count(text) >= times:
                     return
             time.sleep(0.05)
         with open(path, errors="replace") as f:
@@ -120,8 +121,9 @@ class Run:
         # The window is up once the example reports its first connection attempt.
         self.wait_for_line(app_log, "cannot connect", 30)
         daemon_log = open(os.path.join(self.directory, "gestured.log"), "w")
-        self.start([os.path.join(self.bin_dir, "gestured"), "--no-udev", "--config", config, "--socket", socket_path,
-                    "--replay", self.recording], daemon_log)
+        daemon_command = [os.path.join(self.bin_dir, "gestured"), "--no-udev", "--config", config, "--socket", socket_path,
+                          "--replay", self.recording]
+        daemon = self.start(daemon_command, daemon_log)
         deadline = time.monotonic() + 20
         while not os.path.exists(socket_path):
             if time.monotonic() > deadline:
@@ -161,6 +163,13 @@ class Run:
                     shots.append(screenshot(self.display, f"{self.example}-{count}-after", message, self.directory))
                     in_flight, last = None, None
         watcher.close()
+        # The daemon restarts: the example says it is waiting, then connects again by itself.
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(10)
+        self.wait_for_line(app_log, "closed the connection", 10)
+        self.start(daemon_command, daemon_log)
+        self.wait_for_line(app_log, "connected to gestured", 15, times=2)
+        print("  reconnected after the daemon restarted", flush=True)
         return shots
 
 

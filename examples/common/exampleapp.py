@@ -129,10 +129,11 @@ class Stage(Gtk.Widget):
             self._last_frame = None
             self._tick = self.add_tick_callback(self._on_tick)
 
-    def frame_time(self):
-        """Now on the frame clock, in seconds (the time the next frame will be shown)."""
-        clock = self.get_frame_clock()
-        return clock.get_frame_time() / 1e6 if clock else GLib.get_monotonic_time() / 1e6
+    @staticmethod
+    def now():
+        """Now, in seconds on the frame clock's time base (GLib's monotonic clock), for stamping the
+        arrival of updates; frames are timed by the frame clock itself."""
+        return GLib.get_monotonic_time() / 1e6
 
     def _on_tick(self, _widget, clock):
         now = clock.get_frame_time() / 1e6

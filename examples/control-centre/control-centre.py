@@ -59,8 +59,7 @@ class ControlCentre(Stage):
         height = self.panel_height()
         pulled = self.start - self.mapping.movement(event.translation)[1]
         velocity = -self.mapping.velocity(event)[1]
-        now = self.frame_time()
-        self.offset.set(rubber_band(pulled, 0, height, 0.08 * height), velocity, now)
+        self.offset.set(rubber_band(pulled, 0, height, 0.08 * height), velocity, self.now(), event.time)
         if event.phase == "end":
             if event.kind == "edge-swipe":
                 self.open = bool(event.committed)

@@ -48,7 +48,7 @@ class Pager(Stage):
         if len(self.pages) == 1:
             moved = rubber_band(moved, 0, 0, 0.1 * width)
         velocity = self.mapping.velocity(event)[0]
-        self.offset.set(moved, velocity, self.frame_time())
+        self.offset.set(moved, velocity, self.now(), event.time)
         if event.phase == "end":
             self.leaving = bool(event.committed) and len(self.pages) > 1
             self.release(velocity)

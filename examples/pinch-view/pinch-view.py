@@ -71,9 +71,9 @@ class PinchView(Stage):
             scale_speed = self.base[2] * (event.scale - self.previous[1]) / dt
             angle_speed = (event.rotation - self.previous[2]) / dt
         self.previous = (event.time, event.scale, event.rotation)
-        now = self.frame_time()
+        now = self.now()
         for follower, value, speed in zip(self.values, target, (vx, vy, scale_speed, angle_speed)):
-            follower.set(value, speed, now)
+            follower.set(value, speed, now, event.time)
         if event.phase == "end":
             if event.committed:
                 self.snap(event, target, (vx, vy))
