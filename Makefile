@@ -226,6 +226,28 @@ uninstall:
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 	echo "make uninstall: done (the system user and group 'gestured' are left in place, as sysusers.d expects)"
 
+# --- Debian package ------------------------------------------------------------------------------------------
+# `make deb`: the binary package with the Debian toolchain (debian/: dpkg-buildpackage, debhelper with
+# systemd and sysusers support), then lintian, which must report no errors. The .deb, the debug symbols'
+# .deb, .buildinfo and .changes go to .build/deb/. The Swift build is the same incremental release build
+# (with the Swift runtime linked in) as the one the QEMU rig stages. docs/installation.md has the details.
+DEB_DIR  := .build/deb
+DEB_ARCH  = $(shell dpkg --print-architecture)
+DEB_BASE  = $(DEB_DIR)/gestured_$(VERSION)_$(DEB_ARCH)
+
+.PHONY: deb deb-package
+deb: deb-package
+	lintian --fail-on error $(DEB_BASE).changes \
+	  || { echo "make deb: lintian reports errors (above)" >&2; exit 1; }
+	@echo "make deb: $(DEB_BASE).deb"
+
+# The package without lintian (the QEMU rig uses this).
+deb-package: deb-deps
+	@mkdir -p $(DEB_DIR); rm -f $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
+	DEB_OUTPUT_DIR=$(CURDIR)/$(DEB_DIR) SWIFT="$(SWIFT)" dpkg-buildpackage -b -us -uc \
+	  --buildinfo-option=-u$(DEB_DIR) --changes-option=-u$(DEB_DIR) \
+	  --buildinfo-file=$(DEB_BASE).buildinfo --changes-file=$(DEB_BASE).changes
+
 # --- real-kernel end-to-end tests ---------------------------------------------------------------------------
 # Boots a Debian kernel in QEMU with systemd and udev, installs gestured there (make install) and drives uinput
 # touchscreens from recordings. Installs its own host packages; caches kernel and image under .build/vm/.
