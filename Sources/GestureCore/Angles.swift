@@ -1,5 +1,6 @@
-/// Angle arithmetic without libm, so the core stays free of Glibc and bit-for-bit deterministic.
 import GestureVocabulary
+
+/// Angle arithmetic without libm, so the core stays free of Glibc and bit-for-bit deterministic.
 enum Angles {
     static let pi = 3.141592653589793
     static let degreesPerRadian = 180 / pi

@@ -1,5 +1,6 @@
-/// Where the physical size of a panel came from.
 import GestureVocabulary
+
+/// Where the physical size of a panel came from.
 public enum PanelSizeSource: String, Sendable {
     /// The axes' resolution (units per millimetre), as the kernel reports it.
     case axisResolution = "axis resolution"

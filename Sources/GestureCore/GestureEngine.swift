@@ -1,5 +1,6 @@
-/// Why a device cannot be used for gestures.
 import GestureVocabulary
+
+/// Why a device cannot be used for gestures.
 public struct UnsupportedDeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     public var deviceName: String
     public var reason: String
@@ -104,7 +105,7 @@ public struct GestureEngine: Sendable {
     public mutating func process(_ event: InputEvent, into out: inout [EngineOutput]) {
         let time = event.timeMicroseconds
         if let deadline = recognizer.nextDeadlineMicroseconds, time >= deadline {
-            recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
+            recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
         }
         lastEventTimeMicroseconds = time
         switch assembler.process(event) {
@@ -129,7 +130,7 @@ public struct GestureEngine: Sendable {
     /// The kernel dropped events and libevdev resynchronised the device: gestures in flight are cancelled,
     /// and the sync events that follow are fed through `process` as usual.
     public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
+        recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
         dropped(at: time, into: &out)
     }
 
@@ -139,7 +140,7 @@ public struct GestureEngine: Sendable {
                 CoreWarning(
                     timeMicroseconds: time,
                     message: "\(device.name): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
-        recognizer.handle(.dropped(atMicroseconds: time), ids: ids, into: &out)
+        recognizer.handle(.dropped(atMicroseconds: time), frame: assembler.frame, ids: ids, into: &out)
     }
 
     /// When `advance` has something to report (fingers that stopped moving), in event-clock
@@ -148,14 +149,14 @@ public struct GestureEngine: Sendable {
 
     /// Reports what became true by `time` without new input: every deadline due by then fires.
     public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
+        recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
     }
 
     /// The device is going away (or the daemon stops): deadlines due by `time` fire, then a gesture in
     /// flight is cancelled at `time`, and nothing begins until the fingers now down have lifted.
     public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        recognizer.fireDeadlines(upTo: time, ids: ids, into: &out)
-        recognizer.handle(.cancelled(atMicroseconds: time), ids: ids, into: &out)
+        recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
+        recognizer.handle(.cancelled(atMicroseconds: time), frame: assembler.frame, ids: ids, into: &out)
     }
 
     /// As if the device had been unplugged and plugged back in at `time`: a gesture in flight is

@@ -1,5 +1,6 @@
-/// The zone of one screen edge.
 import GestureVocabulary
+
+/// The zone of one screen edge.
 public struct EdgeZone: Equatable, Sendable {
     public var enabled: Bool
     /// Width of the zone measured inward from the edge, in millimetres.

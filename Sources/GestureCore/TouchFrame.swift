@@ -1,5 +1,6 @@
-/// One finger on the screen in a frame, in screen coordinates.
 import GestureVocabulary
+
+/// One finger on the screen in a frame, in screen coordinates.
 public struct Contact: Equatable, Sendable {
     /// Unique for the life of the contact (never reused, unlike tracking ids and slots).
     public var serial: UInt64

@@ -17,21 +17,33 @@ enum DeadlineKind: Int, CaseIterable, CustomStringConvertible {
 /// reaches its time, and an idle recognizer has none armed, so an idle daemon never wakes.
 struct Deadlines {
     private var times = [Int64?](repeating: nil, count: DeadlineKind.allCases.count)
+    /// The earliest armed deadline, kept current by every change (read before every event).
+    private(set) var earliest: (kind: DeadlineKind, time: Int64)?
 
-    mutating func arm(_ kind: DeadlineKind, at time: Int64) { times[kind.rawValue] = time }
-    mutating func disarm(_ kind: DeadlineKind) { times[kind.rawValue] = nil }
+    mutating func arm(_ kind: DeadlineKind, at time: Int64) {
+        times[kind.rawValue] = time
+        findEarliest()
+    }
+
+    mutating func disarm(_ kind: DeadlineKind) {
+        guard times[kind.rawValue] != nil else { return }
+        times[kind.rawValue] = nil
+        findEarliest()
+    }
+
     mutating func disarmAll() {
+        guard earliest != nil else { return }
         for i in times.indices { times[i] = nil }
+        earliest = nil
     }
 
     func time(of kind: DeadlineKind) -> Int64? { times[kind.rawValue] }
 
-    /// The earliest armed deadline (the first kind wins a tie).
-    var earliest: (kind: DeadlineKind, time: Int64)? {
-        var best: (kind: DeadlineKind, time: Int64)?
-        for kind in DeadlineKind.allCases {
-            if let t = times[kind.rawValue], t < (best?.time ?? .max) { best = (kind, t) }
+    /// The first kind wins a tie.
+    private mutating func findEarliest() {
+        earliest = nil
+        for (i, t) in times.enumerated() {
+            if let t, t < (earliest?.time ?? .max), let kind = DeadlineKind(rawValue: i) { earliest = (kind, t) }
         }
-        return best
     }
 }

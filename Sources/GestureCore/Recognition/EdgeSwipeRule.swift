@@ -1,7 +1,8 @@
+import GestureVocabulary
+
 /// Edge swipe (UIScreenEdgePanGestureRecognizer): every finger lands in the zone of one enabled edge and
 /// the fingers move inward within the angle tolerance. Its begin test, what its events carry and when it
 /// commits; docs/gestures.md gives the reasons for each threshold.
-import GestureVocabulary
 enum EdgeSwipeRule {
     /// A small set of edges.
     struct EdgeSet: Equatable {

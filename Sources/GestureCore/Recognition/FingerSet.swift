@@ -1,10 +1,11 @@
+import GestureVocabulary
+
 /// The fingers the recognizer follows for the current attempt at recognition, and what their group did
 /// since its baseline: where each landed, where it is, the centroid's path (velocity), the spread of the
 /// fingers (span) and their turn around the centroid (rotation).
 ///
 /// The baseline is set when the attempt starts (fingers landed, or the set of fingers changed before
 /// anything was recognized); translation, scale and rotation count from it.
-import GestureVocabulary
 struct FingerSet {
     struct Finger {
         var serial: UInt64

@@ -1,11 +1,13 @@
-/// What happens to the recognizer, one input at a time. Frames are classified against the fingers it
-/// follows, so the state machine sees "fingers changed" or "the same fingers moved".
 import GestureVocabulary
+
+/// What happens to the recognizer, one input at a time. Frames are classified against the fingers it
+/// follows, so the state machine sees "fingers changed" or "the same fingers moved"; the frame itself is
+/// passed beside the input (the latest frame, whatever the input), so no input copies it.
 enum RecognizerInput {
-    /// Fingers landed, lifted or were lost (palms) in this frame; its contacts are the fingers down now.
-    case fingersChanged(FingerSet.Change, TouchFrame)
-    /// The fingers followed are the fingers down; they may have moved.
-    case moved(TouchFrame)
+    /// Fingers landed, lifted or were lost (palms) in the frame; its contacts are the fingers down now.
+    case fingersChanged(FingerSet.Change)
+    /// The fingers followed are the fingers down in the frame; they may have moved.
+    case moved
     /// A deadline armed earlier has come.
     case deadline(DeadlineKind, atMicroseconds: Int64)
     /// Events were lost (SYN_DROPPED): the fingers' state during the gap is unknown.
@@ -66,21 +68,22 @@ struct GestureRecognizer {
     /// Classifies a frame against the fingers followed and handles it.
     mutating func handle(_ frame: TouchFrame, ids: GestureIDSource, into out: inout [EngineOutput]) {
         let change = fingers.change(in: frame)
-        handle(change.isEmpty ? .moved(frame) : .fingersChanged(change, frame), ids: ids, into: &out)
+        handle(change.isEmpty ? .moved : .fingersChanged(change), frame: frame, ids: ids, into: &out)
     }
 
-    /// Fires every deadline due by `time`, earliest first.
-    mutating func fireDeadlines(upTo time: Int64, ids: GestureIDSource, into out: inout [EngineOutput]) {
+    /// Fires every deadline due by `time`, earliest first; `frame` is the latest frame.
+    mutating func fireDeadlines(upTo time: Int64, frame: TouchFrame, ids: GestureIDSource, into out: inout [EngineOutput]) {
         while let (kind, due) = deadlines.earliest, due <= time {
             deadlines.disarm(kind)
-            handle(.deadline(kind, atMicroseconds: due), ids: ids, into: &out)
+            handle(.deadline(kind, atMicroseconds: due), frame: frame, ids: ids, into: &out)
         }
     }
 
-    mutating func handle(_ input: RecognizerInput, ids: GestureIDSource, into out: inout [EngineOutput]) {
+    /// One input, with the latest frame (the one the input comes from, for `fingersChanged` and `moved`).
+    mutating func handle(_ input: RecognizerInput, frame: TouchFrame, ids: GestureIDSource, into out: inout [EngineOutput]) {
         switch (state, input) {
         // Idle: fingers landing start an attempt.
-        case (.idle, .fingersChanged(_, let frame)), (.idle, .moved(let frame)):
+        case (.idle, .fingersChanged), (.idle, .moved):
             if !frame.contacts.isEmpty { startAttempt(frame, landing: true, into: &out) }
         case (.idle, .dropped), (.idle, .cancelled):
             break
@@ -88,7 +91,7 @@ struct GestureRecognizer {
             bug("deadline \(kind) fired while idle", into: &out)
 
         // Possible: nothing recognized yet.
-        case (.possible, .fingersChanged(let change, let frame)):
+        case (.possible, .fingersChanged(let change)):
             // The set of fingers changed before anything was recognized: start over with the fingers now
             // down (fingers rarely land or lift in the same frame).
             if frame.contacts.isEmpty {
@@ -96,7 +99,7 @@ struct GestureRecognizer {
             } else {
                 startAttempt(frame, landing: change.added > 0, "fingers changed: ", into: &out)
             }
-        case (.possible(let edges), .moved(let frame)):
+        case (.possible(let edges), .moved):
             fingers.track(frame)
             recognize(edges: edges, time: frame.timeMicroseconds, ids: ids, into: &out)
         case (.possible, .dropped), (.possible, .cancelled):
@@ -105,9 +108,9 @@ struct GestureRecognizer {
             bug("deadline \(kind) fired while possible", into: &out)
 
         // Active: a gesture runs.
-        case (.active(let active), .fingersChanged(let change, let frame)):
-            fingersChanged(active, change, frame, into: &out)
-        case (.active(var active), .moved(let frame)):
+        case (.active(let active), .fingersChanged(let change)):
+            gestureFingersChanged(active, change, frame, into: &out)
+        case (.active(var active), .moved):
             guard fingers.track(frame, onlyIfMoved: true) else { return }  // a pressure-only frame
             let time = frame.timeMicroseconds
             active.last = snapshot(active, phase: .update, time: time)
@@ -129,7 +132,7 @@ struct GestureRecognizer {
             interrupt(input, into: &out)
 
         // Waiting for lift: a gesture ended or recognition failed.
-        case (.waitingForLift, .fingersChanged(_, let frame)), (.waitingForLift, .moved(let frame)):
+        case (.waitingForLift, .fingersChanged), (.waitingForLift, .moved):
             if frame.contacts.isEmpty { transition(to: .idle, "all fingers lifted", into: &out) }
             fingers.removeAll()
         case (.waitingForLift, .dropped), (.waitingForLift, .cancelled):
@@ -252,7 +255,7 @@ struct GestureRecognizer {
     }
 
     /// Fingers landed, lifted or were lost while a gesture runs.
-    private mutating func fingersChanged(
+    private mutating func gestureFingersChanged(
         _ active: ActiveGesture, _ change: FingerSet.Change, _ frame: TouchFrame, into out: inout [EngineOutput]
     ) {
         let time = frame.timeMicroseconds

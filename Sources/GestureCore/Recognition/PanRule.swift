@@ -1,6 +1,7 @@
+import GestureVocabulary
+
 /// Pan (UIPanGestureRecognizer) with 1...N fingers that move together; its `end` classifies the swipe
 /// direction. Its begin test and commit rule; docs/gestures.md gives the reasons for each threshold.
-import GestureVocabulary
 enum PanRule {
     /// Begins when the fingers' shared motion passed the slop and a pan with this many fingers is allowed.
     static func evaluate(_ fingers: FingerSet, context: RecognizerContext) -> Verdict {

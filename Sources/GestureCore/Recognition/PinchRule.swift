@@ -1,7 +1,8 @@
+import GestureVocabulary
+
 /// Pinch with rotation (UIPinchGestureRecognizer + UIRotationGestureRecognizer) on two or more fingers
 /// whose motion differs between them. Its begin test, what its events carry and when it commits;
 /// docs/gestures.md gives the reasons for each threshold.
-import GestureVocabulary
 enum PinchRule {
     /// Two or more fingers are pinch-like when the part of their motion that differs between them is at
     /// least `pinchDifferentialRatio` of the motion they share. A pinch-like motion is never a pan: the

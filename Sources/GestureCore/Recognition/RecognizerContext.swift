@@ -1,5 +1,6 @@
-/// What every gesture kind's rules read: the thresholds, and the screen they apply to.
 import GestureVocabulary
+
+/// What every gesture kind's rules read: the thresholds, and the screen they apply to.
 struct RecognizerContext {
     let settings: RecognizerSettings
     let screenSizeMM: (width: Double, height: Double)

@@ -1,9 +1,10 @@
+import GestureVocabulary
+
 /// Estimates the velocity of a point (millimetres per second) from its recent samples.
 ///
 /// The velocity is the displacement over the samples in the last `windowMicroseconds`; with a single
 /// sample in the window, the one before it is used too, so slow frame rates still give a velocity. A point
 /// that has not moved for a whole window has velocity zero.
-import GestureVocabulary
 struct VelocityTracker {
     private struct Sample {
         var time: Int64

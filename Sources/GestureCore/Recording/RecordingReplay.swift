@@ -1,7 +1,8 @@
+import GestureVocabulary
+
 /// Runs a recording through an engine exactly as the daemon sees a device live: the engine fires its
 /// deadlines as the events' times pass them, and the end of the recording is like the device going away
 /// after the last deadline (a gesture still in flight is cancelled).
-import GestureVocabulary
 public struct RecordingReplay {
     public private(set) var engine: GestureEngine
 
