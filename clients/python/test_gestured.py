@@ -284,7 +284,9 @@ class DaemonTests(unittest.TestCase):
                                  "--count", str(len(committed))], capture_output=True, text=True, timeout=60)
         self.assertEqual(result.returncode, 0, result.stderr)
         lines = result.stdout.splitlines()
-        self.assertEqual(lines[0], "connected to gestured 0.1.0: replay1 (Advanced Silicon S.A. CoolTouch® System)")
+        version = subprocess.run([os.path.join(BIN, "gestured"), "--version"], capture_output=True, text=True,
+                                 check=True).stdout.split()[1]
+        self.assertEqual(lines[0], f"connected to gestured {version}: replay1 (Advanced Silicon S.A. CoolTouch® System)")
         sys.path.insert(0, HERE)
         import print_committed
         expected = [print_committed.describe(gestured.GestureEvent({**e, "device": "replay1"})) for e in committed]
