@@ -15,7 +15,9 @@ private let replayUsage = """
     line, to standard output (the same objects the daemon publishes). Warnings go to standard error.
 
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
-      --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults)
+      --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults);
+                      [[device]] sections apply by name and vendor:product, not by match_path (a
+                      recording has no device node)
       --no-updates    print begin, end and cancel events only
       --pretty        readable lines instead of JSON
       --trace         print the recognizer's state transitions to standard error
@@ -141,6 +143,13 @@ func replaySettings(configPath: String?, device: DeviceDescription) throws -> (R
     for warning in resolved.warnings { printError("warning: \(warning)\n") }
     if resolved.ignore {
         printError("warning: \(configPath) says to ignore \(device.name); replaying it anyway\n")
+    }
+    let byPath = configuration.devices.enumerated().filter { $0.element.matchPath != nil }.map { $0.offset + 1 }
+    if !byPath.isEmpty {
+        printError(
+            "warning: \(configPath): [[device]] section\(byPath.count == 1 ? "" : "s") "
+                + "\(byPath.map(String.init).joined(separator: ", ")) match\(byPath.count == 1 ? "es" : "") by match_path, "
+                + "which a recording cannot match (it has no device node); the daemon may apply settings this replay does not\n")
     }
     return (resolved.recognizer, resolved.geometry)
 }

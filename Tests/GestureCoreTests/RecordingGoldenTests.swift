@@ -194,15 +194,21 @@ import GestureVocabulary
     @Test func nexus4Session() throws {
         let events = try Self.replay("n4.events", desc: "n4.desc")
         let ends = events.filter { $0.phase == .end }
+        // Four strokes end: one finger, two fingers, three and four fingers closing in; nothing is
+        // cancelled (later strokes made while older fingers rest give nothing, see docs/gestures.md).
+        try #require(ends.count == 4)
+        #expect(!events.contains { $0.phase == .cancel })
         // A long one-finger scribble ending low on the screen.
         #expect(Self.describe(ends[0]) == "pan 1 down" && ends[0].committed == true)
         // Two fingers drag far down and come back to where they started: not a swipe.
         #expect(ends[1].kind == .pan && ends[1].fingers == 2 && ends[1].committed == false)
         #expect(events.filter { $0.id == ends[1].id }.map(\.translation.y).max()! > 0.6)
+        // Three fingers close in and turn: a pinch, past the scale to commit.
+        #expect(ends[2].kind == .pinch && ends[2].fingers == 3 && ends[2].committed == true)
+        #expect(ends[2].scale! < 0.6 && ends[2].rotationDegrees! > 20)
         // Four fingers close in: a pinch.
-        let fourFingerPinch = try #require(ends.last)
-        #expect(fourFingerPinch.kind == .pinch && fourFingerPinch.fingers == 4)
-        #expect(fourFingerPinch.scale! < 0.5 && fourFingerPinch.committed == true)
+        #expect(ends[3].kind == .pinch && ends[3].fingers == 4)
+        #expect(ends[3].scale! < 0.5 && ends[3].committed == true)
     }
 
     // MARK: Protocol A
@@ -216,8 +222,17 @@ import GestureVocabulary
 
     @Test func quantaOneFingerDrags() throws {
         let events = try Self.replay("QUANTA_OpticalTouchScreen.events", desc: "QUANTA_OpticalTouchScreen.desc")
-        // A one-finger panel: short drags in several directions, each a one-finger pan.
-        #expect(!events.isEmpty)
+        // A one-finger panel (350 mm assumed): eight one-finger strokes, each a pan that ends (the ninth
+        // touch never moves past the slop). Three long drags down and two to the right commit with their
+        // direction; one commits off-axis (down and right at 59°); two short ones do not commit.
         #expect(events.allSatisfy { $0.kind == .pan && $0.fingers == 1 })
+        let ends = events.filter { $0.phase == .end }
+        #expect(events.filter { $0.phase == .begin }.count == 8 && ends.count == 8)
+        #expect(Self.committed(events) == [
+            "pan 1 off-axis", "pan 1 down", "pan 1 down", "pan 1 down", "pan 1 right", "pan 1 right",
+        ])
+        #expect(ends.map { $0.committed == true } == [true, true, true, true, false, false, true, true])
+        let offAxis = ends[0].translationMM
+        #expect(offAxis.x > 10 && offAxis.y > 20)
     }
 }

@@ -5,16 +5,21 @@ import Testing
 @testable import GestureDaemon
 
 @Suite struct UdevDiscoveryTests {
-    @Test func enumeratesEventNodesWithoutError() throws {
-        // This machine may have no input devices at all: the call must still succeed.
+    /// Enumeration finds exactly the event devices the kernel lists in sysfs (none on a build machine
+    /// without input devices, some in the QEMU guest), each with its node and syspath, in numeric order.
+    @Test func enumeratesTheEventDevicesTheKernelLists() throws {
         let devices = try UdevDiscovery.eventDevices()
+        let kernel = ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? [])
+            .filter { $0.hasPrefix("event") }
+        // A node udev has not created (no devtmpfs, a container) has no devnode and is not listed.
+        let withNodes = kernel.filter { FileManager.default.fileExists(atPath: "/dev/input/" + $0) }
+        #expect(Set(devices.map(\.devnode)) == Set(withNodes.map { "/dev/input/" + $0 }))
+        #expect(devices.map(\.devnode) == devices.map(\.devnode).sorted(by: UdevDiscovery.eventNodeOrder))
         for device in devices {
-            #expect(device.devnode.hasPrefix("/dev/input/event"))
-            #expect(device.syspath.hasPrefix("/sys/"))
+            #expect(device.syspath.hasPrefix("/sys/") && device.syspath.hasSuffix("/" + device.devnode.split(separator: "/").last!))
         }
         let touchscreens = try UdevDiscovery.touchscreens()
-        #expect(touchscreens.allSatisfy { $0.isTouchscreen })
-        #expect(touchscreens.allSatisfy { screen in devices.contains { $0.devnode == screen.devnode } })
+        #expect(touchscreens == devices.filter(\.isTouchscreen))
     }
 
     @Test func unclassifiedDevicesAreThoseUdevNeverSaw() {

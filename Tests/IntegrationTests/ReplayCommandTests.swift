@@ -138,4 +138,29 @@ import Testing
         #expect(r.stderr.hasPrefix("gesturectl replay: \(broken.path):2:"))
         #expect(r.stderr.contains("recognizer.slop_mm"))
     }
+
+    /// A recording has no device node: sections that match by path cannot apply, and replay says so
+    /// rather than claiming to run exactly as the daemon would.
+    @Test func sectionsMatchingByPathAreNamedAsNotApplied() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-path-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("path.toml")
+        try """
+            [[device]]
+            match_name = "Wacom*"
+            rotation = 180
+
+            [[device]]
+            match_path = "/dev/input/by-path/*"
+            ignore = true
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let args = ["--no-updates", "--device", Self.recordings + "Wacom_ISDv4_E6_Finger.desc", Self.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events"]
+        let r = try Self.run(["replay", "--config", config.path] + args)
+        #expect(r.status == 0)
+        #expect(r.stderr.contains("[[device]] section 2 matches by match_path, which a recording cannot match"))
+        // The section matched by name applies: rotated 180°, the swipe to the right is one to the left.
+        #expect(try Self.objects(r.stdout).last?["direction"] as? String == "left")
+        let plain = try Self.run(["replay"] + args)
+        #expect(!plain.stderr.contains("match_path"))
+    }
 }
