@@ -123,9 +123,9 @@ demo-gui: deps deps-examples
 	printf '[daemon]\nsocket_group = ""\n' > $$dir/demo.toml; \
 	$$bin/gestured --no-udev --config $$dir/demo.toml --socket $$dir/gestured.sock \
 	  --replay examples/recordings/$(EXAMPLE_RECORDING).evemu --loop 2> $$dir/gestured.log & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf $$dir' EXIT; trap 'exit 130' INT TERM; \
 	echo "== examples/$(EXAMPLE) on examples/recordings/$(EXAMPLE_RECORDING).evemu, played in a loop; close the window to stop"; \
-	$(PYTHON) examples/$(EXAMPLE)/$(EXAMPLE).py --socket $$dir/gestured.sock; status=$$?; \
-	kill $$pid; wait $$pid 2>/dev/null; rm -rf $$dir; exit $$status
+	$(PYTHON) examples/$(EXAMPLE)/$(EXAMPLE).py --socket $$dir/gestured.sock
 
 # The README's screenshot sequence of the control centre, from the screenshots make test-examples checks.
 readme-screenshots: deps deps-examples

@@ -7,6 +7,7 @@ return True while anything still moves) and `draw(snapshot, width, height)`.
 """
 import argparse
 import os
+import signal
 import sys
 
 import gi
@@ -217,4 +218,8 @@ def run(title, make_stage, filter, argv=None):
         source.start()
 
     app.connect("activate", activate)
+    # Ctrl-C and SIGTERM close the window like the close button does (Python's own SIGINT handling would
+    # wait for the main loop to return to Python first).
+    for number in (signal.SIGINT, signal.SIGTERM):
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, number, lambda: app.quit() or GLib.SOURCE_CONTINUE)
     return app.run([sys.argv[0]])
