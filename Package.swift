@@ -27,6 +27,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("tomlplusplus")]
         ),
 
+        // The system calls every program here makes, wrapped once: errno carried, EINTR retried in one place.
+        .target(name: "SystemCalls", dependencies: ["CLinux"]),
+
         // The words the daemon and its clients share: gesture events, kinds, phases, edges, directions.
         .target(name: "GestureVocabulary"),
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
@@ -36,22 +39,24 @@ let package = Package(
         // vocabulary, not the recognizer.
         .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
         // TOML -> typed, validated configuration.
-        .target(name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "CTOML"]),
+        .target(name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "CTOML", "SystemCalls"]),
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify.
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "CLibevdev", "CLibudev",
-                "CSystemd", "CLinux",
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "CLibevdev",
+                "CLibudev", "CSystemd", "CLinux",
             ]
         ),
         // Client library for Swift programs that subscribe to gestures.
-        .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol"]),
+        .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol", "SystemCalls"]),
 
         .executableTarget(name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureProtocol"]),
         .executableTarget(
             name: "gesturectl",
-            dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureClient"]
+            dependencies: [
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureClient", "SystemCalls",
+            ]
         ),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore"]),
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
@@ -61,7 +66,8 @@ let package = Package(
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore"]),
         .testTarget(
-            name: "GestureDaemonTests", dependencies: ["GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol"]),
+            name: "GestureDaemonTests",
+            dependencies: ["GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls"]),
         .testTarget(
             name: "IntegrationTests", dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore"]),
     ],

@@ -2,6 +2,7 @@ import GestureCore
 import GestureProtocol
 import Glibc
 import GestureVocabulary
+import SystemCalls
 
 /// One connected client: its requests coming in, its bounded queue of lines going out, and what it
 /// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.

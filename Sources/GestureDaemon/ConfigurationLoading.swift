@@ -1,6 +1,7 @@
 import GestureConfig
 import GestureCore
 import Glibc
+import SystemCalls
 
 extension DaemonConfiguration {
     /// The daemon's view of a loaded configuration.

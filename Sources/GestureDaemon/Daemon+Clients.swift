@@ -2,6 +2,7 @@ import GestureCore
 import GestureProtocol
 import Glibc
 import GestureVocabulary
+import SystemCalls
 
 extension Daemon {
     /// Most connections accepted per wake-up, so a connection storm cannot hold the loop.

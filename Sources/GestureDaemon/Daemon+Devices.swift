@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import Glibc
+import SystemCalls
 
 extension Daemon {
     // MARK: Discovery and hotplug

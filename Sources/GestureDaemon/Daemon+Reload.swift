@@ -1,5 +1,6 @@
 import GestureCore
 import GestureProtocol
+import SystemCalls
 
 extension Daemon {
     /// SIGHUP: reads the configuration file again. A file that does not load leaves the running

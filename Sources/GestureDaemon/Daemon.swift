@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import Glibc
+import SystemCalls
 
 /// One device the daemon reads: its source, its recognizer, and how clients know it.
 final class DeviceSlot {

@@ -24,6 +24,7 @@
 import CLibevdev
 import GestureCore
 import Glibc
+import SystemCalls
 
 /// What one read from a device yields.
 public enum EvdevReadResult: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemCalls
 
 /// What a registered descriptor is watched for.
 public struct Interest: OptionSet, Sendable {

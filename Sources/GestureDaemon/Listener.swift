@@ -1,5 +1,6 @@
 import GestureProtocol
 import Glibc
+import SystemCalls
 
 /// The listening Unix socket: created by the daemon at the configured path, or inherited from systemd
 /// (gestured.socket). A socket the daemon created is removed when it stops, if it is still the one it
@@ -203,16 +204,5 @@ public final class Listener {
         } catch {
             Log.warning("cannot remove the socket \(path): \(error)")
         }
-    }
-}
-
-/// Which file a path named at some moment: its device and inode.
-public struct FileIdentity: Equatable, Sendable {
-    public var device: UInt64
-    public var inode: UInt64
-
-    public init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
     }
 }

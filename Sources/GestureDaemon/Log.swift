@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// The daemon's log: one line per message on stderr, each prefixed with its sd-daemon priority (`<3>` …
 /// `<7>`), so journald files it under the right level and a terminal still reads it.
@@ -33,24 +34,22 @@ public enum Log {
         guard let stream = environment ?? getenv("JOURNAL_STREAM").map({ String(cString: $0) }) else { return false }
         let parts = stream.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var st = stat()
-        guard fstat(fd, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else { return false }
+        guard let status = try? SystemCall.fstat(fd), FileIdentity(status) == FileIdentity(device: device, inode: inode)
+        else { return false }
         return makeNonBlocking()
     }
 
     /// Back to blocking writes (before the daemon's last message, which must not be dropped).
     public static func restoreBlocking() {
         guard dropsWhenBusy else { return }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        try? SystemCall.setNonBlocking(fd, false)
         dropsWhenBusy = false
     }
 
     /// Switches `fd` to non-blocking with dropping (tests call this on a socket of their own).
     @discardableResult
     static func makeNonBlocking() -> Bool {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return false }
+        guard (try? SystemCall.setNonBlocking(fd)) != nil else { return false }
         dropsWhenBusy = true
         return true
     }

@@ -1,5 +1,6 @@
 import GestureCore
 import GestureProtocol
+import SystemCalls
 
 /// How `gestured --replay` plays a recording.
 public struct ReplayOptions: Equatable, Sendable {

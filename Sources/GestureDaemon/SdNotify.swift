@@ -1,6 +1,7 @@
 import CLinux
 import CSystemd
 import Glibc
+import SystemCalls
 
 /// Talks to systemd: readiness notifications (sd_notify) and inherited sockets (sd_listen_fds). Outside
 /// systemd (no $NOTIFY_SOCKET, no $LISTEN_FDS) every call is a harmless no-op.

@@ -1,5 +1,6 @@
 import CLibudev
 import Glibc
+import SystemCalls
 
 /// An input event node as udev describes it.
 public struct UdevInputDevice: Equatable, Sendable {

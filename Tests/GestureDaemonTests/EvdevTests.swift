@@ -1,6 +1,7 @@
 import CLibevdev
 import Foundation
 import GestureCore
+import SystemCalls
 import Testing
 
 @testable import GestureDaemon

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 import Testing
 
 @testable import GestureDaemon

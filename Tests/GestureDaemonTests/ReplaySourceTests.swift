@@ -1,5 +1,6 @@
 import GestureCore
 import Glibc
+import SystemCalls
 import Testing
 
 @testable import GestureDaemon

@@ -1,7 +1,9 @@
-// System calls the daemon makes, wrapped once, here: each wrapper retries EINTR and throws a `SystemError`
-// that carries the errno, the operation and the path it concerned. Shared by every adapter in the module
-// (devices, udev, the event loop, the socket server); add new wrappers here rather than calling Glibc
-// directly elsewhere.
+// SystemCalls: the system calls gestured's programs make, wrapped once, here, for the daemon (devices,
+// udev, the event loop, the socket server), the configuration loader, the recording loader and the client
+// library alike. Each wrapper's doc comment names the C function; EINTR is retried in one place
+// (`retryingInterrupts`, or a wait restarted with the time left); a failure throws a `SystemError` that
+// carries the errno, the call and the path it concerned. Add new wrappers here rather than calling Glibc
+// elsewhere.
 import Glibc
 
 /// A failed system or library call: the errno, what was being done, and on which path.
@@ -65,11 +67,12 @@ public enum SystemCall {
         return code == EINTR ? nil : SystemError(errno: code, operation: "close")
     }
 
-    /// `fcntl(2)` with F_GETFL/F_SETFL: makes `fd` non-blocking.
-    public static func setNonBlocking(_ fd: Int32) throws(SystemError) {
+    /// `fcntl(2)` with F_GETFL/F_SETFL: makes `fd` non-blocking (or blocking again, `nonBlocking: false`).
+    public static func setNonBlocking(_ fd: Int32, _ nonBlocking: Bool = true) throws(SystemError) {
         let flags = try retryingInterrupts("fcntl(F_GETFL)") { fcntl(fd, F_GETFL) }
-        if flags & O_NONBLOCK != 0 { return }
-        _ = try retryingInterrupts("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        if (flags & O_NONBLOCK != 0) == nonBlocking { return }
+        let new = nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
+        _ = try retryingInterrupts("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, new) }
     }
 
     /// `stat(2)`, or `lstat(2)` when `followingLinks` is false (a symbolic link is then described itself).
@@ -78,6 +81,13 @@ public enum SystemCall {
         _ = try retryingInterrupts(followingLinks ? "stat" : "lstat", path: path) {
             followingLinks ? callStat(path, &status) : lstat(path, &status)
         }
+        return status
+    }
+
+    /// `fstat(2)`; `path` names the file in errors.
+    public static func fstat(_ fd: Int32, path: String? = nil) throws(SystemError) -> Glibc.stat {
+        var status = Glibc.stat()
+        _ = try retryingInterrupts("fstat", path: path) { Glibc.fstat(fd, &status) }
         return status
     }
 
@@ -94,3 +104,19 @@ public enum SystemCall {
 
 /// `stat(2)` itself (at file scope, where `stat` names the C function rather than `SystemCall.stat`).
 private func callStat(_ path: String, _ status: inout Glibc.stat) -> Int32 { stat(path, &status) }
+
+/// Which file a path named at some moment: its device and inode.
+public struct FileIdentity: Equatable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+}

@@ -257,22 +257,29 @@ extension SystemCall {
         _ = try retryingInterrupts("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
     }
 
-    /// Reads a whole file (a recording, a configuration) with `open(2)` and `read(2)`. Files are small and
-    /// local; this is only done at start-up and on reload.
+    /// Reads a whole file with `open(2)` and `read(2)`; EFBIG when it holds more than `limit` bytes.
     public static func readFile(_ path: String, limit: Int = 256 << 20) throws(SystemError) -> [UInt8] {
         let fd = try open(path, flags: O_RDONLY | O_CLOEXEC)
         defer { close(fd) }
+        guard let bytes = try readAll(fd, path: path, limit: limit) else {
+            throw SystemError(errno: EFBIG, operation: "read", path: path, hint: "the file is larger than \(limit >> 20) MiB")
+        }
+        return bytes
+    }
+
+    /// `read(2)` of `fd` to its end (EINTR retried); nil as soon as more than `limit` bytes have come, so
+    /// an endless source (/dev/zero) costs at most `limit` bytes and stops. `path` names it in errors.
+    public static func readAll(_ fd: Int32, path: String?, limit: Int) throws(SystemError) -> [UInt8]? {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        let chunkBytes = 65536
+        var chunk = [UInt8](repeating: 0, count: chunkBytes)
         while true {
             let n = try retryingInterrupts("read", path: path) {
                 chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             }
             if n == 0 { return bytes }
+            if bytes.count + n > limit { return nil }
             bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > limit {
-                throw SystemError(errno: EFBIG, operation: "read", path: path, hint: "the file is larger than \(limit >> 20) MiB")
-            }
         }
     }
 
