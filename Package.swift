@@ -35,6 +35,8 @@ let package = Package(
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
         // Glibc (not even libm).
         .target(name: "GestureCore", dependencies: ["GestureVocabulary"]),
+        // An evemu recording and its device description read from files, with one size limit.
+        .target(name: "RecordingFiles", dependencies: ["GestureCore", "SystemCalls"]),
         // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
         // vocabulary, not the recognizer.
         .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
@@ -44,7 +46,8 @@ let package = Package(
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "CLibevdev",
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "RecordingFiles",
+                "CLibevdev",
                 "CLibudev", "CSystemd", "CLinux",
             ]
         ),
@@ -56,20 +59,26 @@ let package = Package(
             name: "gesturectl",
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureClient", "SystemCalls",
+                "RecordingFiles",
             ]
         ),
-        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore"]),
+        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
-        .executableTarget(name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol"]),
+        .executableTarget(
+            name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles"]),
 
-        .testTarget(name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol"]),
+        .testTarget(
+            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore"]),
         .testTarget(
             name: "GestureDaemonTests",
-            dependencies: ["GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls"]),
+            dependencies: [
+                "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls", "RecordingFiles",
+            ]),
         .testTarget(
-            name: "IntegrationTests", dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore"]),
+            name: "IntegrationTests",
+            dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "RecordingFiles"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -1,3 +1,4 @@
+import GestureCore
 import Glibc
 import SystemCalls
 
@@ -65,9 +66,11 @@ public enum Log {
 
     private static func write(_ priority: Priority, _ message: () -> String) {
         guard priority <= threshold else { return }
-        // Every line of a multi-line message carries the prefix, so none of it loses its level.
+        // Every line of a multi-line message carries the prefix, so none of it loses its level. Control
+        // characters (from a file, a device or a client's process name) are escaped: they cannot forge a
+        // line or drive a terminal.
         var text = ""
-        for line in message().split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in escapingControlCharacters(message(), keepingLines: true).split(separator: "\n", omittingEmptySubsequences: false) {
             text += "<\(priority.rawValue)>"
             text += line
             text += "\n"

@@ -1,6 +1,6 @@
 import GestureCore
 import GestureProtocol
-import SystemCalls
+import RecordingFiles
 
 /// How `gestured --replay` plays a recording.
 public struct ReplayOptions: Equatable, Sendable {
@@ -70,18 +70,13 @@ public final class ReplaySource: InputSource {
             throw ReplayError(
                 "replay speed \(options.speed) is out of range; use a speed from \(ReplayOptions.speedRange.lowerBound) to \(Int(ReplayOptions.speedRange.upperBound))")
         }
-        let recording = try ReplaySource.parse(options.recordingPath)
-        var device = recording.device
-        if let descriptionPath = options.descriptionPath {
-            guard let d = try ReplaySource.parse(descriptionPath).device else {
-                throw ReplayError("\(descriptionPath): has no device description (N:, I:, P:, B:, A: lines)")
-            }
-            device = d
+        let recording: DeviceRecording
+        do {
+            recording = try RecordingFile.load(options.recordingPath, description: options.descriptionPath)
+        } catch {
+            throw ReplayError(error.description)
         }
-        guard let device else {
-            throw ReplayError(
-                "\(options.recordingPath): has no device description; pass the device's .desc file with --device")
-        }
+        let device = recording.device
         guard let first = recording.events.first, let last = recording.events.last else {
             throw ReplayError("\(options.recordingPath): has no events (E: lines) to replay")
         }
@@ -91,20 +86,6 @@ public final class ReplaySource: InputSource {
         self.firstTime = first.timeMicroseconds
         self.periodMicroseconds = max(0, last.timeMicroseconds - first.timeMicroseconds) + ReplaySource.passGapMicroseconds
         self.startMonotonicMicroseconds = startMonotonicMicroseconds
-    }
-
-    private static func parse(_ path: String) throws(ReplayError) -> EvemuRecording {
-        let bytes: [UInt8]
-        do {
-            bytes = try SystemCall.readFile(path)
-        } catch {
-            throw ReplayError("cannot read recording: \(error)")
-        }
-        do {
-            return try EvemuParser.parse(text: String(decoding: bytes, as: UTF8.self), fileName: path)
-        } catch {
-            throw ReplayError(error.description)
-        }
     }
 
     /// Whether every event has been played and the final reset reported (never true for a loop).

@@ -257,16 +257,6 @@ extension SystemCall {
         _ = try retryingInterrupts("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
     }
 
-    /// Reads a whole file with `open(2)` and `read(2)`; EFBIG when it holds more than `limit` bytes.
-    public static func readFile(_ path: String, limit: Int = 256 << 20) throws(SystemError) -> [UInt8] {
-        let fd = try open(path, flags: O_RDONLY | O_CLOEXEC)
-        defer { close(fd) }
-        guard let bytes = try readAll(fd, path: path, limit: limit) else {
-            throw SystemError(errno: EFBIG, operation: "read", path: path, hint: "the file is larger than \(limit >> 20) MiB")
-        }
-        return bytes
-    }
-
     /// `read(2)` of `fd` to its end (EINTR retried); nil as soon as more than `limit` bytes have come, so
     /// an endless source (/dev/zero) costs at most `limit` bytes and stops. `path` names it in errors.
     public static func readAll(_ fd: Int32, path: String?, limit: Int) throws(SystemError) -> [UInt8]? {

@@ -5,6 +5,7 @@ import Glibc
 import GestureConfig
 import GestureCore
 import GestureProtocol
+import RecordingFiles
 
 private let replayUsage = """
     usage: gesturectl replay [--device DESC] [--config FILE] [--no-updates] [--pretty] [--trace] RECORDING
@@ -66,19 +67,8 @@ func runReplay(_ args: [String]) -> Int32 {
         return 2
     }
     do {
-        let recording = try EvemuParser.parse(text: try readTextFile(recordingPath), fileName: recordingPath)
-        var device = recording.device
-        if let devicePath {
-            let description = try EvemuParser.parse(text: try readTextFile(devicePath), fileName: devicePath)
-            guard let d = description.device else {
-                throw ReplayFailure("\(devicePath): has no device description (N:, I:, P:, B:, A: lines)")
-            }
-            device = d
-        }
-        guard let device else {
-            throw ReplayFailure(
-                "\(recordingPath): has no device description; pass the device's .desc file with --device")
-        }
+        let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
+        let device = recording.device
         let (settings, geometry) = try replaySettings(configPath: configPath, device: device)
         let engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
         let origin = recording.events.first?.timeMicroseconds ?? 0
@@ -96,7 +86,7 @@ func runReplay(_ args: [String]) -> Int32 {
         }
         fflush(nil)
         return 0
-    } catch let e as RecordingError {
+    } catch let e as RecordingFileError {
         printError("gesturectl replay: \(e)\n")
     } catch let e as ConfigError {
         printError("gesturectl replay: \(e)\n")
@@ -106,31 +96,6 @@ func runReplay(_ args: [String]) -> Int32 {
         printError("gesturectl replay: \(error)\n")
     }
     return 1
-}
-
-struct ReplayFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
-}
-
-/// Reads a whole text file; errors carry the path and the system's reason.
-/// "-" reads standard input.
-func readTextFile(_ path: String) throws -> String {
-    guard let f = path == "-" ? fdopen(dup(0), "rb") : fopen(path, "rb") else {
-        throw ReplayFailure("cannot open \(path): \(String(cString: strerror(errno)))")
-    }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&buffer, 1, buffer.count, f)
-        if n > 0 { bytes.append(contentsOf: buffer[0..<n]) }
-        if n < buffer.count {
-            if ferror(f) != 0 { throw ReplayFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
-            break
-        }
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Thresholds and geometry for the replay: the built-in defaults, or what a configuration file says for

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Foundation
 import GestureCore
+import RecordingFiles
 
 func now() -> Double {
     var ts = timespec()
@@ -12,7 +13,6 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-func readFile(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
 struct Workload {
     var name: String
@@ -34,22 +34,12 @@ let pairs: [(String, String?)] = [
 ]
 var workloads: [Workload] = []
 for (events, desc) in pairs {
-    guard let text = readFile("\(recordings)/\(events)") else {
-        fail("gestured-bench: cannot read \(recordings)/\(events)\n")
-
-    }
     do {
-        let recording = try EvemuParser.parse(text: text, fileName: events)
-        var device = recording.device
-        if let desc, let d = readFile("\(recordings)/\(desc)") {
-            device = try EvemuParser.parse(text: d, fileName: desc).device
-        }
-        guard let device else { fail("gestured-bench: \(events): no device\n") }
+        let recording = try RecordingFile.load("\(recordings)/\(events)", description: desc.map { "\(recordings)/\($0)" })
         let frames = recording.events.filter { $0.type == EV.syn && $0.code == SYN.report }.count
-        workloads.append(Workload(name: events, device: device, events: recording.events, frames: frames))
+        workloads.append(Workload(name: events, device: recording.device, events: recording.events, frames: frames))
     } catch {
         fail("gestured-bench: \(error)\n")
-
     }
 }
 

@@ -6,6 +6,7 @@
 import GestureCore
 import GestureProtocol
 import Glibc
+import RecordingFiles
 
 func now() -> Double {
     var ts = timespec()
@@ -47,15 +48,15 @@ guard access(gestured, X_OK) == 0 else { fail("no gestured next to this benchmar
 
 // What one pass of the replay produces, and how long a pass lasts in recording time (plus the daemon's
 // one-second gap between passes).
-let parsed: EvemuRecording
+let parsed: DeviceRecording
 do {
-    parsed = try EvemuParser.parse(text: readFile(recording), fileName: recording)
+    parsed = try RecordingFile.load(recording)
 } catch {
-    fail("\(recording): \(error)")
+    fail("gestured-socket-bench: \(error)")
 }
-guard let device = parsed.device, let firstTime = parsed.events.first?.timeMicroseconds,
-    let lastTime = parsed.events.last?.timeMicroseconds
-else { fail("\(recording): no device or no events") }
+let device = parsed.device
+guard let firstTime = parsed.events.first?.timeMicroseconds, let lastTime = parsed.events.last?.timeMicroseconds
+else { fail("\(recording): no events") }
 let eventsPerPass: Int
 do {
     eventsPerPass = try RecordingReplay.gestures(of: parsed.events, device: device).gestures.count

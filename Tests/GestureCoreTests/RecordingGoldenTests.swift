@@ -1,8 +1,8 @@
-import Testing
-@testable import GestureCore
-
-import Foundation
 import GestureVocabulary
+import RecordingFiles
+import Testing
+
+@testable import GestureCore
 
 /// Real recordings (Tests/Fixtures/recordings, see its README for origin and licence), each asserting
 /// what a person watching the finger paths (drawn with tools/plot-recording.py) says it shows. Panels
@@ -15,17 +15,12 @@ import GestureVocabulary
         return path + "/Fixtures/recordings/"
     }()
 
-    static func read(_ name: String) throws -> String {
-        try String(contentsOfFile: fixtures + name, encoding: .utf8)
-    }
-
     /// Replays `events` (with the device from `desc`, or from the events file itself).
     static func replay(
         _ events: String, desc: String? = nil, settings: RecognizerSettings = RecognizerSettings()
     ) throws -> [GestureEvent] {
-        let recording = try EvemuParser.parse(text: try read(events), fileName: events)
-        let device = try #require(try desc.map { try EvemuParser.parse(text: try read($0), fileName: $0).device } ?? recording.device)
-        let result = try RecordingReplay.gestures(of: recording.events, device: device, settings: settings)
+        let recording = try RecordingFile.load(fixtures + events, description: desc.map { fixtures + $0 })
+        let result = try RecordingReplay.gestures(of: recording.events, device: recording.device, settings: settings)
         checkWellFormed(result.gestures)
         return result.gestures
     }
@@ -214,7 +209,7 @@ import GestureVocabulary
     // MARK: Protocol A
 
     @Test func protocolADeviceIsRefused() throws {
-        let desc = try EvemuParser.parse(text: try Self.read("N-Trig_MultiTouch.desc"), fileName: "N-Trig_MultiTouch.desc")
+        let desc = try RecordingFile.parse(Self.fixtures + "N-Trig_MultiTouch.desc")
         let device = try #require(desc.device)
         #expect(device.touchProtocol == .multitouchProtocolA)
         #expect(throws: UnsupportedDeviceError.self) { try GestureEngine(device: device) }

@@ -1,6 +1,6 @@
 import GestureCore
 import Glibc
-import SystemCalls
+import RecordingFiles
 import Testing
 
 @testable import GestureDaemon
@@ -33,9 +33,7 @@ import Testing
 
     @Test func playsEventsAtTheirRecordedTimesThenEnds() throws {
         let s = try source()
-        let recording = try EvemuParser.parse(
-            text: String(decoding: try SystemCall.readFile(Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events"), as: UTF8.self),
-            fileName: "x")
+        let recording = try RecordingFile.parse(Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events")
         let first = recording.events.first!.timeMicroseconds
         let last = recording.events.last!.timeMicroseconds
         #expect(s.nextWakeMicroseconds == 1_000_000)

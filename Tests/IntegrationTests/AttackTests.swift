@@ -172,4 +172,49 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(check.status == 1)
         #expect(check.output.contains("it is a FIFO (named pipe); the configuration must be a regular file"))
     }
+
+    /// Runs `binary` with standard input from `stdinPath`; its status and output, with the same bound as `run`.
+    func runReading(_ stdinPath: String, _ binary: String, _ arguments: [String], in directory: TemporaryDirectory) throws -> (status: Int32, output: String) {
+        try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \(stdinPath)", binary] + arguments, in: directory)
+    }
+
+    @Test func replayingAnEndlessFileStopsAtTheDaemonsLimit() throws {
+        let directory = TemporaryDirectory()
+        let ctl = try Paths.gesturectl()
+        let limit = "more than 256 MiB, the most gestured reads as a recording; is this an evemu recording?"
+        // It used to grow past 1 GB and abort.
+        let file = try run(ctl, ["replay", "/dev/zero"], in: directory)
+        #expect(file.status == 1)
+        #expect(file.output == "gesturectl replay: /dev/zero: \(limit)\n")
+        let standardInput = try runReading("/dev/zero", ctl, ["replay", "-"], in: directory)
+        #expect(standardInput.status == 1)
+        #expect(standardInput.output == "gesturectl replay: standard input: \(limit)\n")
+        let description = try run(ctl, ["replay", "--device", "/dev/zero", Paths.recordings + dellRecording], in: directory)
+        #expect(description.status == 1)
+        #expect(description.output == "gesturectl replay: /dev/zero: \(limit)\n")
+        // The daemon's --replay reads through the same loader, with the same limit.
+        let daemon = try Daemon(["--replay", "/dev/zero"], directory: directory, waitForSocket: false)
+        #expect(try daemon.waitForExit() == 1)
+        #expect(daemon.log.contains("cannot replay: /dev/zero: \(limit)"))
+    }
+
+    @Test func replayErrorsShowControlBytesEscaped() throws {
+        let directory = TemporaryDirectory()
+        // An escape sequence that would clear a terminal, a bell, and a carriage return that would hide the
+        // start of the message.
+        let hostile = directory.write("hostile.events", "E: 0.1 0003 0035 5\nE: 0.2 00\u{1b}[2J\u{07} 0035 5\r\n")
+        let r = try run(try Paths.gesturectl(), ["replay", "--device", Paths.recordings + "EP0430M09.desc", hostile], in: directory)
+        #expect(r.status == 1)
+        #expect(r.output == "gesturectl replay: \(hostile):2: event type \"00\\u{1b}[2J\\u{7}\" is not hex\n")
+        let name = directory.write("name.events", "N: Evil\u{1b}]0;owned\u{07}\nE: 0.1 0003 0035 5\nE: 0.1 0000 0000 0\n")
+        let unsupported = try run(try Paths.gesturectl(), ["replay", name], in: directory)
+        #expect(unsupported.status == 1)
+        #expect(!unsupported.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(unsupported.output)")
+        #expect(unsupported.output.contains("Evil\\u{1b}]0;owned\\u{7}"), "\(unsupported.output)")
+        let line = directory.write("line.events", "\u{1b}[31mred\n")
+        let daemon = try Daemon(["--replay", line], directory: directory, waitForSocket: false)
+        #expect(try daemon.waitForExit() == 1)
+        #expect(!daemon.log.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(daemon.log)")
+        #expect(daemon.log.contains("got \"\\u{1b}[31mred\""), "\(daemon.log)")
+    }
 }

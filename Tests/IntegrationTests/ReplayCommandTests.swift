@@ -114,7 +114,7 @@ import Testing
     @Test func missingFileAndBadArguments() throws {
         let r = try Self.run(["replay", "/nonexistent/x.evemu"])
         #expect(r.status == 1)
-        #expect(r.stderr == "gesturectl replay: cannot open /nonexistent/x.evemu: No such file or directory\n")
+        #expect(r.stderr == "gesturectl replay: cannot read the recording /nonexistent/x.evemu: No such file or directory (errno 2)\n")
         #expect(try Self.run(["replay"]).status == 2)
         #expect(try Self.run(["replay", "--bogus", "x"]).status == 2)
         #expect(try Self.run(["replay", "--device"]).status == 2)

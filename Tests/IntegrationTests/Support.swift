@@ -6,6 +6,7 @@ import GestureClient
 import GestureCore
 import GestureProtocol
 import Glibc
+import RecordingFiles
 import Testing
 import GestureVocabulary
 
@@ -285,13 +286,8 @@ func nextGesture(_ client: GestureClient, from daemon: Daemon) throws -> DeviceG
 
 /// What the recognizer makes of a recording offline: the sequence every pass of a replay must produce.
 func expectedGestures(recording: String, description: String?) throws -> [GestureEvent] {
-    let parsed = try EvemuParser.parse(text: readWholeFile(Paths.recordings + recording), fileName: recording)
-    var device = parsed.device
-    if let description {
-        device = try EvemuParser.parse(text: readWholeFile(Paths.recordings + description), fileName: description).device
-    }
-    guard let device else { throw TestFailure("\(recording) has no device description") }
-    return try RecordingReplay.gestures(of: parsed.events, device: device).gestures
+    let loaded = try RecordingFile.load(Paths.recordings + recording, description: description.map { Paths.recordings + $0 })
+    return try RecordingReplay.gestures(of: loaded.events, device: loaded.device).gestures
 }
 
 /// An event as one JSON line without the fields that differ between passes of a loop (id, time).

@@ -111,7 +111,7 @@ public enum EvemuParser {
                 }
                 var resolution: Int32 = 0
                 if fields.count == 6 {
-                    guard let r = Int32(fields[5]) else { throw fail("axis resolution \"\(fields[5])\" is not a number") }
+                    guard let r = Int32(fields[5]) else { throw fail("axis resolution \"\(preview(fields[5]))\" is not a number") }
                     resolution = r
                 }
                 if minimum > maximum { throw fail("axis 0x\(String(code, radix: 16)) has minimum \(minimum) above maximum \(maximum)") }
@@ -121,7 +121,7 @@ public enum EvemuParser {
                 // LED and switch states: nothing a touchscreen needs.
                 continue
             default:
-                throw fail("unknown line type \"\(tag):\"; expected N:, I:, P:, B:, A: or E:")
+                throw fail("unknown line type \"\(preview(Substring(String(tag)))):\"; expected N:, I:, P:, B:, A: or E:")
             }
         }
         return EvemuRecording(device: builder.sawHeader ? builder.build() : nil, events: events)
@@ -211,12 +211,12 @@ public enum EvemuParser {
             throw fail("expected \"E: <sec.usec> <type hex> <code hex> <value>\", got \(fields.count) fields")
         }
         guard let time = parseTime(fields[0]) else {
-            throw fail("expected a timestamp <seconds>.<microseconds>, got \"\(fields[0])\"")
+            throw fail("expected a timestamp <seconds>.<microseconds>, got \"\(preview(fields[0]))\"")
         }
-        guard let type = UInt16(fields[1], radix: 16) else { throw fail("event type \"\(fields[1])\" is not hex") }
-        guard let code = UInt16(fields[2], radix: 16) else { throw fail("event code \"\(fields[2])\" is not hex") }
+        guard let type = UInt16(fields[1], radix: 16) else { throw fail("event type \"\(preview(fields[1]))\" is not hex") }
+        guard let code = UInt16(fields[2], radix: 16) else { throw fail("event code \"\(preview(fields[2]))\" is not hex") }
         guard let value = Int32(fields[3]) else {
-            throw fail("event value \"\(fields[3])\" is not a 32-bit decimal integer")
+            throw fail("event value \"\(preview(fields[3]))\" is not a 32-bit decimal integer")
         }
         return InputEvent(timeMicroseconds: time, type: type, code: code, value: value)
     }
@@ -238,14 +238,15 @@ public enum EvemuParser {
     {
         var bytes: [UInt8] = []
         for f in fields {
-            guard let b = UInt8(f, radix: 16) else { throw fail("expected \(what), \"\(f)\" is not a hex byte") }
+            guard let b = UInt8(f, radix: 16) else { throw fail("expected \(what), \"\(preview(f))\" is not a hex byte") }
             bytes.append(b)
         }
         return bytes
     }
 
+    /// Up to 60 characters of a line, control characters escaped, for a message.
     private static func preview(_ s: Substring) -> String {
-        s.count > 60 ? String(s.prefix(60)) + "…" : String(s)
+        escapingControlCharacters(s.count > 60 ? String(s.prefix(60)) + "…" : String(s))
     }
 
     private static func seconds(_ us: Int64) -> String {
