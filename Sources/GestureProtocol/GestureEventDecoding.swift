@@ -16,7 +16,7 @@ public enum GestureEventDecoding {
         func string(_ key: String) throws(ProtocolDecodingError) -> String {
             let v = try field(key)
             guard let s = v.stringValue else {
-                throw ProtocolDecodingError("gesture event \"\(key)\" is a \(v.typeName), not a string")
+                throw ProtocolDecodingError("gesture event \"\(key)\" is \(v.typeNameWithArticle), not a string")
             }
             return s
         }
@@ -30,7 +30,7 @@ public enum GestureEventDecoding {
         func optionalNumber(_ key: String) throws(ProtocolDecodingError) -> Double? {
             guard let v = value[key], v != .null else { return nil }
             guard let d = v.doubleValue else {
-                throw ProtocolDecodingError("gesture event \"\(key)\" is a \(v.typeName), not a number")
+                throw ProtocolDecodingError("gesture event \"\(key)\" is \(v.typeNameWithArticle), not a number")
             }
             return d
         }

@@ -53,6 +53,15 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// The JSON type with its article, as a sentence needs it: "an object", "an array", "a string", "null".
+    public var typeNameWithArticle: String {
+        switch self {
+        case .null: return "null"
+        case .array, .object: return "an \(typeName)"
+        case .bool, .number, .string: return "a \(typeName)"
+        }
+    }
+
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil

@@ -69,7 +69,7 @@ public struct DeviceInfo: Equatable, Sendable {
 
     /// Reads a device object; unknown keys are ignored (fields may be added), missing ones are errors.
     public init(json: JSONValue) throws(ProtocolDecodingError) {
-        guard case .object = json else { throw ProtocolDecodingError("device is a \(json.typeName), not an object") }
+        guard case .object = json else { throw ProtocolDecodingError("device is \(json.typeNameWithArticle), not an object") }
         guard let id = json["id"]?.stringValue else { throw ProtocolDecodingError("device has no string \"id\"") }
         guard let name = json["name"]?.stringValue else {
             throw ProtocolDecodingError("device \(id) has no string \"name\"")

@@ -54,7 +54,7 @@ public struct RequestMessage: Equatable, Sendable {
             return .failure(ProtocolError(.invalidJSON, "not valid JSON: \(error)"))
         }
         guard case .object(let members) = value else {
-            return .failure(ProtocolError(.invalidRequest, "a request is a JSON object, not a \(value.typeName)"))
+            return .failure(ProtocolError(.invalidRequest, "a request is a JSON object, not \(value.typeNameWithArticle)"))
         }
         let id = value["id"]
         if let id {
@@ -62,7 +62,7 @@ public struct RequestMessage: Equatable, Sendable {
             case .string, .number, .null: break
             case .bool, .array, .object:
                 return .failure(
-                    ProtocolError(.invalidRequest, "\"id\" must be a string or a number, not a \(id.typeName)"))
+                    ProtocolError(.invalidRequest, "\"id\" must be a string or a number, not \(id.typeNameWithArticle)"))
             }
         }
         guard let typeValue = value["type"] else {
@@ -70,7 +70,7 @@ public struct RequestMessage: Equatable, Sendable {
         }
         guard let type = typeValue.stringValue else {
             return .failure(
-                ProtocolError(.invalidRequest, "\"type\" must be a string, not a \(typeValue.typeName)", id: id))
+                ProtocolError(.invalidRequest, "\"type\" must be a string, not \(typeValue.typeNameWithArticle)", id: id))
         }
         let allowed: Set<String>
         switch type {
@@ -110,7 +110,7 @@ public struct RequestMessage: Equatable, Sendable {
         filter.edges = try decodeSet(value, "edges", names: Edge.allCases.map(\.rawValue)) { Edge(rawValue: $0) }
         if let fingers = value["fingers"] {
             guard let items = fingers.arrayValue else {
-                throw ProtocolDecodingError("\"fingers\" must be an array of numbers, not a \(fingers.typeName)")
+                throw ProtocolDecodingError("\"fingers\" must be an array of numbers, not \(fingers.typeNameWithArticle)")
             }
             var set = Set<Int>()
             for item in items {
@@ -123,12 +123,12 @@ public struct RequestMessage: Equatable, Sendable {
         }
         if let devices = value["devices"] {
             guard let items = devices.arrayValue else {
-                throw ProtocolDecodingError("\"devices\" must be an array of strings, not a \(devices.typeName)")
+                throw ProtocolDecodingError("\"devices\" must be an array of strings, not \(devices.typeNameWithArticle)")
             }
             var set = Set<String>()
             for item in items {
                 guard let s = item.stringValue else {
-                    throw ProtocolDecodingError("\"devices\" holds a \(item.typeName); device ids and names are strings")
+                    throw ProtocolDecodingError("\"devices\" holds \(item.typeNameWithArticle); device ids and names are strings")
                 }
                 set.insert(s)
             }
@@ -136,7 +136,7 @@ public struct RequestMessage: Equatable, Sendable {
         }
         if let updates = value["updates"] {
             guard let b = updates.boolValue else {
-                throw ProtocolDecodingError("\"updates\" must be true or false, not a \(updates.typeName)")
+                throw ProtocolDecodingError("\"updates\" must be true or false, not \(updates.typeNameWithArticle)")
             }
             filter.updates = b
         }
@@ -148,7 +148,7 @@ public struct RequestMessage: Equatable, Sendable {
     ) throws(ProtocolDecodingError) -> Set<T>? {
         guard let field = value[key] else { return nil }
         guard let items = field.arrayValue else {
-            throw ProtocolDecodingError("\"\(key)\" must be an array of strings, not a \(field.typeName)")
+            throw ProtocolDecodingError("\"\(key)\" must be an array of strings, not \(field.typeNameWithArticle)")
         }
         var set = Set<T>()
         for item in items {

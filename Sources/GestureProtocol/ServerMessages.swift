@@ -110,7 +110,7 @@ public enum ServerMessage: Equatable, Sendable {
             throw ProtocolDecodingError("the daemon sent a line that is not JSON: \(error)")
         }
         guard case .object = value else {
-            throw ProtocolDecodingError("the daemon sent a \(value.typeName), not an object")
+            throw ProtocolDecodingError("the daemon sent \(value.typeNameWithArticle), not an object")
         }
         guard let type = value["type"]?.stringValue else {
             throw ProtocolDecodingError("the daemon sent an object without a string \"type\"")
@@ -172,7 +172,7 @@ public enum ServerMessage: Equatable, Sendable {
 
     private static func decodeDevices(_ value: JSONValue) throws(ProtocolDecodingError) -> [DeviceInfo] {
         guard let items = value.arrayValue else {
-            throw ProtocolDecodingError("\"devices\" is a \(value.typeName), not an array")
+            throw ProtocolDecodingError("\"devices\" is \(value.typeNameWithArticle), not an array")
         }
         var devices: [DeviceInfo] = []
         for item in items { devices.append(try DeviceInfo(json: item)) }

@@ -33,7 +33,7 @@ import GestureVocabulary
 
     @Test(arguments: [
         ("not json", ProtocolError.Code.invalidJSON, "not valid JSON: invalid literal (expected null) at byte 0", false),
-        ("[1,2]", .invalidRequest, "a request is a JSON object, not a array", false),
+        ("[1,2]", .invalidRequest, "a request is a JSON object, not an array", false),
         ("{\"id\":1}", .invalidRequest, "the request has no \"type\"", true),
         ("{\"type\":3,\"id\":1}", .invalidRequest, "\"type\" must be a string, not a number", true),
         ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping)", true),
@@ -46,7 +46,11 @@ import GestureVocabulary
         ("{\"type\":\"subscribe\",\"id\":1,\"fingers\":2}", .invalidRequest, "\"fingers\" must be an array of numbers, not a number", true),
         ("{\"type\":\"subscribe\",\"id\":1,\"devices\":[true]}", .invalidRequest, "\"devices\" holds a boolean; device ids and names are strings", true),
         ("{\"type\":\"subscribe\",\"id\":1,\"updates\":\"no\"}", .invalidRequest, "\"updates\" must be true or false, not a string", true),
-        ("{\"type\":\"ping\",\"id\":[1]}", .invalidRequest, "\"id\" must be a string or a number, not a array", false),
+        ("{\"type\":\"ping\",\"id\":[1]}", .invalidRequest, "\"id\" must be a string or a number, not an array", false),
+        ("{\"type\":\"ping\",\"id\":{}}", .invalidRequest, "\"id\" must be a string or a number, not an object", false),
+        ("{\"type\":null,\"id\":1}", .invalidRequest, "\"type\" must be a string, not null", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"devices\":{}}", .invalidRequest, "\"devices\" must be an array of strings, not an object", true),
+        ("{\"type\":\"subscribe\",\"id\":1,\"devices\":[[]]}", .invalidRequest, "\"devices\" holds an array; device ids and names are strings", true),
     ])
     func refusesBadRequestsNamingTheProblem(text: String, code: ProtocolError.Code, message: String, echoesID: Bool) {
         switch decode(text) {

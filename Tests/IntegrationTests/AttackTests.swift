@@ -217,4 +217,22 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(!daemon.log.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(daemon.log)")
         #expect(daemon.log.contains("got \"\\u{1b}[31mred\""), "\(daemon.log)")
     }
+
+    @Test func errorsAboutJSONTypesReadAsEnglish() throws {
+        let daemon = try Daemon([])
+        let client = try daemon.connect()
+        try client.sendRaw(Array("[1]\n{\"type\":\"subscribe\",\"id\":2,\"kinds\":{}}\n{\"type\":\"ping\",\"id\":{}}\n".utf8))
+        var messages: [String] = []
+        for _ in 0..<3 {
+            guard case .error(let e) = try receive(client, from: daemon) else {
+                Issue.record("a bad request was not answered with an error")
+                return
+            }
+            messages.append(e.message)
+        }
+        #expect(messages == [
+            "a request is a JSON object, not an array", "\"kinds\" must be an array of strings, not an object",
+            "\"id\" must be a string or a number, not an object",
+        ])
+    }
 }
