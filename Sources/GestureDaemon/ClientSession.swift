@@ -7,6 +7,17 @@ import SystemCalls
 /// One connected client: its requests coming in, its bounded queue of lines going out, and what it
 /// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.
 public final class ClientSession {
+    /// The reason of a client that closed its end: routine, logged at debug only.
+    static let closedByClient = "client closed the connection"
+    /// The start of the reason of a connection that broke (reset by a client that quit): routine too.
+    static let connectionLost = "connection lost"
+
+    /// Whether a disconnection for `reason` is the ordinary end of a client (as opposed to a client the
+    /// daemon dropped for what it did, or an error of the daemon's own).
+    static func isRoutine(_ reason: String) -> Bool {
+        reason == closedByClient || reason.hasPrefix(connectionLost)
+    }
+
     /// Bad requests in a row after which the connection is closed (a client that only sends garbage).
     public static let maximumConsecutiveErrors = 16
     /// Bytes read from the socket per wake-up, so one chatty client cannot hold the loop.
@@ -109,12 +120,12 @@ public final class ClientSession {
                 return .keep
             case .failure(let error):
                 // EPIPE / ECONNRESET: the client went away without reading everything.
-                return .close(reason: "connection lost while writing (\(error.message))")
+                return .close(reason: "\(ClientSession.connectionLost) while writing (\(error.message))")
             }
         }
         outgoing.removeAll(keepingCapacity: outgoing.capacity <= 64 * 1024)
         outgoingStart = 0
-        if state == .draining { return .close(reason: "client closed the connection") }
+        if state == .draining { return .close(reason: ClientSession.closedByClient) }
         return .keep
     }
 
@@ -127,7 +138,7 @@ public final class ClientSession {
         let result = Result { () throws(SystemError) in try SystemCall.read(fd, into: scratch) }
         switch result {
         case .failure(let error):
-            return .close(reason: "connection lost while reading (\(error.message))")
+            return .close(reason: "\(ClientSession.connectionLost) while reading (\(error.message))")
         case .success(.wouldBlock):
             return .keep
         case .success(.bytes(let n)):
@@ -143,7 +154,7 @@ public final class ClientSession {
             state = .draining
             subscription = nil
             acceptedGestures.removeAll()
-            return wantsWrite ? .keep : .close(reason: "client closed the connection")
+            return wantsWrite ? .keep : .close(reason: ClientSession.closedByClient)
         }
     }
 

@@ -46,7 +46,8 @@ extension Daemon {
                 continue  // the session closes its descriptor when released
             }
             clients[session.token] = session
-            Log.info("\(session.label) connected")
+            // Routine: at debug, so that thousands of connections cost no log lines at the default level.
+            Log.debug("\(session.label) connected")
             session.enqueue(line: ServerMessage.hello(Hello(devices: deviceInfos)).encoded)
         }
     }
@@ -96,9 +97,23 @@ extension Daemon {
         _ = session.flush()
         watches[session.token] = nil
         loop.remove(session.fd)
-        if log { Log.info("\(session.label) disconnected: \(reason)") }
+        if log { logDisconnection(session, reason: reason) }
         // The session closes its descriptor when the last reference goes, which is now.
         resumeListener()
+    }
+
+    /// A client that left in the ordinary way is logged at debug; one dropped for what it did (an
+    /// oversized line, a run of bad requests) or for an error at info, at most 10 a minute
+    /// (`problemDisconnections`), so a flood of bad clients costs a few lines.
+    private func logDisconnection(_ session: ClientSession, reason: String) {
+        if ClientSession.isRoutine(reason) {
+            Log.debug("\(session.label) disconnected: \(reason)")
+            return
+        }
+        let (admitted, heldBack) = problemDisconnections.admit(now: SystemCall.monotonicMicroseconds())
+        guard admitted else { return }
+        let note = heldBack > 0 ? " (\(heldBack) more clients dropped since the last such line were not logged)" : ""
+        Log.info("\(session.label) disconnected: \(reason)\(note)")
     }
 
     /// Writes what each client has queued and watches for writability only where something is left.

@@ -79,6 +79,8 @@ public final class Daemon {
     /// Accepting is paused after EMFILE/ENFILE until a client leaves.
     var listenerPaused = false
     var refusedClients = 0
+    /// Bounds the info lines about clients dropped for misbehaving: 10 a minute.
+    var problemDisconnections = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
     /// Read buffer shared by every client read.
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
 

@@ -102,3 +102,34 @@ public enum Log {
         }
     }
 }
+
+/// Lets at most `burst` lines of one kind through per window of `windowMicroseconds` and counts the rest,
+/// so a flood (thousands of clients misbehaving) costs a few lines, while a rare event is still logged
+/// every time. The first line let through in a new window says how many the last one held back.
+struct LogRateLimit {
+    let burst: Int
+    let windowMicroseconds: Int64
+    private var windowStart: Int64 = .min
+    private var passed = 0
+    private var heldBack = 0
+
+    init(burst: Int, windowMicroseconds: Int64) {
+        self.burst = burst
+        self.windowMicroseconds = windowMicroseconds
+    }
+
+    /// Whether a line at `now` may be written; if so, how many were held back before it (to say so).
+    mutating func admit(now: Int64) -> (admitted: Bool, heldBack: Int) {
+        if windowStart == .min || now - windowStart >= windowMicroseconds {
+            windowStart = now
+            passed = 0
+        }
+        guard passed < burst else {
+            heldBack += 1
+            return (false, 0)
+        }
+        passed += 1
+        defer { heldBack = 0 }
+        return (true, heldBack)
+    }
+}

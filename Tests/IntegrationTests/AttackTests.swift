@@ -235,4 +235,30 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
             "\"id\" must be a string or a number, not an object",
         ])
     }
+
+    @Test func aConnectionStormCostsNoLogLinesAndBadClientsAFew() throws {
+        // 3,000 connections used to log 6,448 lines at info, the default level.
+        let daemon = try Daemon([])
+        for _ in 0..<300 { try daemon.connect().close() }
+        // 30 clients dropped for 16 bad requests in a row each: at most 10 lines a minute.
+        for _ in 0..<30 {
+            let client = try daemon.connect()
+            try client.sendRaw(Array(String(repeating: "{}\n", count: 16).utf8))
+            _ = try messagesUntilClosed(client, from: daemon)
+        }
+        try daemon.connect().ping()
+        try daemon.waitForLog("disconnected: sent 16 bad requests in a row", occurrences: 10)
+        #expect(try daemon.terminate() == 0)
+        let log = daemon.log
+        #expect(log.ranges(of: "disconnected: sent 16 bad requests in a row").count == 10, "\(log)")
+        #expect(!log.contains(" connected"), "\(log.prefix(2000))")
+        #expect(!log.contains("client closed the connection"))
+        #expect(log.split(separator: "\n").count < 25, "\(log)")
+        // At debug level every one is there.
+        let directory = TemporaryDirectory()
+        let verbose = try Daemon(["--config", directory.write("gestured.toml", debugConfiguration)], directory: directory)
+        for _ in 0..<5 { try verbose.connect().close() }
+        try verbose.waitForLog("disconnected: client closed the connection", occurrences: 6)  // and the start-up probe
+        #expect(verbose.log.ranges(of: " connected").count >= 6)
+    }
 }

@@ -10,6 +10,9 @@ import GestureVocabulary
 let dell = ["--replay", Paths.recordings + "dell_canvas_touch.evemu"]
 let dellRecording = "dell_canvas_touch.evemu"
 
+/// A configuration for a test that follows clients through the log: connections are logged at debug.
+let debugConfiguration = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n"
+
 @Suite(.serialized) struct EventDeliveryTests {
     @Test func eventsArriveInOrderWithTheRightFields() throws {
         let daemon = try Daemon(dell + ["--loop", "--speed", "10"])
@@ -190,7 +193,10 @@ let dellRecording = "dell_canvas_touch.evemu"
     }
 
     @Test func abruptDisconnectsLeaveTheDaemonServing() throws {
-        let daemon = try Daemon(dell + ["--loop", "--speed", "20"])
+        // At debug level, where every disconnection is logged.
+        let directory = TemporaryDirectory()
+        let config = directory.write("gestured.toml", debugConfiguration)
+        let daemon = try Daemon(dell + ["--loop", "--speed", "20", "--config", config], directory: directory)
         let survivor = try daemon.connect()
         try survivor.subscribe()
         for i in 0..<20 {
@@ -231,7 +237,7 @@ let dellRecording = "dell_canvas_touch.evemu"
 
     @Test func theClientLimitHolds() throws {
         let directory = TemporaryDirectory()
-        let config = directory.write("gestured.toml", "[daemon]\nmax_clients = 3\nsocket_group = \"\"\n")
+        let config = directory.write("gestured.toml", "[daemon]\nmax_clients = 3\nsocket_group = \"\"\nlog_level = \"debug\"\n")
         let daemon = try Daemon(["--config", config], directory: directory)
         // The daemon's own readiness probe connected and left; wait until it is gone from the count.
         try daemon.waitForLog("disconnected")
@@ -263,7 +269,8 @@ let dellRecording = "dell_canvas_touch.evemu"
     }
 
     @Test func theClientLogsWhoConnected() throws {
-        let daemon = try Daemon([])
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon(["--config", directory.write("gestured.toml", debugConfiguration)], directory: directory)
         _ = try daemon.connect()
         try daemon.waitForLog("uid \(getuid()), pid \(getpid())")
     }
@@ -460,8 +467,10 @@ let dellRecording = "dell_canvas_touch.evemu"
 
     @Test func anIdleDaemonSleeps() throws {
         // A replay that has finished leaves nothing waiting on time: no timer, no wake-ups.
+        let directory = TemporaryDirectory()
         let daemon = try Daemon(["--replay", Paths.recordings + "Wacom_ISDv4_E6_Finger.single-tap-center.events",
-            "--device", Paths.recordings + "Wacom_ISDv4_E6_Finger.desc", "--speed", "100"])
+            "--device", Paths.recordings + "Wacom_ISDv4_E6_Finger.desc", "--speed", "100",
+            "--config", directory.write("gestured.toml", debugConfiguration)], directory: directory)
         let client = try daemon.connect()
         client.close()
         try daemon.waitForLog("disconnected", occurrences: 2)
