@@ -41,7 +41,8 @@ let package = Package(
         // vocabulary, not the recognizer.
         .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
         // TOML -> typed, validated configuration.
-        .target(name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "CTOML", "SystemCalls"]),
+        .target(
+            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "CTOML", "SystemCalls"]),
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify.
         .target(
             name: "GestureDaemon",

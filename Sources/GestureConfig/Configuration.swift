@@ -1,4 +1,5 @@
 import GestureCore
+import GestureProtocol
 
 /// How much the daemon logs; each level includes the ones above it. The raw values are the
 /// configuration's spellings; `syslogPriority` is the sd-daemon / syslog priority of the level.
@@ -21,10 +22,9 @@ public enum LogLevel: String, CaseIterable, Sendable, Comparable {
 
 /// The [daemon] section: the socket and the daemon's limits.
 public struct DaemonSettings: Equatable, Sendable {
-    public static let defaultSocketPath = "/run/gestured/gestured.sock"
-
-    /// Where the listening Unix socket is created (ignored under systemd socket activation).
-    public var socketPath: String = DaemonSettings.defaultSocketPath
+    /// Where the listening Unix socket is created (ignored under systemd socket activation); by default
+    /// where clients look for it, `ProtocolConstants.defaultSocketPath`.
+    public var socketPath: String = ProtocolConstants.defaultSocketPath
     /// Permission bits of the socket file. Connecting needs write permission.
     public var socketMode: UInt32 = 0o660
     /// Group the socket file is given; empty leaves the daemon's own group.
@@ -130,9 +130,10 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     /// max_fingers); one message each, naming the section. Empty when all is well.
     public var warnings: [String]
 
+    /// With no arguments: what applies to a device no configuration mentions.
     public init(
-        recognizer: RecognizerSettings, geometry: GeometrySettings, ignore: Bool, grab: Bool,
-        matchedSections: [Int] = [], warnings: [String] = []
+        recognizer: RecognizerSettings = RecognizerSettings(), geometry: GeometrySettings = GeometrySettings(),
+        ignore: Bool = false, grab: Bool = false, matchedSections: [Int] = [], warnings: [String] = []
     ) {
         self.recognizer = recognizer
         self.geometry = geometry

@@ -6,23 +6,9 @@ import SystemCalls
 extension DaemonConfiguration {
     /// The daemon's view of a loaded configuration.
     public init(_ configuration: Configuration) {
-        let d = configuration.daemon
-        let priority: Log.Priority
-        switch d.logLevel {
-        case .error: priority = .error
-        case .warning: priority = .warning
-        case .notice: priority = .notice
-        case .info: priority = .info
-        case .debug: priority = .debug
-        }
         self.init(
-            socketPath: d.socketPath, socketMode: d.socketMode, socketGroup: d.socketGroup, maxClients: d.maxClients,
-            clientBufferBytes: d.clientBufferBytes, logLevel: priority,
-            resolve: { device, paths in
-                let r = configuration.resolve(for: device, paths: paths)
-                return DeviceSettings(
-                    recognizer: r.recognizer, geometry: r.geometry, ignore: r.ignore, grab: r.grab, warnings: r.warnings)
-            },
+            daemon: configuration.daemon,
+            resolve: { device, paths in configuration.resolve(for: device, paths: paths) },
             names: { device, paths in
                 configuration.devices.contains { $0.ignore != true && $0.matches(device, paths: paths) }
             },
@@ -32,7 +18,7 @@ extension DaemonConfiguration {
     /// Loads the configuration the daemon runs on: the file given with `--config` (which must exist), or
     /// the default file, whose absence means the built-in defaults.
     public static func load(path: String?) throws(ConfigurationLoadError) -> DaemonConfiguration {
-        let file = path ?? DaemonOptions.defaultConfigPath
+        let file = path ?? Configuration.defaultPath
         if path == nil {
             do {
                 _ = try SystemCall.stat(file)

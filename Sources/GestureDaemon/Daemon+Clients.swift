@@ -31,14 +31,14 @@ extension Daemon {
             }
             let credentials = try? SystemCall.peerCredentials(fd)
             let peer = credentials.map(\.described) ?? "unknown peer"
-            if clients.count >= configuration.maxClients {
+            if clients.count >= configuration.daemon.maxClients {
                 refuse(fd, peer: peer)
                 continue
             }
             clientCount += 1
             let session = ClientSession(
                 fd: fd, token: upcomingToken, label: "client \(clientCount) (\(peer))",
-                outgoingLimitBytes: configuration.clientBufferBytes)
+                outgoingLimitBytes: configuration.daemon.clientBufferBytes)
             do {
                 try add(fd, .client(session), interest: .readable)
             } catch {
@@ -56,7 +56,7 @@ extension Daemon {
     private func refuse(_ fd: Int32, peer: String) {
         let error = ProtocolError(
             .tooManyClients,
-            "the daemon already serves its maximum of \(configuration.maxClients) clients (max_clients); try again later")
+            "the daemon already serves its maximum of \(configuration.daemon.maxClients) clients (max_clients); try again later")
         var line = ServerMessage.error(error).encoded + "\n"
         _ = line.withUTF8 { try? SystemCall.send(fd, UnsafeRawBufferPointer($0)) }
         SystemCall.close(fd)
@@ -64,7 +64,7 @@ extension Daemon {
         // One line per refusal would let a connection storm flood the journal: log the first, then every 100th.
         if refusedClients == 1 || refusedClients % 100 == 0 {
             Log.warning(
-                "refused a client (\(peer)): \(configuration.maxClients) clients connected (max_clients); "
+                "refused a client (\(peer)): \(configuration.daemon.maxClients) clients connected (max_clients); "
                     + "\(refusedClients) refused so far")
         }
     }
@@ -179,7 +179,7 @@ extension Daemon {
 
     private func slowClient(_ session: ClientSession) {
         Log.warning(
-            "\(session.label) stopped reading: its \(configuration.clientBufferBytes)-byte buffer "
+            "\(session.label) stopped reading: its \(configuration.daemon.clientBufferBytes)-byte buffer "
                 + "(client_buffer_bytes) is full; disconnecting it")
         disconnect(session, reason: "outgoing buffer full", log: false)
     }

@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureCore
 import GestureProtocol
 import SystemCalls
@@ -10,7 +11,7 @@ extension Daemon {
     /// next start.
     func reload() {
         SystemdNotifier.reloading()
-        let path = options.configPath ?? DaemonOptions.defaultConfigPath
+        let path = options.configPath ?? Configuration.defaultPath
         Log.notice("SIGHUP received: reloading the configuration from \(path)")
         var new: DaemonConfiguration
         do {
@@ -20,23 +21,23 @@ extension Daemon {
             SystemdNotifier.ready(status: statusLine)
             return
         }
-        if let socketPath = options.socketPath { new.socketPath = socketPath }
+        if let socketPath = options.socketPath { new.daemon.socketPath = socketPath }
         for warning in new.warnings { Log.warning(warning) }
-        if new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
-            || new.socketGroup != configuration.socketGroup
+        if new.daemon.socketPath != configuration.daemon.socketPath || new.daemon.socketMode != configuration.daemon.socketMode
+            || new.daemon.socketGroup != configuration.daemon.socketGroup
         {
-            Log.notice("the socket's path, mode and group change when the daemon restarts (now \(configuration.socketPath))")
-            new.socketPath = configuration.socketPath
-            new.socketMode = configuration.socketMode
-            new.socketGroup = configuration.socketGroup
+            Log.notice("the socket's path, mode and group change when the daemon restarts (now \(configuration.daemon.socketPath))")
+            new.daemon.socketPath = configuration.daemon.socketPath
+            new.daemon.socketMode = configuration.daemon.socketMode
+            new.daemon.socketGroup = configuration.daemon.socketGroup
         }
         configuration = new
-        Log.threshold = new.logLevel
+        Log.threshold = new.logPriority
         let tracing = Log.enabled(.debug)
         for slot in devices { slot.engine.tracing = tracing }
-        for session in clients.values { session.outgoingLimitBytes = new.clientBufferBytes }
-        if clients.count > new.maxClients {
-            Log.notice("\(clients.count) clients are connected, more than the new max_clients \(new.maxClients); new ones are refused until fewer remain")
+        for session in clients.values { session.outgoingLimitBytes = new.daemon.clientBufferBytes }
+        if clients.count > new.daemon.maxClients {
+            Log.notice("\(clients.count) clients are connected, more than the new max_clients \(new.daemon.maxClients); new ones are refused until fewer remain")
         }
 
         let now = SystemCall.monotonicMicroseconds()

@@ -106,8 +106,8 @@ public final class Daemon {
         } catch {
             throw DaemonStartError(error.description)
         }
-        if let socketPath = options.socketPath { configuration.socketPath = socketPath }
-        Log.threshold = configuration.logLevel
+        if let socketPath = options.socketPath { configuration.daemon.socketPath = socketPath }
+        Log.threshold = configuration.logPriority
         for warning in configuration.warnings { Log.warning(warning) }
 
         do {
@@ -158,14 +158,14 @@ public final class Daemon {
         let listener: Listener
         do {
             if let fd = try SystemdNotifier.activationSocket() {
-                listener = Listener.inherited(fd: fd, configuredPath: configuration.socketPath)
+                listener = Listener.inherited(fd: fd, configuredPath: configuration.daemon.socketPath)
                 Log.info("listening on the socket systemd passed (socket activation)")
             } else {
                 listener = try Listener.create(
-                    path: configuration.socketPath, mode: configuration.socketMode, group: configuration.socketGroup)
+                    path: configuration.daemon.socketPath, mode: configuration.daemon.socketMode, group: configuration.daemon.socketGroup)
                 Log.info(
-                    "listening on \(listener.path) (mode 0\(String(configuration.socketMode, radix: 8)), group "
-                        + "\(configuration.socketGroup.isEmpty ? "of the daemon" : configuration.socketGroup))")
+                    "listening on \(listener.path) (mode 0\(String(configuration.daemon.socketMode, radix: 8)), group "
+                        + "\(configuration.daemon.socketGroup.isEmpty ? "of the daemon" : configuration.daemon.socketGroup))")
             }
             try add(listener.fd, .listener, interest: .readable)
         } catch {

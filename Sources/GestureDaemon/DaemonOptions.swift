@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureCore
 import GestureProtocol
 
@@ -22,13 +23,13 @@ public struct DaemonOptions: Equatable, Sendable {
         self.replays = replays
         self.discoverDevices = discoverDevices
     }
-
-    /// Where the daemon looks for its configuration when `--config` is not given.
-    public static let defaultConfigPath = "/etc/gestured/gestured.toml"
 }
 
-/// What applies to one device: its thresholds and geometry, and whether the daemon uses and grabs it.
-public struct DeviceSettings: Equatable, Sendable {
+/// What applies to one device (thresholds, geometry, ignore, grab, warnings): what GestureConfig resolves
+/// for it, used as is.
+public typealias DeviceSettings = ResolvedDeviceSettings
+
+extension ResolvedDeviceSettings {
     /// These settings with udev's LIBINPUT_CALIBRATION_MATRIX (the matrix libinput applies, often set by
     /// hwdb for panels mounted rotated) as the calibration, when the configuration sets no rotation, flip
     /// or calibration of its own for the device. A configured geometry always wins.
@@ -40,39 +41,13 @@ public struct DeviceSettings: Equatable, Sendable {
         settings.geometry.calibration = matrix
         return settings
     }
-
-    public var recognizer: RecognizerSettings
-    public var geometry: GeometrySettings
-    public var ignore: Bool
-    public var grab: Bool
-    /// Problems found combining configuration sections, for the log.
-    public var warnings: [String]
-
-    public init(
-        recognizer: RecognizerSettings = RecognizerSettings(), geometry: GeometrySettings = GeometrySettings(),
-        ignore: Bool = false, grab: Bool = false, warnings: [String] = []
-    ) {
-        self.recognizer = recognizer
-        self.geometry = geometry
-        self.ignore = ignore
-        self.grab = grab
-        self.warnings = warnings
-    }
-
-    public static func == (a: DeviceSettings, b: DeviceSettings) -> Bool {
-        a.recognizer == b.recognizer && a.geometry == b.geometry && a.ignore == b.ignore && a.grab == b.grab
-    }
 }
 
-/// The part of the configuration the daemon runs on, as it uses it.
+/// The configuration the daemon runs on: the [daemon] section as GestureConfig loaded it (its defaults are
+/// `DaemonSettings`'), how to resolve each device's settings, and the warnings to log.
 public struct DaemonConfiguration: Sendable {
-    public var socketPath: String
-    public var socketMode: UInt32
-    /// Empty: the daemon's own group.
-    public var socketGroup: String
-    public var maxClients: Int
-    public var clientBufferBytes: Int
-    public var logLevel: Log.Priority
+    /// Socket path, mode and group, client limits, log level.
+    public var daemon: DaemonSettings
     /// Settings for a device, by its description and its paths (node and udev links; the recording for
     /// a replay).
     public var resolve: @Sendable (DeviceDescription, [String]) -> DeviceSettings
@@ -82,19 +57,24 @@ public struct DaemonConfiguration: Sendable {
     /// Messages about allowed but doubtful settings, logged at load.
     public var warnings: [String]
 
+    /// `daemon.logLevel` as the log's priority.
+    public var logPriority: Log.Priority {
+        switch daemon.logLevel {
+        case .error: return .error
+        case .warning: return .warning
+        case .notice: return .notice
+        case .info: return .info
+        case .debug: return .debug
+        }
+    }
+
     public init(
-        socketPath: String = ProtocolConstants.defaultSocketPath, socketMode: UInt32 = 0o660, socketGroup: String = "gestured",
-        maxClients: Int = 64, clientBufferBytes: Int = 1 << 20, logLevel: Log.Priority = .info,
+        daemon: DaemonSettings = DaemonSettings(),
         resolve: @escaping @Sendable (DeviceDescription, [String]) -> DeviceSettings = { _, _ in DeviceSettings() },
         names: @escaping @Sendable (DeviceDescription, [String]) -> Bool = { _, _ in false },
         warnings: [String] = []
     ) {
-        self.socketPath = socketPath
-        self.socketMode = socketMode
-        self.socketGroup = socketGroup
-        self.maxClients = maxClients
-        self.clientBufferBytes = clientBufferBytes
-        self.logLevel = logLevel
+        self.daemon = daemon
         self.resolve = resolve
         self.names = names
         self.warnings = warnings

@@ -12,7 +12,7 @@ let usage = """
 
     Recognizes touchscreen gestures and publishes them to clients on a Unix socket (docs/protocol.md).
 
-      --config FILE        the configuration (default \(DaemonOptions.defaultConfigPath); built-in
+      --config FILE        the configuration (default \(Configuration.defaultPath); built-in
                            defaults when that file does not exist)
       --socket PATH        listen on PATH instead of the configured socket_path
       --no-udev            do not look for touchscreens (only --replay devices)
