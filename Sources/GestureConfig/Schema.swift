@@ -95,8 +95,9 @@ let recognizerKeys: [RecognizerKey] =
         number(
             "edge_swipe.fling_velocity_mm_per_s", "edgeSwipe.flingVelocityMMPerSecond", 10...10000, "mm/s",
             \.edgeSwipe.flingVelocityMMPerSecond),
+        flag("edge_swipe.corners", "edgeSwipe.corners", \.edgeSwipe.corners),
     ]
-    + Edge.allCases.flatMap(edgeKeys)
+    + Edge.sides.flatMap(edgeKeys)
     + [
         flag("pan.enabled", "pan.enabled", \.pan.enabled),
         integer("pan.min_fingers", "pan.minFingers", 1...10, "fingers", \.pan.minFingers),

@@ -25,6 +25,10 @@ public struct EdgeSwipeSettings: Equatable, Sendable {
     public var commitProgress: Double = 0.5
     /// Inward release velocity that commits whatever the progress; the same speed outward cancels.
     public var flingVelocityMMPerSecond: Double = 200
+    /// Fingers landing in the zones of two sides and moving inward along the corner's diagonal (within
+    /// 45°) swipe from the corner ("top-left", ...). On: corner swipes are common bindings (Sxmo's), and a
+    /// swipe along one side's inward axis still goes to that side.
+    public var corners: Bool = true
 
     public init() {}
 

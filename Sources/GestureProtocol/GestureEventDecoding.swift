@@ -59,6 +59,17 @@ public enum GestureEventDecoding {
             guard let edge = Edge(rawValue: edgeText) else { throw ProtocolDecodingError("unknown edge \"\(edgeText)\"") }
             event.edge = edge
         }
+        event.edgePosition = try optionalNumber("edge_position")
+        if let startText = value["start_edge"]?.stringValue {
+            guard let edge = Edge(rawValue: startText) else { throw ProtocolDecodingError("unknown edge \"\(startText)\"") }
+            event.startEdge = edge
+        }
+        if let tapsValue = value["taps"], tapsValue != .null {
+            guard let taps = tapsValue.intValue else {
+                throw ProtocolDecodingError("gesture event \"taps\" is not a whole number")
+            }
+            event.taps = taps
+        }
         event.committed = value["committed"]?.boolValue
         if let directionText = value["direction"]?.stringValue {
             guard let direction = SwipeDirection(rawValue: directionText) else {

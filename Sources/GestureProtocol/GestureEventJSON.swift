@@ -31,6 +31,9 @@ public enum GestureEventJSON {
         w.int("fingers", e.fingers)
         if let device { w.string("device", device) }
         if let edge = e.edge { w.plainString("edge", name(edge)) }
+        if let position = e.edgePosition { w.number("edge_position", position, decimals: normalisedDecimals) }
+        if let startEdge = e.startEdge { w.plainString("start_edge", name(startEdge)) }
+        if let taps = e.taps { w.int("taps", taps) }
         if let committed = e.committed { w.bool("committed", committed) }
         if e.kind == .pan && e.phase == .end {
             if let direction = e.direction { w.plainString("direction", name(direction)) } else { w.null("direction") }
@@ -55,6 +58,8 @@ public enum GestureEventJSON {
         case .edgeSwipe: return "edge-swipe"
         case .pan: return "pan"
         case .pinch: return "pinch"
+        case .tap: return "tap"
+        case .hold: return "hold"
         }
     }
 
@@ -73,6 +78,10 @@ public enum GestureEventJSON {
         case .right: return "right"
         case .top: return "top"
         case .bottom: return "bottom"
+        case .topLeft: return "top-left"
+        case .topRight: return "top-right"
+        case .bottomLeft: return "bottom-left"
+        case .bottomRight: return "bottom-right"
         }
     }
 
@@ -82,6 +91,10 @@ public enum GestureEventJSON {
         case .down: return "down"
         case .left: return "left"
         case .right: return "right"
+        case .upLeft: return "up-left"
+        case .upRight: return "up-right"
+        case .downLeft: return "down-left"
+        case .downRight: return "down-right"
         }
     }
 }

@@ -19,6 +19,10 @@ public enum GestureKind: String, CaseIterable, Sendable {
     case edgeSwipe = "edge-swipe"
     case pan
     case pinch
+    /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`).
+    case tap
+    /// Fingers that stay still for the hold time (a long press); moving afterwards drags.
+    case hold
 }
 
 public enum GesturePhase: String, CaseIterable, Sendable {
@@ -36,11 +40,19 @@ public struct GestureEvent: Equatable, Sendable {
     public var timeMicroseconds: Int64
     public var fingers: Int
 
-    /// Edge swipes: the edge the swipe started from.
+    /// Edge swipes: the edge (or corner) the swipe started from.
     public var edge: Edge?
+    /// Edge swipes: where the fingers landed along the edge, 0...1 (from the left for top, bottom and the
+    /// corners, from the top for left and right), on the screen as the user sees it.
+    public var edgePosition: Double?
+    /// Pans that began in an edge zone (and were not edge swipes): that edge, or the corner.
+    public var startEdge: Edge?
+    /// Taps: the number of taps so far in the sequence (1 for a single tap).
+    public var taps: Int?
     /// `end` only: whether the gesture completed (passed its commit threshold or was flung).
     public var committed: Bool?
-    /// Pan `end` only: the swipe direction, nil when the movement was off-axis beyond the tolerance.
+    /// Pan `end` only: the swipe direction (4 or 8 of them, as configured), nil when the movement was
+    /// off-axis beyond the tolerance or did not commit.
     public var direction: SwipeDirection?
 
     /// Centroid of the fingers, normalised to the screen ([0,1]², origin top-left).
@@ -64,7 +76,8 @@ public struct GestureEvent: Equatable, Sendable {
 
     public init(
         kind: GestureKind, phase: GesturePhase, id: UInt64, timeMicroseconds: Int64, fingers: Int,
-        edge: Edge? = nil, committed: Bool? = nil, direction: SwipeDirection? = nil,
+        edge: Edge? = nil, edgePosition: Double? = nil, startEdge: Edge? = nil, taps: Int? = nil,
+        committed: Bool? = nil, direction: SwipeDirection? = nil,
         position: Vector2 = .zero, positionMM: Vector2 = .zero, translation: Vector2 = .zero,
         translationMM: Vector2 = .zero, velocityMMPerSecond: Vector2 = .zero, progress: Double? = nil,
         scale: Double? = nil, rotationDegrees: Double? = nil, spanMM: Double? = nil
@@ -75,6 +88,9 @@ public struct GestureEvent: Equatable, Sendable {
         self.timeMicroseconds = timeMicroseconds
         self.fingers = fingers
         self.edge = edge
+        self.edgePosition = edgePosition
+        self.startEdge = startEdge
+        self.taps = taps
         self.committed = committed
         self.direction = direction
         self.position = position
@@ -90,13 +106,41 @@ public struct GestureEvent: Equatable, Sendable {
 }
 
 
-/// A screen edge, as the user sees the screen (after the device's rotation is applied).
+/// A screen edge or corner, as the user sees the screen (after the device's rotation is applied).
 public enum Edge: String, CaseIterable, Sendable, Hashable {
     case left, right, top, bottom
+    case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
+
+    /// The four sides, each with its own zone.
+    public static let sides: [Edge] = [.left, .right, .top, .bottom]
+    /// The four corners, where two sides' zones meet.
+    public static let corners: [Edge] = [.topLeft, .topRight, .bottomLeft, .bottomRight]
+
+    public var isCorner: Bool { sidesOfCorner != nil }
+
+    /// The two sides that meet at a corner (horizontal side first); nil for a side.
+    public var sidesOfCorner: (Edge, Edge)? {
+        switch self {
+        case .left, .right, .top, .bottom: return nil
+        case .topLeft: return (.top, .left)
+        case .topRight: return (.top, .right)
+        case .bottomLeft: return (.bottom, .left)
+        case .bottomRight: return (.bottom, .right)
+        }
+    }
+
+    /// The corner where two sides meet; nil when they do not (left and right, or the same side).
+    public static func corner(_ a: Edge, _ b: Edge) -> Edge? {
+        corners.first { c in
+            guard let (h, v) = c.sidesOfCorner else { return false }
+            return (h == a && v == b) || (h == b && v == a)
+        }
+    }
 }
 
-/// The direction a pan ended in, as the user sees the screen.
+/// The direction a pan ended in, as the user sees the screen: four, or eight with the diagonals.
 public enum SwipeDirection: String, CaseIterable, Sendable {
     case up, down, left, right
+    case upLeft = "up-left", upRight = "up-right", downLeft = "down-left", downRight = "down-right"
 }
 

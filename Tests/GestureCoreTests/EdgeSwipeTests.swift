@@ -147,4 +147,72 @@ import GestureVocabulary
             #expect((try s.run().first?.kind == .edgeSwipe) == expectEdge, "angle \(angle)")
         }
     }
+
+    // MARK: Corners and where along the edge
+
+    /// From a corner, diagonally inward: a corner swipe, each of the four, with where it landed along the
+    /// horizontal edge.
+    @Test func cornerSwipesFromEachCorner() throws {
+        let cases: [(Edge, (Double, Double), (Double, Double))] = [
+            (.topLeft, (2, 2), (25, 25)), (.topRight, (98, 3), (-25, 25)),
+            (.bottomLeft, (3, 158), (25, -25)), (.bottomRight, (98, 157), (-25, -25)),
+        ]
+        for (corner, at, by) in cases {
+            var s = TouchScript()
+            s.down(0, at.0, at.1); s.frame()
+            s.drag([0], by: by.0, by.1)
+            s.up(0); s.frame()
+            let events = try s.run()
+            #expect(events.phases == ["edge-swipe:begin", "edge-swipe:update", "edge-swipe:end"], "\(corner)")
+            #expect(events.allSatisfy { $0.edge == corner }, "\(corner)")
+            #expect(abs((events.first?.edgePosition ?? -1) - at.0 / 100) < 1e-9, "\(corner)")
+            // 25 mm along both axes of a 100 × 160 mm screen: progress is the mean of 0.25 and 0.156.
+            #expect(abs((events.last?.progress ?? 0) - (0.25 + 25.0 / 160) / 2) < 1e-3, "\(corner)")
+        }
+    }
+
+    /// In a corner, a stroke along one edge's inward axis goes to that edge; 50° from the top's axis is
+    /// within 45° of the diagonal: the corner; with corners off, it is no edge swipe at all.
+    @Test func aCornerStrokeAlongOneAxisIsThatEdgesSwipe() throws {
+        var down = TouchScript()
+        down.down(0, 3, 3); down.frame()
+        down.drag([0], by: 2, 30)
+        down.up(0); down.frame()
+        #expect(try down.run().first?.edge == .top)
+
+        var diagonal = TouchScript()
+        diagonal.down(0, 3, 3); diagonal.frame()
+        diagonal.drag([0], by: 30 * 0.766, 30 * 0.643)  // 50° from straight down, 40° from straight right
+        diagonal.up(0); diagonal.frame()
+        #expect(try diagonal.run().first?.edge == .topLeft)
+        var off = RecognizerSettings()
+        off.edgeSwipe.corners = false
+        #expect(try diagonal.run(settings: off).first?.kind == .pan)
+    }
+
+    /// From the top-left corner along the top edge is inward from the left edge: a left edge swipe, not a
+    /// corner swipe.
+    @Test func aCornerStrokeAlongTheTopIsALeftEdgeSwipe() throws {
+        var s = TouchScript()
+        s.down(0, 3, 3); s.frame()
+        s.drag([0], by: 40, -1)  // along the top edge: right, slightly up
+        s.up(0); s.frame()
+        let events = try s.run()
+        #expect(events.first?.kind == .edgeSwipe && events.first?.edge == .left)
+    }
+
+    @Test func edgePositionIsWhereTheFingerLandedAlongTheEdge() throws {
+        for (edge, at, by, position) in [
+            (Edge.left, (1.0, 40.0), (30.0, 0.0), 0.25), (.right, (99, 120), (-30, 0), 0.75),
+            (.top, (80, 1), (0, 30), 0.8), (.bottom, (10, 159), (0, -30), 0.1),
+        ] {
+            var s = TouchScript()
+            s.down(0, at.0, at.1); s.frame()
+            s.drag([0], by: by.0, by.1)
+            s.up(0); s.frame()
+            let events = try s.run()
+            #expect(events.first?.edge == edge)
+            #expect(events.allSatisfy { abs(($0.edgePosition ?? -1) - position) < 1e-9 }, "\(edge)")
+        }
+    }
 }

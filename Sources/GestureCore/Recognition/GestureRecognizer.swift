@@ -186,7 +186,7 @@ struct GestureRecognizer {
         fingers.rebaseline(frame)
         let n = fingers.count
         transition(
-            to: .possible(edges: EdgeSwipeRule.candidates(fingers, context: context)),
+            to: .possible(edges: EdgeSwipeRule.candidates(landedIn: EdgeSwipeRule.zonesLandedIn(fingers, context: context), fingers: n, context: context)),
             "\(reason())\(n) finger\(n == 1 ? "" : "s") down", into: &out)
     }
 
@@ -238,7 +238,7 @@ struct GestureRecognizer {
 
     private static func beginReason(_ kind: ActiveKind) -> String {
         switch kind {
-        case .edgeSwipe(let edge): return "moved inward from the \(edge) edge"
+        case .edgeSwipe(let edge, _): return "moved inward from the \(edge.rawValue) edge"
         case .pan: return "fingers moved together"
         case .pinch: return "fingers moved apart or around"
         }

@@ -37,7 +37,8 @@ enum Candidate: CaseIterable {
 
 /// The gesture running, with what its kind needs to report it.
 enum ActiveKind: Equatable {
-    case edgeSwipe(Edge)
+    /// The edge or corner, and where along it the fingers landed (0...1).
+    case edgeSwipe(Edge, landing: Double)
     case pan
     case pinch(spanAtBeginMM: Double)
 
@@ -54,7 +55,7 @@ enum ActiveKind: Equatable {
     func snapshot(_ e: inout GestureEvent, fingers: FingerSet, rotationAtBeginDegrees: Double) {
         e.kind = gestureKind
         switch self {
-        case .edgeSwipe(let edge): EdgeSwipeRule.snapshot(edge, &e)
+        case .edgeSwipe(let edge, let landing): EdgeSwipeRule.snapshot(edge, landing: landing, &e)
         case .pan: break
         case .pinch(let spanAtBegin): PinchRule.snapshot(spanAtBeginMM: spanAtBegin, &e, fingers: fingers, rotationAtBeginDegrees: rotationAtBeginDegrees)
         }
@@ -64,7 +65,7 @@ enum ActiveKind: Equatable {
     /// velocity at release.
     func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {
         switch self {
-        case .edgeSwipe(let edge): EdgeSwipeRule.decideCommit(edge, &e, context: context)
+        case .edgeSwipe(let edge, _): EdgeSwipeRule.decideCommit(edge, &e, context: context)
         case .pan: PanRule.decideCommit(&e, context: context)
         case .pinch: PinchRule.decideCommit(&e, context: context)
         }
