@@ -12,9 +12,9 @@ VERSION := $(shell sed -n 's/^ *public static let daemonVersion = "\([^"]*\)".*/
 PYTHON     ?= /usr/bin/python3
 
 # Debian packages the build and the tests need (scdoc and man-db: the man pages are built and rendered
-# with `man --warnings` by a test).
+# with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels).
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat python3 \
-                scdoc man-db groff-base
+                scdoc man-db groff-base librsvg2-bin
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
@@ -44,12 +44,14 @@ release: deps
 	$(SWIFT) build -c release
 
 # The Swift suites, then the Python client (clients/python) against the daemon replaying a recording, then
-# the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed).
+# the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed), then
+# `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
+	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot
 
 bench: deps
 	$(SWIFT) build -c release --product gestured-bench

@@ -6,9 +6,9 @@ _gesturectl_commands() {
     gesturectl --help 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'
 }
 
-# The options of one command, and which of them take a value ("--socket PATH" lines in its --help).
+# The options of one command, and which of them take a value ("--socket PATH", "-o FILE" lines in its --help).
 _gesturectl_options() {
-    gesturectl "$1" --help 2>/dev/null | awk '/^ +--[a-z]/ { print $1 }'
+    gesturectl "$1" --help 2>/dev/null | awk '/^ +--?[a-z]/ { print $1 }'
 }
 _gesturectl_takes_value() {
     gesturectl "$1" --help 2>/dev/null | awk -v o="$2" '$1 == o && $2 ~ /^[A-Z]+$/ { found = 1 } END { exit !found }'
@@ -36,7 +36,7 @@ _gesturectl() {
         mapfile -t COMPREPLY < <(compgen -W "$(_gesturectl_commands) --help --version" -- "$cur")
         return
     fi
-    if [ "$prev" != "$cmd" ] && [[ $prev == --* ]] && _gesturectl_takes_value "$cmd" "$prev"; then
+    if [ "$prev" != "$cmd" ] && [[ $prev == -* ]] && _gesturectl_takes_value "$cmd" "$prev"; then
         case $cmd:$prev in
             *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch ;;
             *:--edges) _gesturectl_list "$cur" left right top bottom ;;

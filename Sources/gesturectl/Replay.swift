@@ -66,7 +66,7 @@ func runReplay(_ args: [String]) -> Int32 {
         printError("gesturectl replay: no recording given\n\n" + replayUsage)
         return 2
     }
-    do {
+    return reportingInputErrors("replay") {
         let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
         let device = recording.device
         let (settings, geometry) = try replaySettings(configPath: configPath, device: device)
@@ -86,16 +86,19 @@ func runReplay(_ args: [String]) -> Int32 {
         }
         fflush(nil)
         return 0
-    } catch let e as RecordingFileError {
-        printError("gesturectl replay: \(e)\n")
-    } catch let e as ConfigError {
-        printError("gesturectl replay: \(e)\n")
-    } catch let e as UnsupportedDeviceError {
-        printError("gesturectl replay: \(e)\n")
-    } catch {
-        printError("gesturectl replay: \(error)\n")
     }
-    return 1
+}
+
+/// Runs a command's work on its input files; a recording, configuration or device it cannot use
+/// (RecordingFileError, ConfigError, UnsupportedDeviceError: each names the file and what to do) is
+/// reported as "gesturectl COMMAND: ..." with exit status 1.
+func reportingInputErrors(_ command: String, _ body: () throws -> Int32) -> Int32 {
+    do {
+        return try body()
+    } catch {
+        printError("gesturectl \(command): \(error)\n")
+        return 1
+    }
 }
 
 /// Thresholds and geometry for the replay: the built-in defaults, or what a configuration file says for

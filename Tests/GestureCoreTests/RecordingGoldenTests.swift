@@ -5,7 +5,7 @@ import Testing
 @testable import GestureCore
 
 /// Real recordings (Tests/Fixtures/recordings, see its README for origin and licence), each asserting
-/// what a person watching the finger paths (drawn with tools/plot-recording.py) says it shows. Panels
+/// what a person watching the finger paths (drawn with `gesturectl plot`) says it shows. Panels
 /// without axis resolution run at the assumed size, as they would in the daemon with no configuration.
 @Suite struct RecordingGoldenTests {
     static let fixtures: String = {

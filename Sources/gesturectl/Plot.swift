@@ -1,0 +1,214 @@
+// `gesturectl plot`: a recording drawn to the screen's physical proportions, with what the recognizer made
+// of it, as an SVG for a person tuning thresholds. The drawing is PlotSVG's; this file parses the command
+// line and gathers what is drawn.
+#if canImport(Glibc)
+import Glibc
+#endif
+import GestureCore
+import GestureVocabulary
+import RecordingFiles
+import SystemCalls
+
+private let plotUsage = """
+    usage: gesturectl plot [--device DESC] [--config FILE] -o OUT.svg RECORDING
+
+    RECORDING may be - for standard input; OUT.svg may be - for standard output.
+
+    Draws an evemu recording as an SVG, to the scale of the screen as the user sees it (millimetres, after
+    rotation and calibration): each finger's path (one colour per finger, a dot per frame), the edge zones
+    and corners at their configured widths, the slop circle and the edge swipe's angle tolerance at each
+    landing, each gesture's begin and end marked and labelled, and a time strip of the fingers' contacts
+    and the gestures. The gestures come from gestured's recognizer, as `gesturectl replay` prints them.
+    Warnings go to standard error.
+
+      --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
+      --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults), as
+                      for `gesturectl replay`
+      -o FILE         where to write the SVG (required)
+
+    """
+
+func runPlot(_ args: [String]) -> Int32 {
+    var devicePath: String?
+    var configPath: String?
+    var outputPath: String?
+    var recordingPath: String?
+    var i = 0
+    while i < args.count {
+        let a = args[i]
+        switch a {
+        case "--help", "-h":
+            print(plotUsage, terminator: "")
+            return 0
+        case "--device", "--config", "-o":
+            guard i + 1 < args.count else {
+                printError("gesturectl plot: \(a) needs a file name\n")
+                return 2
+            }
+            switch a {
+            case "--device": devicePath = args[i + 1]
+            case "--config": configPath = args[i + 1]
+            default: outputPath = args[i + 1]
+            }
+            i += 1
+        default:
+            if a.hasPrefix("-") && a != "-" {
+                printError("gesturectl plot: unknown option '\(a)'\n\n" + plotUsage)
+                return 2
+            }
+            guard recordingPath == nil else {
+                printError("gesturectl plot: one recording at a time ('\(recordingPath!)' and '\(a)')\n")
+                return 2
+            }
+            recordingPath = a
+        }
+        i += 1
+    }
+    guard let recordingPath else {
+        printError("gesturectl plot: no recording given\n\n" + plotUsage)
+        return 2
+    }
+    guard let outputPath, !outputPath.isEmpty else {
+        printError("gesturectl plot: no output file given; name the SVG to write with -o OUT.svg (- for standard output)\n")
+        return 2
+    }
+    return reportingInputErrors("plot") {
+        let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
+        let (settings, geometry) = try replaySettings(configPath: configPath, device: recording.device)
+        let plot = try RecordingPlot(recording: recording, settings: settings, geometry: geometry)
+        for w in plot.warnings { printError("warning: \(w.message)\n") }
+        let svg = PlotSVG.render(plot)
+        if let failure = write(svg, to: outputPath) {
+            printError("gesturectl plot: \(failure)\n")
+            return 1
+        }
+        return 0
+    }
+}
+
+/// Writes `text` to `path` ("-": standard output); nil on success, else what went wrong.
+private func write(_ text: String, to path: String) -> String? {
+    var text = text
+    if path == RecordingFile.standardInput {
+        fflush(nil)
+        let ok = text.withUTF8 { SystemCall.writeAll(1, UnsafeRawBufferPointer($0)) }
+        return ok ? nil : "cannot write to standard output: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+    let fd: Int32
+    do {
+        fd = try SystemCall.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+    } catch {
+        return "cannot write \(path): \(error.message) (errno \(error.errno))"
+    }
+    let ok = text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
+    let writeErrno = errno
+    let closeError = SystemCall.close(fd)
+    if !ok {
+        return "cannot write \(path): \(String(cString: strerror(writeErrno))) (errno \(writeErrno))"
+    }
+    if let closeError {
+        return "cannot write \(path): \(closeError.message) (errno \(closeError.errno))"
+    }
+    return nil
+}
+
+/// What a plot shows: the screen, the thresholds, every finger's path and every gesture, from one run of
+/// the recording through the engine (the gestures, exactly as `gesturectl replay` reports them) and
+/// through a frame assembler of the same geometry (the fingers, as the recognizer sees them).
+struct RecordingPlot {
+    /// One finger from landing to lift, in screen millimetres.
+    struct Finger {
+        /// 1, 2, ... in the order the fingers landed.
+        var number: Int
+        var serial: UInt64
+        var landedMicroseconds: Int64
+        /// When it lifted (or turned into a palm); nil when still down at the end of the recording.
+        var liftedMicroseconds: Int64?
+        /// Turned into a palm rather than lifting.
+        var lost = false
+        var pathMM: [Vector2]
+    }
+
+    /// One gesture's events, begin to end or cancel.
+    struct Gesture {
+        var begin: GestureEvent
+        /// The end or cancel event; the last event seen if the recording stopped before either.
+        var last: GestureEvent
+        /// The centroid at each event, millimetres.
+        var pathMM: [Vector2]
+    }
+
+    var deviceName: String
+    var screenSizeMM: (width: Double, height: Double)
+    var sizeSource: PanelSizeSource
+    var geometry: GeometrySettings
+    var settings: RecognizerSettings
+    var fingers: [Finger] = []
+    var gestures: [Gesture] = []
+    var warnings: [CoreWarning] = []
+    /// The first event's time: time 0 of the plot.
+    var originMicroseconds: Int64
+    /// The last event's or gesture event's time, whichever is later.
+    var endMicroseconds: Int64
+
+    init(recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings) throws(UnsupportedDeviceError) {
+        let engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+        deviceName = recording.device.name
+        screenSizeMM = engine.geometry.screenSizeMM
+        sizeSource = engine.geometry.sizeSource
+        geometry = geometrySettings
+        self.settings = settings
+        originMicroseconds = recording.events.first?.timeMicroseconds ?? 0
+        endMicroseconds = recording.events.last?.timeMicroseconds ?? originMicroseconds
+
+        var replay = RecordingReplay(engine: engine)
+        var gestureIndex: [UInt64: Int] = [:]
+        var gestures: [Gesture] = []
+        var warnings: [CoreWarning] = []
+        replay.run(recording.events) { outputs in
+            for output in outputs {
+                switch output {
+                case .gesture(let e):
+                    if let index = gestureIndex[e.id] {
+                        gestures[index].last = e
+                        gestures[index].pathMM.append(e.positionMM)
+                    } else {
+                        gestureIndex[e.id] = gestures.count
+                        gestures.append(Gesture(begin: e, last: e, pathMM: [e.positionMM]))
+                    }
+                case .warning(let w): warnings.append(w)
+                case .trace: break
+                }
+            }
+        }
+        self.gestures = gestures
+        self.warnings = warnings
+        if let last = gestures.last?.last.timeMicroseconds { endMicroseconds = max(endMicroseconds, last) }
+
+        // The fingers: the frames the engine's own assembler builds, from a second assembler of the same
+        // geometry and protocol over the same events (its warnings are the engine's, already taken).
+        var assembler = FrameAssembler(geometry: engine.geometry, touchProtocol: recording.device.touchProtocol)
+        var index: [UInt64: Int] = [:]
+        for event in recording.events where assembler.process(event) == .frame {
+            let frame = assembler.frame
+            for serial in frame.lifted { if let i = index[serial] { fingers[i].liftedMicroseconds = frame.timeMicroseconds } }
+            for serial in frame.lost {
+                if let i = index[serial] {
+                    fingers[i].liftedMicroseconds = frame.timeMicroseconds
+                    fingers[i].lost = true
+                }
+            }
+            for contact in frame.contacts {
+                if let i = index[contact.serial] {
+                    fingers[i].pathMM.append(contact.positionMM)
+                } else {
+                    index[contact.serial] = fingers.count
+                    fingers.append(
+                        Finger(
+                            number: fingers.count + 1, serial: contact.serial, landedMicroseconds: frame.timeMicroseconds,
+                            pathMM: [contact.positionMM]))
+                }
+            }
+        }
+    }
+}
