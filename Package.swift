@@ -83,3 +83,23 @@ let package = Package(
     ],
     cxxLanguageStandard: .cxx17
 )
+
+// Coverage-guided fuzz targets (libFuzzer), only when GESTURED_FUZZ=1: they link libFuzzer, which only the
+// fuzzer build flags bring in, so a plain `swift build` must not see them. `make fuzz` builds and runs them
+// (docs/testing.md, "Fuzzing").
+if Context.environment["GESTURED_FUZZ"] == "1" {
+    package.targets += [
+        // LLVMFuzzerRunDriver, libFuzzer's entry point for a program with its own main.
+        .target(name: "CFuzzer", path: "Fuzz/Sources/CFuzzer"),
+        // The driver, the engine harness and the invariants every gesture stream keeps.
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer", "GestureCore"], path: "Fuzz/Sources/FuzzSupport"),
+        .executableTarget(name: "fuzz-evemu", dependencies: ["FuzzSupport", "GestureCore"], path: "Fuzz/Sources/fuzz-evemu"),
+        .executableTarget(
+            name: "fuzz-request", dependencies: ["FuzzSupport", "GestureProtocol", "GestureCore"],
+            path: "Fuzz/Sources/fuzz-request"),
+        .executableTarget(
+            name: "fuzz-config", dependencies: ["FuzzSupport", "GestureConfig", "GestureCore"],
+            path: "Fuzz/Sources/fuzz-config"),
+        .executableTarget(name: "fuzz-engine", dependencies: ["FuzzSupport", "GestureCore"], path: "Fuzz/Sources/fuzz-engine"),
+    ]
+}

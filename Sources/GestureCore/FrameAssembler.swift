@@ -64,6 +64,14 @@ public struct FrameAssembler: Sendable {
             singleTouch = true
             slots = [Slot()]
         }
+        // A contact whose first frame brings no position sits at the kernel's initial 0, clamped into the
+        // axis range like every reported value (found by fuzzing: with a minimum above 0 it was off screen).
+        let x0 = min(max(0, geometry.xAxis.minimum), geometry.xAxis.maximum)
+        let y0 = min(max(0, geometry.yAxis.minimum), geometry.yAxis.maximum)
+        for i in slots.indices {
+            slots[i].x = x0
+            slots[i].y = y0
+        }
     }
 
     /// Feeds one event. Events are consumed in order; the frame is rebuilt at each SYN_REPORT.

@@ -75,6 +75,14 @@ public struct GestureEngine: Sendable {
         guard let axes = device.positionAxes else {
             throw UnsupportedDeviceError(deviceName: device.name, reason: "has no absolute position axes")
         }
+        // An empty or inverted range maps every touch off the screen (found by fuzzing: a recording may say
+        // anything, and a driver could).
+        for (name, axis) in [("X", axes.x), ("Y", axes.y)] where axis.maximum <= axis.minimum {
+            throw UnsupportedDeviceError(
+                deviceName: device.name,
+                reason: "its \(name) position axis has the empty range \(axis.minimum)...\(axis.maximum) (the maximum "
+                    + "must be above the minimum); the device description is broken")
+        }
         self.device = device
         self.settings = settings
         self.ids = ids

@@ -154,6 +154,56 @@ import Testing
         }
     }
 
+    /// Found by fuzz-engine (Fuzz/Regressions/fuzz-engine/inverted-x-axis): an X axis 671744000...2776 put
+    /// every touch at x = -671741224 on a screen that is 0...1 wide.
+    @Test(arguments: [(671_744_000, 2776), (500, 500), (0, -1)])
+    func deviceWithAnEmptyOrInvertedAxisRangeIsRefused(minimum: Int32, maximum: Int32) {
+        let device = DeviceDescription(
+            name: "Broken Panel",
+            axes: [ABS.mtPositionX: AxisInfo(minimum: minimum, maximum: maximum),
+                   ABS.mtPositionY: AxisInfo(minimum: 0, maximum: 1569), ABS.mtSlot: AxisInfo(minimum: 0, maximum: 1)])
+        #expect {
+            _ = try GestureEngine(device: device)
+        } throws: { error in
+            "\(error)" == "Broken Panel: its X position axis has the empty range \(minimum)...\(maximum) (the maximum "
+                + "must be above the minimum); the device description is broken"
+        }
+    }
+
+    /// Found by fuzz-engine (Fuzz/Regressions/fuzz-engine/contact-without-position): a finger that lands
+    /// with no position on an axis whose minimum is above 0 was reported at x < 0, off the screen.
+    @Test func aContactWithoutAPositionIsOnTheScreen() throws {
+        var device = TouchScript.phone
+        device.axes[ABS.mtPositionX] = AxisInfo(minimum: 100, maximum: 1100, resolution: 10)
+        device.axes[ABS.mtPositionY] = AxisInfo(minimum: 200, maximum: 1800, resolution: 10)
+        var events: [InputEvent] = []
+        var t: Int64 = 1_000_000
+        func add(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+            events.append(InputEvent(timeMicroseconds: t, type: type, code: code, value: value))
+        }
+        add(EV.abs, ABS.mtSlot, 0)
+        add(EV.abs, ABS.mtTrackingID, 7)
+        add(EV.syn, SYN.report, 0)
+        for step in 1...10 {
+            t += 10_000
+            add(EV.abs, ABS.mtPositionX, 100 + Int32(step) * 40)
+            add(EV.syn, SYN.report, 0)
+        }
+        add(EV.abs, ABS.mtTrackingID, -1)
+        add(EV.syn, SYN.report, 0)
+        var engine = try GestureEngine(device: device)
+        var out: [GestureEvent] = []
+        engine.process(events, into: &out)
+        // It lands at the range's minimum, the left edge, and moves inward: an edge swipe from the left.
+        #expect(out.first?.phase == .begin && out.first?.edge == .left)
+        #expect(out.last?.phase == .end)
+        for e in out {
+            #expect((0...1).contains(e.position.x) && (0...1).contains(e.position.y), "\(e.position)")
+            #expect(e.positionMM.x >= 0 && e.positionMM.y >= 0)
+        }
+        #expect(out.last?.translationMM.x ?? 0 > 30)
+    }
+
     @Test func deviceWithoutPositionAxesIsRefused() {
         let device = DeviceDescription(name: "Keyboard", keys: [30, 31])
         #expect(throws: UnsupportedDeviceError.self) { try GestureEngine(device: device) }

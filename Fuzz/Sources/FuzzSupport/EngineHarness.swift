@@ -1,0 +1,90 @@
+import GestureCore
+
+/// The one place the fuzz targets drive GestureEngine, the way the daemon does (Daemon+Devices.swift,
+/// `pump` and `serviceDueDevices`): a deadline that has passed is reported before the next event, the
+/// timer may fire late, a reset makes a fresh engine that keeps the id counter, the stream ends with the
+/// device going away. When the engine's API changes, this function is what changes.
+///
+/// Returns the gesture events, or nil when the engine refuses the device (a clear error, not a crash).
+public func runEngine(_ stream: EngineStream) -> [GestureEvent]? {
+    guard var engine = try? GestureEngine(device: stream.device, settings: stream.settings, geometry: stream.geometry)
+    else { return nil }
+    var out: [GestureEvent] = []
+    var now = stream.startMicroseconds
+    var settings = stream.settings
+    /// What the daemon's timer does when it fires at `time`.
+    func fireDeadline(upTo time: Int64) {
+        guard let deadline = engine.nextDeadlineMicroseconds, deadline <= time else { return }
+        engine.advance(toMicroseconds: deadline, into: &out)
+        // Otherwise the daemon's timer would fire again at once, for ever: a busy loop.
+        if let next = engine.nextDeadlineMicroseconds {
+            fuzzCheck(next > deadline, "after advance(to: \(deadline)) the next deadline is \(next), not later")
+        }
+    }
+    for op in stream.operations {
+        switch op {
+        case .event(let type, let code, let value):
+            fireDeadline(upTo: now)
+            engine.process(InputEvent(timeMicroseconds: now, type: type, code: code, value: value), into: &out)
+        case .wait(let microseconds):
+            let (later, overflow) = now.addingReportingOverflow(microseconds)
+            now = overflow ? (microseconds > 0 ? .max : .min) : later
+        case .timer:
+            fireDeadline(upTo: now)
+        case .eventsDropped:
+            engine.eventsDropped(atMicroseconds: now, into: &out)
+        case .reset:
+            fireDeadline(upTo: now)
+            engine.cancelAll(atMicroseconds: now, into: &out)
+            guard var fresh = try? GestureEngine(device: stream.device, settings: settings, geometry: stream.geometry)
+            else { fuzzCheck(false, "a device the engine accepted is refused after a reset"); return nil }
+            fresh.nextGestureID = engine.nextGestureID
+            engine = fresh
+        case .reconfigure(let variant):
+            settings = EngineStream.settingsVariant(variant)
+            engine.reconfigure(settings: settings, geometry: stream.geometry, atMicroseconds: now, into: &out)
+        }
+        _ = engine.takeWarnings()
+    }
+    fireDeadline(upTo: now)
+    engine.cancelAll(atMicroseconds: now, into: &out)
+    _ = engine.takeWarnings()
+    return out
+}
+
+/// The invariants of a device's gesture stream that the tests state (RecordingGoldenTests.checkWellFormed,
+/// RandomStreamTests) and clients rely on (docs/protocol.md): at most one gesture at a time per device,
+/// each `begin`, `update`*, then exactly one `end` or `cancel`; ids unique and increasing; `committed` on
+/// `end` only; every number finite; positions on the screen, progress in 0...1, scale and span >= 0.
+public func checkGestureStream(_ events: [GestureEvent], context: @autoclosure () -> String = "") {
+    var open: GestureEvent?
+    var lastID: UInt64?
+    for (i, e) in events.enumerated() {
+        func fail(_ what: String) -> String { "event \(i) (\(e.kind.rawValue) \(e.phase.rawValue) id \(e.id)): \(what) \(context())" }
+        switch e.phase {
+        case .begin:
+            fuzzCheck(open == nil, fail("begins while gesture \(open?.id ?? 0) is running"))
+            if let lastID { fuzzCheck(e.id > lastID, fail("id not above the previous gesture's \(lastID)")) }
+            lastID = e.id
+            open = e
+        case .update, .end, .cancel:
+            guard let running = open else { fuzzCheck(false, fail("no gesture is running")); return }
+            fuzzCheck(running.id == e.id, fail("gesture \(running.id) is the one running"))
+            fuzzCheck(running.kind == e.kind, fail("gesture \(running.id) began as \(running.kind.rawValue)"))
+            if e.phase != .update { open = nil }
+        }
+        fuzzCheck((e.phase == .end) == (e.committed != nil), fail("committed is \(String(describing: e.committed))"))
+        fuzzCheck(e.fingers >= 1, fail("\(e.fingers) fingers"))
+        let numbers: [Double] = [
+            e.position.x, e.position.y, e.positionMM.x, e.positionMM.y, e.translation.x, e.translation.y,
+            e.translationMM.x, e.translationMM.y, e.velocityMMPerSecond.x, e.velocityMMPerSecond.y,
+            e.progress ?? 0, e.scale ?? 0, e.rotationDegrees ?? 0, e.spanMM ?? 0,
+        ]
+        fuzzCheck(numbers.allSatisfy(\.isFinite), fail("a number is not finite: \(e)"))
+        fuzzCheck((0...1).contains(e.position.x) && (0...1).contains(e.position.y), fail("position \(e.position) off the screen"))
+        if let p = e.progress { fuzzCheck((0...1).contains(p), fail("progress \(p)")) }
+        if let s = e.scale { fuzzCheck(s >= 0, fail("scale \(s)")) }
+        if let s = e.spanMM { fuzzCheck(s >= 0, fail("span \(s)")) }
+    }
+    fuzzCheck(open == nil, "gesture \(open?.id ?? 0) was left open at the end of the stream \(context())")
+}

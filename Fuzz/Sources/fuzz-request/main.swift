@@ -1,0 +1,58 @@
+// What a client can send the daemon: the bytes framed into lines as the daemon frames them (LineFramer,
+// with the daemon's line limit), each line decoded as a request (RequestMessage.decode, over JSONParser)
+// and answered. Checks: every accepted request encodes back to itself; every JSON value the parser accepts
+// serializes and parses back to itself; every reply the daemon would send decodes, on the client's side
+// (ServerMessage.decode), to the message sent. Each line is also read as a client reads the daemon's lines.
+import FuzzSupport
+import GestureCore
+import GestureProtocol
+
+runFuzzer(name: "fuzz-request") { bytes in
+    var framer = LineFramer(maximumLineBytes: GestureProtocol.maximumRequestLineBytes)
+    framer.append(bytes)
+    var lines: [[UInt8]] = []
+    while let output = framer.next() {
+        guard case .line(let line) = output else { break }
+        lines.append(line)
+    }
+    if let last = framer.takeRemainder() { lines.append(last) }
+    for line in lines {
+        fuzzCount("request-lines")
+        handleRequestLine(line)
+        _ = try? ServerMessage.decode(line: line)
+    }
+}
+
+func handleRequestLine(_ line: [UInt8]) {
+    if let value = try? JSONParser.parse(line) {
+        fuzzCount("json-values")
+        let text = value.serialized
+        let again = try? JSONParser.parse(text)
+        fuzzCheck(again == value, "JSON \(text) does not parse back to the value it was written from")
+    }
+    let reply: ServerMessage
+    switch RequestMessage.decode(line: line) {
+    case .success(let message):
+        fuzzCount("valid-requests")
+        let encoded = message.encoded
+        let decoded = RequestMessage.decode(line: Array(encoded.utf8))
+        fuzzCheck(decoded == .success(message), "request \(encoded) does not decode back to itself: \(decoded)")
+        switch message.request {
+        case .subscribe(let filter): reply = .subscribed(id: message.id, filter: filter)
+        case .unsubscribe: reply = .unsubscribed(id: message.id)
+        case .devices: reply = .devices(id: message.id, devices: [])
+        case .ping: reply = .pong(id: message.id)
+        }
+    case .failure(let error):
+        fuzzCheck(!error.message.isEmpty, "an error without a message")
+        reply = .error(error)
+    }
+    let encoded = reply.encoded
+    fuzzCheck(!encoded.utf8.contains(0x0a), "a reply line holds a newline: \(encoded)")
+    do {
+        let read = try ServerMessage.decode(line: Array(encoded.utf8))
+        fuzzCheck(read == reply, "the client reads reply \(encoded) as \(read)")
+    } catch {
+        fuzzCheck(false, "the client cannot read reply \(encoded): \(error)")
+    }
+}
