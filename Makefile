@@ -18,7 +18,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlpluspl
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man
+.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man fuzz
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -62,6 +62,12 @@ bench-socket: deps
 	$(SWIFT) build -c release --product gestured
 	$(SWIFT) build -c release --product gestured-socket-bench
 	$$($(SWIFT) build -c release --show-bin-path)/gestured-socket-bench Tests/Fixtures
+
+# Coverage-guided fuzzing (libFuzzer + address sanitizer) of the evemu parser, the request decoder, the
+# configuration loader and the engine; FUZZ_SECONDS per target (docs/testing.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) tests/fuzz/run.sh
 
 # `make demo`: the whole path with no touchscreen. The daemon replays a real recording as a virtual device
 # on a private socket and `gesturectl monitor` prints what a subscribed client receives; then
