@@ -18,7 +18,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlpluspl
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man fuzz
+.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man fuzz soak
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -68,6 +68,15 @@ bench-socket: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) tests/fuzz/run.sh
+
+# The release daemon under load for SOAK_SECONDS: looping replays, 64 clients (readers that must receive
+# every event, subscribers that come and go, one that stalls, one that reconnects), SIGHUP every 10 s;
+# checks memory stays flat and the log stays clean (docs/testing.md, "Soak").
+SOAK_SECONDS ?= 600
+soak: deps
+	$(SWIFT) build -c release --product gestured
+	$(SWIFT) build -c release --product gestured-soak
+	$$($(SWIFT) build -c release --show-bin-path)/gestured-soak $(SOAK_SECONDS) Tests/Fixtures
 
 # `make demo`: the whole path with no touchscreen. The daemon replays a real recording as a virtual device
 # on a private socket and `gesturectl monitor` prints what a subscribed client receives; then

@@ -67,6 +67,8 @@ let package = Package(
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
         .executableTarget(
             name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles"]),
+        // The daemon under a long, busy load: 64 clients, looping replays, SIGHUPs (`make soak`).
+        .executableTarget(name: "gestured-soak", dependencies: ["GestureCore", "GestureProtocol"]),
 
         .testTarget(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
