@@ -1,5 +1,6 @@
 // gestured-bench: frames per second through the frame assembler and recognizers, over the bundled
-// recordings, on one core. Run with `make bench` (release build). Reports figures; asserts nothing.
+// recordings, on one core. Run with `make bench` (release build). Reports figures; asserts nothing. The
+// last line, `bench: key=value …`, is the summary for scripts (docs/testing.md, "Benchmarks").
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -87,6 +88,10 @@ let fps = Double(totalFrames) / totalSeconds
 print("all".padding(48) + String(totalFrames).leftPad(8) + String(Int(fps)).leftPad(14)
     + String(Int((totalSeconds / Double(totalFrames) * 1e9).rounded())).leftPad(10))
 print("target: over 1,000,000 frames/s (a touchscreen sends 60-240 frames/s); checksum \(checksum % 1000)")
+// One line for scripts: key=value fields, always in this order.
+print(
+    "bench: recordings=\(workloads.count) frames=\(totalFrames) seconds=\(String(format: "%.3f", totalSeconds)) "
+        + "frames_per_s=\(Int(fps)) ns_per_frame=\(Int((totalSeconds / Double(totalFrames) * 1e9).rounded()))")
 
 extension String {
     func padding(_ n: Int) -> String { self.count >= n ? self + " " : self + String(repeating: " ", count: n - self.count) }

@@ -2,7 +2,8 @@
 // and to 50 clients, and the resident memory of an idle daemon. It starts the real gestured (release
 // build, next to this binary) on a private socket with a looping --replay, subscribes N clients read by
 // one poll(2) loop, and raises the replay speed until the daemon no longer keeps up. Reports figures;
-// asserts nothing. Run with `make bench-socket`.
+// asserts nothing. Run with `make bench-socket`; the last line, `bench-socket: key=value …`, is the
+// summary for scripts (docs/testing.md, "Benchmarks").
 import GestureCore
 import GestureProtocol
 import Glibc
@@ -216,6 +217,8 @@ func fixed(_ v: Double, _ decimals: Int) -> String {
 print("gestured-socket-bench: \(recording) loops, \(eventsPerPass) gesture events per \(fixed(passSeconds, 2)) s pass at speed 1")
 print("(events = gesture event lines, updates included; a client's rate is what it received per second;")
 print(" CPU is the daemon's user+system time over wall time; other load on the machine lowers the rates)")
+/// The summary's fields, in order: `bench-socket: key=value …` is the last line, for scripts.
+var summary: [(String, String)] = []
 for clients in [1, 50] {
     print("\n\(clients) client\(clients == 1 ? "" : "s"):")
     print("  speed   offered ev/s   delivered ev/s per client   lines/s written   daemon CPU   CPU µs/line   dropped clients")
@@ -235,6 +238,9 @@ for clients in [1, 50] {
         if !keptUp || run.daemonCPU > 0.95 { break }
         speed *= 4
     }
+    summary.append(("clients\(clients)_events_per_s", best.map { fixed($0.deliveredPerClientPerSecond, 0) } ?? "0"))
+    summary.append(("clients\(clients)_lines_per_s", best.map { fixed($0.deliveredPerClientPerSecond * Double(clients), 0) } ?? "0"))
+    summary.append(("clients\(clients)_daemon_cpu_pct", best.map { fixed($0.daemonCPU * 100, 0) } ?? "0"))
     if let best {
         print(
             "  => sustained: \(fixed(best.deliveredPerClientPerSecond, 0)) events/s to each of \(clients) client\(clients == 1 ? "" : "s") "
@@ -248,17 +254,20 @@ do {
     let fd = waitForSocket()
     usleep(300_000)
     let rss = memory(idle)
+    summary.append(("idle_rss_kib", String(statusKiB(idle, "VmRSS"))))
     close(fd)
     stopDaemon(idle)
     let played = startDaemon(["--replay", recording, "--speed", "1000"])
     let fd2 = waitForSocket()
     usleep(1_000_000)  // the 15 s recording at 1000x is over in 15 ms
     let rss2 = memory(played)
+    summary.append(("after_replay_rss_kib", String(statusKiB(played, "VmRSS"))))
     close(fd2)
     stopDaemon(played)
     print("\nidle daemon, no devices, one client: \(rss)")
     print("idle daemon after replaying a recording, one client: \(rss2)")
 }
+print("bench-socket: " + summary.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
 unlink(socketPath)
 unlink(configPath)
 unlink(directory + "/gestured.log")
