@@ -18,7 +18,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlpluspl
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man fuzz soak
+.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -52,6 +52,24 @@ test: deps
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot
+
+# The test suite under the address sanitizer (Swift and C/C++; leaks included) and, for the C/C++ code (the
+# CTOML shim over toml++), the undefined-behaviour sanitizer: swiftc has no -sanitize=undefined on Linux,
+# and Swift code traps on overflow and out-of-bounds access by itself. The integration tests run the
+# sanitized gestured and gesturectl. Then the thread sanitizer over the same suite: the daemon has one
+# thread, but the tests run in parallel threads and share the daemon library's globals (the log).
+SANITIZE_FLAGS := --sanitize=address \
+	-Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined \
+	-Xcc -fno-sanitize-recover=undefined -Xcxx -fno-sanitize-recover=undefined \
+	-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined
+SANITIZE_ENV := SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+test-sanitize: deps
+	$(SWIFT) build --build-path .build/sanitize --build-tests $(SANITIZE_FLAGS)
+	$(SANITIZE_ENV) $(SWIFT) test --build-path .build/sanitize --skip-build $(SANITIZE_FLAGS)
+	$(SWIFT) build --build-path .build/sanitize-thread --build-tests --sanitize=thread
+	SWIFT_BACKTRACE=enable=no TSAN_OPTIONS=halt_on_error=1 \
+	  $(SWIFT) test --build-path .build/sanitize-thread --skip-build --sanitize=thread
 
 bench: deps
 	$(SWIFT) build -c release --product gestured-bench

@@ -269,7 +269,10 @@ public final class Daemon {
         }
         flushClients()
         for session in Array(clients.values) { disconnect(session, reason: "the daemon is shutting down", log: false) }
-        for slot in devices { loop.remove(slot.source.pollDescriptor ?? -1) }
+        for slot in devices {
+            loop.remove(slot.source.pollDescriptor ?? -1)
+            watches[slot.token] = nil
+        }
         devices.removeAll()
         if let listener {
             loop.remove(listener.fd)
