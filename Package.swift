@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles"]),
         // The daemon under a long, busy load: 64 clients, looping replays, SIGHUPs (`make soak`).
-        .executableTarget(name: "gestured-soak", dependencies: ["GestureCore", "GestureProtocol"]),
+        .executableTarget(name: "gestured-soak", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol"]),
 
         .testTarget(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
@@ -94,14 +94,14 @@ if Context.environment["GESTURED_FUZZ"] == "1" {
         // LLVMFuzzerRunDriver, libFuzzer's entry point for a program with its own main.
         .target(name: "CFuzzer", path: "Fuzz/Sources/CFuzzer"),
         // The driver, the engine harness and the invariants every gesture stream keeps.
-        .target(name: "FuzzSupport", dependencies: ["CFuzzer", "GestureCore"], path: "Fuzz/Sources/FuzzSupport"),
-        .executableTarget(name: "fuzz-evemu", dependencies: ["FuzzSupport", "GestureCore"], path: "Fuzz/Sources/fuzz-evemu"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer", "GestureCore", "GestureVocabulary"], path: "Fuzz/Sources/FuzzSupport"),
+        .executableTarget(name: "fuzz-evemu", dependencies: ["FuzzSupport", "GestureCore", "GestureVocabulary"], path: "Fuzz/Sources/fuzz-evemu"),
         .executableTarget(
-            name: "fuzz-request", dependencies: ["FuzzSupport", "GestureProtocol", "GestureCore"],
+            name: "fuzz-request", dependencies: ["FuzzSupport", "GestureProtocol", "GestureCore", "GestureVocabulary"],
             path: "Fuzz/Sources/fuzz-request"),
         .executableTarget(
-            name: "fuzz-config", dependencies: ["FuzzSupport", "GestureConfig", "GestureCore"],
+            name: "fuzz-config", dependencies: ["FuzzSupport", "GestureConfig", "GestureCore", "GestureVocabulary"],
             path: "Fuzz/Sources/fuzz-config"),
-        .executableTarget(name: "fuzz-engine", dependencies: ["FuzzSupport", "GestureCore"], path: "Fuzz/Sources/fuzz-engine"),
+        .executableTarget(name: "fuzz-engine", dependencies: ["FuzzSupport", "GestureCore", "GestureVocabulary"], path: "Fuzz/Sources/fuzz-engine"),
     ]
 }

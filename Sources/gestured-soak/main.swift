@@ -11,6 +11,7 @@
 // Checks: the daemon's resident memory stays flat (the series is printed), every check above holds, and
 // the log holds no warning or error but the stalled client's. Exits 1 when a check fails. `make soak`.
 import GestureCore
+import GestureVocabulary
 import GestureProtocol
 import Glibc
 

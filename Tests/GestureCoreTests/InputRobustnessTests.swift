@@ -192,8 +192,9 @@ import Testing
         add(EV.abs, ABS.mtTrackingID, -1)
         add(EV.syn, SYN.report, 0)
         var engine = try GestureEngine(device: device)
-        var out: [GestureEvent] = []
-        engine.process(events, into: &out)
+        var outputs: [EngineOutput] = []
+        engine.process(events, into: &outputs)
+        let out = outputs.gestures
         // It lands at the range's minimum, the left edge, and moves inward: an edge swipe from the left.
         #expect(out.first?.phase == .begin && out.first?.edge == .left)
         #expect(out.last?.phase == .end)

@@ -1,17 +1,18 @@
 import GestureCore
+import GestureVocabulary
 
 /// The one place the fuzz targets drive GestureEngine, the way the daemon does (Daemon+Devices.swift,
-/// `pump` and `serviceDueDevices`): a deadline that has passed is reported before the next event, the
-/// timer may fire late, a reset makes a fresh engine that keeps the id counter, the stream ends with the
-/// device going away. When the engine's API changes, this function is what changes.
+/// `pump` and `serviceDueDevices`): events through `process` (which fires the deadlines they passed), the
+/// timer firing (possibly late) with `advance` to the deadline it was set for, SYN_DROPPED, a replay's
+/// reset, a configuration reload, and the device going away at the end. When the engine's API changes,
+/// this function is what changes.
 ///
 /// Returns the gesture events, or nil when the engine refuses the device (a clear error, not a crash).
 public func runEngine(_ stream: EngineStream) -> [GestureEvent]? {
     guard var engine = try? GestureEngine(device: stream.device, settings: stream.settings, geometry: stream.geometry)
     else { return nil }
-    var out: [GestureEvent] = []
+    var out: [EngineOutput] = []
     var now = stream.startMicroseconds
-    var settings = stream.settings
     /// What the daemon's timer does when it fires at `time`.
     func fireDeadline(upTo time: Int64) {
         guard let deadline = engine.nextDeadlineMicroseconds, deadline <= time else { return }
@@ -24,7 +25,6 @@ public func runEngine(_ stream: EngineStream) -> [GestureEvent]? {
     for op in stream.operations {
         switch op {
         case .event(let type, let code, let value):
-            fireDeadline(upTo: now)
             engine.process(InputEvent(timeMicroseconds: now, type: type, code: code, value: value), into: &out)
         case .wait(let microseconds):
             let (later, overflow) = now.addingReportingOverflow(microseconds)
@@ -34,22 +34,15 @@ public func runEngine(_ stream: EngineStream) -> [GestureEvent]? {
         case .eventsDropped:
             engine.eventsDropped(atMicroseconds: now, into: &out)
         case .reset:
-            fireDeadline(upTo: now)
-            engine.cancelAll(atMicroseconds: now, into: &out)
-            guard var fresh = try? GestureEngine(device: stream.device, settings: settings, geometry: stream.geometry)
-            else { fuzzCheck(false, "a device the engine accepted is refused after a reset"); return nil }
-            fresh.nextGestureID = engine.nextGestureID
-            engine = fresh
+            engine.reset(atMicroseconds: now, into: &out)
         case .reconfigure(let variant):
-            settings = EngineStream.settingsVariant(variant)
-            engine.reconfigure(settings: settings, geometry: stream.geometry, atMicroseconds: now, into: &out)
+            engine.reconfigure(
+                settings: EngineStream.settingsVariant(variant), geometry: stream.geometry, atMicroseconds: now,
+                into: &out)
         }
-        _ = engine.takeWarnings()
     }
-    fireDeadline(upTo: now)
     engine.cancelAll(atMicroseconds: now, into: &out)
-    _ = engine.takeWarnings()
-    return out
+    return out.gestures
 }
 
 /// The invariants of a device's gesture stream that the tests state (RecordingGoldenTests.checkWellFormed,

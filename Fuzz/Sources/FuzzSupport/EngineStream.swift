@@ -1,4 +1,5 @@
 import GestureCore
+import GestureVocabulary
 
 /// A device and an input stream built from a fuzzer's bytes, so that a mutated byte makes a small change:
 /// a different axis range, one more finger, a longer pause, a dropped report. Short inputs are padded with

@@ -1,4 +1,5 @@
 import GestureCore
+import GestureVocabulary
 
 #if canImport(Glibc)
 import Glibc

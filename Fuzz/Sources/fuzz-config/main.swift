@@ -4,6 +4,7 @@
 import FuzzSupport
 import GestureConfig
 import GestureCore
+import GestureVocabulary
 
 #if canImport(Glibc)
 import Glibc

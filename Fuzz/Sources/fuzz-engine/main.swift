@@ -7,6 +7,7 @@
 //   fuzz-engine --print INPUT                  shows the device, operations and gestures an input makes
 import FuzzSupport
 import GestureCore
+import GestureVocabulary
 
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@
 // it accepts run through the engine as a replay, its gestures checked like fuzz-engine's.
 import FuzzSupport
 import GestureCore
+import GestureVocabulary
 
 runFuzzer(name: "fuzz-evemu") { bytes in
     let text = String(decoding: bytes, as: UTF8.self)

@@ -5,6 +5,7 @@
 // (ServerMessage.decode), to the message sent. Each line is also read as a client reads the daemon's lines.
 import FuzzSupport
 import GestureCore
+import GestureVocabulary
 import GestureProtocol
 
 runFuzzer(name: "fuzz-request") { bytes in
