@@ -9,7 +9,7 @@ import GestureVocabulary
 import GestureProtocol
 
 runFuzzer(name: "fuzz-request") { bytes in
-    var framer = LineFramer(maximumLineBytes: GestureProtocol.maximumRequestLineBytes)
+    var framer = LineFramer(maximumLineBytes: ProtocolConstants.maximumRequestLineBytes)
     framer.append(bytes)
     var lines: [[UInt8]] = []
     while let output = framer.next() {
