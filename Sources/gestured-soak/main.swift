@@ -76,6 +76,8 @@ struct Signature: Equatable, CustomStringConvertible {
     var edge: Edge?
     var committed: Bool?
     var direction: SwipeDirection?
+    var startEdge: Edge?
+    var taps: Int?
     init(_ e: GestureEvent) {
         kind = e.kind
         phase = e.phase
@@ -83,10 +85,13 @@ struct Signature: Equatable, CustomStringConvertible {
         edge = e.edge
         committed = e.committed
         direction = e.direction
+        startEdge = e.startEdge
+        taps = e.taps
     }
     var description: String {
         "\(kind.rawValue) \(phase.rawValue) \(fingers)" + (edge.map { " \($0.rawValue)" } ?? "")
             + (committed.map { " committed=\($0)" } ?? "") + (direction.map { " \($0.rawValue)" } ?? "")
+            + (startEdge.map { " from \($0.rawValue)" } ?? "") + (taps.map { " taps=\($0)" } ?? "")
     }
 }
 

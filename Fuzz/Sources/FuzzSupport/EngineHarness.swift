@@ -48,7 +48,8 @@ public func runEngine(_ stream: EngineStream) -> [GestureEvent]? {
 /// The invariants of a device's gesture stream that the tests state (RecordingGoldenTests.checkWellFormed,
 /// RandomStreamTests) and clients rely on (docs/protocol.md): at most one gesture at a time per device,
 /// each `begin`, `update`*, then exactly one `end` or `cancel`; ids unique and increasing; `committed` on
-/// `end` only; every number finite; positions on the screen, progress in 0...1, scale and span >= 0.
+/// `end` only; every number finite; positions on the screen, progress and edge position in 0...1, scale
+/// and span >= 0, taps >= 1.
 public func checkGestureStream(_ events: [GestureEvent], context: @autoclosure () -> String = "") {
     var open: GestureEvent?
     var lastID: UInt64?
@@ -71,13 +72,15 @@ public func checkGestureStream(_ events: [GestureEvent], context: @autoclosure (
         let numbers: [Double] = [
             e.position.x, e.position.y, e.positionMM.x, e.positionMM.y, e.translation.x, e.translation.y,
             e.translationMM.x, e.translationMM.y, e.velocityMMPerSecond.x, e.velocityMMPerSecond.y,
-            e.progress ?? 0, e.scale ?? 0, e.rotationDegrees ?? 0, e.spanMM ?? 0,
+            e.progress ?? 0, e.scale ?? 0, e.rotationDegrees ?? 0, e.spanMM ?? 0, e.edgePosition ?? 0,
         ]
         fuzzCheck(numbers.allSatisfy(\.isFinite), fail("a number is not finite: \(e)"))
         fuzzCheck((0...1).contains(e.position.x) && (0...1).contains(e.position.y), fail("position \(e.position) off the screen"))
         if let p = e.progress { fuzzCheck((0...1).contains(p), fail("progress \(p)")) }
         if let s = e.scale { fuzzCheck(s >= 0, fail("scale \(s)")) }
         if let s = e.spanMM { fuzzCheck(s >= 0, fail("span \(s)")) }
+        if let p = e.edgePosition { fuzzCheck((0...1).contains(p), fail("edge position \(p)")) }
+        if let t = e.taps { fuzzCheck(t >= 1, fail("\(t) taps")) }
     }
     fuzzCheck(open == nil, "gesture \(open?.id ?? 0) was left open at the end of the stream \(context())")
 }
