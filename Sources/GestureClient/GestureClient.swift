@@ -137,6 +137,18 @@ public final class GestureClient {
         }
     }
 
+    /// Sets the orientation of the devices `device` names (id, name or vvvv:pppp), or of every device;
+    /// returns those devices as they are now. A name no device has is `.daemon` with `unknown-device`.
+    @discardableResult
+    public func setOrientation(
+        _ orientation: DeviceOrientation, device: String? = nil, timeoutMilliseconds: Int32 = 5000
+    ) throws(GestureClientError) -> [DeviceInfo] {
+        switch try request(.orientation(orientation, device: device), timeoutMilliseconds: timeoutMilliseconds) {
+        case .oriented(_, let devices): return devices
+        default: throw .malformed(ProtocolDecodingError("orientation was not answered with oriented"))
+        }
+    }
+
     /// Checks the connection.
     public func ping(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) {
         _ = try request(.ping, timeoutMilliseconds: timeoutMilliseconds)
@@ -158,7 +170,8 @@ public final class GestureClient {
             case .subscribed(let replyID, _) where replyID == id,
                 .unsubscribed(let replyID) where replyID == id,
                 .devices(let replyID, _) where replyID == id,
-                .pong(let replyID) where replyID == id:
+                .pong(let replyID) where replyID == id,
+                .oriented(let replyID, _) where replyID == id:
                 return message
             case .error(let error) where error.id == id:
                 throw .daemon(error)
@@ -173,7 +186,7 @@ public final class GestureClient {
     private static func closesConnection(_ code: ProtocolError.Code) -> Bool {
         switch code {
         case .lineTooLong, .tooManyErrors, .tooManyClients: return true
-        case .invalidJSON, .invalidRequest, .unknownRequest: return false
+        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice: return false
         }
     }
 

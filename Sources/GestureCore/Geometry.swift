@@ -97,3 +97,28 @@ public struct DeviceGeometry: Sendable {
         Vector2(p.x * screenSizeMM.width, p.y * screenSizeMM.height)
     }
 }
+
+extension GeometrySettings {
+    /// These settings with the screen turned by `orientation` on top of everything they already do
+    /// (flips, rotation, calibration, udev's LIBINPUT_CALIBRATION_MATRIX when it is the calibration): the
+    /// turn is composed into the calibration matrix, applied last, so the edges, directions and the screen's
+    /// millimetre axes follow it. The convention is the `rotation` key's (and libinput's matrices'): at 90, a
+    /// touch on the panel's natural left edge is on the top edge of the screen the user sees.
+    public func turned(by orientation: Rotation) -> GeometrySettings {
+        // The turn as a matrix on normalised coordinates: x' = r0·x + r1·y + r2, y' = r3·x + r4·y + r5.
+        let r: [Double]
+        switch orientation {
+        case .none: return self
+        case .clockwise90: r = [0, -1, 1, 1, 0, 0]  // (x, y) -> (1 - y, x), as DeviceGeometry's rotation
+        case .upsideDown: r = [-1, 0, 1, 0, -1, 1]  // (x, y) -> (1 - x, 1 - y)
+        case .clockwise270: r = [0, 1, 0, -1, 0, 1]  // (x, y) -> (y, 1 - x)
+        }
+        let m = calibration.flatMap { $0.count == 6 ? $0 : nil } ?? [1, 0, 0, 0, 1, 0]
+        var turned = self
+        turned.calibration = [
+            r[0] * m[0] + r[1] * m[3], r[0] * m[1] + r[1] * m[4], r[0] * m[2] + r[1] * m[5] + r[2],
+            r[3] * m[0] + r[4] * m[3], r[3] * m[1] + r[4] * m[4], r[3] * m[2] + r[4] * m[5] + r[5],
+        ]
+        return turned
+    }
+}

@@ -4,6 +4,18 @@ import Glibc
 import GestureVocabulary
 import SystemCalls
 
+/// What a session needs from the daemon to answer requests that reach beyond the session itself.
+public protocol SessionHost: AnyObject {
+    /// The devices the daemon reads now (`devices` replies).
+    var deviceInfos: [DeviceInfo] { get }
+    /// Carries out an `orientation` request of `session`: the devices `device` names (id, name or
+    /// vvvv:pppp), or every device when nil, get `orientation`. Returns those devices as they are now, or
+    /// the error to reply with (no device has that name).
+    func setOrientation(
+        _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
+    ) -> Result<[DeviceInfo], ProtocolError>
+}
+
 /// One connected client: its requests coming in, its bounded queue of lines going out, and what it
 /// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.
 public final class ClientSession {
@@ -132,8 +144,8 @@ public final class ClientSession {
     // MARK: Incoming
 
     /// Reads what the socket has (one chunk, into `scratch`) and answers every complete request line in
-    /// it. `devices` gives the current device list for `devices` replies.
-    public func readAndHandle(scratch: UnsafeMutableRawBufferPointer, devices: () -> [DeviceInfo]) -> Outcome {
+    /// it; `host` answers what concerns the daemon (its devices, their orientation).
+    public func readAndHandle(scratch: UnsafeMutableRawBufferPointer, host: SessionHost) -> Outcome {
         guard state == .open else { return .keep }
         let result = Result { () throws(SystemError) in try SystemCall.read(fd, into: scratch) }
         switch result {
@@ -143,12 +155,12 @@ public final class ClientSession {
             return .keep
         case .success(.bytes(let n)):
             framer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
-            return handleLines(devices: devices)
+            return handleLines(host: host)
         case .success(.endOfFile):
-            let outcome = handleLines(devices: devices)
+            let outcome = handleLines(host: host)
             if case .close = outcome { return outcome }
             if let last = framer.takeRemainder(), !last.isEmpty {
-                let outcome = handle(line: last, devices: devices)
+                let outcome = handle(line: last, host: host)
                 if case .close = outcome { return outcome }
             }
             state = .draining
@@ -159,11 +171,11 @@ public final class ClientSession {
     }
 
     /// Answers the complete lines the framer holds.
-    func handleLines(devices: () -> [DeviceInfo]) -> Outcome {
+    func handleLines(host: SessionHost) -> Outcome {
         while let output = framer.next() {
             switch output {
             case .line(let line):
-                let outcome = handle(line: line, devices: devices)
+                let outcome = handle(line: line, host: host)
                 if case .close = outcome { return outcome }
             case .lineTooLong:
                 let error = ProtocolError(
@@ -177,14 +189,14 @@ public final class ClientSession {
     }
 
     /// Answers one request line (exposed for tests).
-    func handle(line: [UInt8], devices: () -> [DeviceInfo]) -> Outcome {
+    func handle(line: [UInt8], host: SessionHost) -> Outcome {
         // Blank lines (a client's keep-alive, or "\r\n") are not requests.
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .keep }
         let reply: ServerMessage
         switch RequestMessage.decode(line: line) {
         case .success(let message):
             consecutiveErrors = 0
-            reply = respond(to: message, devices: devices)
+            reply = respond(to: message, host: host)
         case .failure(let error):
             consecutiveErrors += 1
             if consecutiveErrors >= ClientSession.maximumConsecutiveErrors {
@@ -203,8 +215,8 @@ public final class ClientSession {
         return .keep
     }
 
-    /// The reply to a valid request, applying it to the session.
-    func respond(to message: RequestMessage, devices: () -> [DeviceInfo]) -> ServerMessage {
+    /// The reply to a valid request, applying it to the session (or, through `host`, to the daemon).
+    func respond(to message: RequestMessage, host: SessionHost) -> ServerMessage {
         switch message.request {
         case .subscribe(let filter):
             // Gestures already accepted carry on to their end, so the client never sees half a gesture.
@@ -215,9 +227,19 @@ public final class ClientSession {
             acceptedGestures.removeAll()
             return .unsubscribed(id: message.id)
         case .devices:
-            return .devices(id: message.id, devices: devices())
+            return .devices(id: message.id, devices: host.deviceInfos)
         case .ping:
             return .pong(id: message.id)
+        case .orientation(let orientation, let device):
+            // The daemon cancels gestures in flight and tells subscribed clients (this one too) first, so
+            // the reply comes after the cancels and the `device-changed` notifications.
+            switch host.setOrientation(orientation, device: device, requestedBy: self) {
+            case .success(let devices):
+                return .oriented(id: message.id, devices: devices)
+            case .failure(var error):
+                error.id = message.id
+                return .error(error)
+            }
         }
     }
 

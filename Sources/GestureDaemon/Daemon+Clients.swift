@@ -8,7 +8,7 @@ extension Daemon {
     /// Most connections accepted per wake-up, so a connection storm cannot hold the loop.
     static let acceptsPerWake = 32
 
-    var deviceInfos: [DeviceInfo] { devices.map(\.info) }
+    public var deviceInfos: [DeviceInfo] { devices.map(\.info) }
 
     /// Accepts waiting connections: each gets `hello`, or — past `max_clients` — a `too-many-clients`
     /// error and a closed connection.
@@ -87,7 +87,7 @@ extension Daemon {
     }
 
     func readFrom(_ session: ClientSession) {
-        let outcome = session.readAndHandle(scratch: scratch) { deviceInfos }
+        let outcome = session.readAndHandle(scratch: scratch, host: self)
         if case .close(let reason) = outcome { disconnect(session, reason: reason) }
     }
 

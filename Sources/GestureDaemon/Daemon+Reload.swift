@@ -6,7 +6,8 @@ import SystemCalls
 extension Daemon {
     /// SIGHUP: reads the configuration file again. A file that does not load leaves the running
     /// configuration in place, and the log says why. Otherwise the new thresholds and geometry apply to
-    /// every device (gestures in flight are cancelled), limits and the log level apply at once, devices now
+    /// every device (gestures in flight are cancelled; an orientation set at run time is kept on top of
+    /// the new geometry), limits and the log level apply at once, devices now
     /// ignored are dropped and devices now wanted are opened. The socket's path, mode and group apply at the
     /// next start.
     func reload() {
@@ -57,12 +58,13 @@ extension Daemon {
                 continue
             }
             var out: [EngineOutput] = []
-            slot.engine.reconfigure(
-                settings: settings.recognizer, geometry: settings.geometry,
-                atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
             var kept = settings
             kept.grab = slot.settings.grab
             slot.settings = kept
+            // The orientation set at run time stays: it turns the new geometry as it turned the old.
+            slot.engine.reconfigure(
+                settings: settings.recognizer, geometry: slot.effectiveGeometry,
+                atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
             deliver(out, from: slot)
             Log.info("\(slot.info.id): new settings applied")
         }

@@ -6,10 +6,13 @@ import SystemCalls
 /// One device the daemon reads: its source, its recognizer, and how clients know it.
 final class DeviceSlot {
     let token: UInt64
-    let info: DeviceInfo
+    /// How clients know the device; its `orientation` is the one set at run time (`.normal` when added).
+    var info: DeviceInfo
     let source: InputSource
     /// Paths configuration sections match against (node and udev links, or the recording).
     let paths: [String]
+    /// What the configuration (and udev's calibration) resolve for the device, before the orientation set
+    /// at run time: the engine runs on `settings.geometry.turned(by: rotation)`.
     var settings: DeviceSettings
     var engine: GestureEngine
     /// udev's LIBINPUT_CALIBRATION_MATRIX for the device, applied whenever the configuration sets no
@@ -28,6 +31,19 @@ final class DeviceSlot {
         self.settings = settings
         self.engine = engine
     }
+
+    /// The run-time orientation as the core's rotation.
+    var rotation: Rotation {
+        switch info.orientation {
+        case .normal: return .none
+        case .clockwise90: return .clockwise90
+        case .upsideDown: return .upsideDown
+        case .clockwise270: return .clockwise270
+        }
+    }
+
+    /// The geometry the engine runs on: the resolved one, turned by the run-time orientation.
+    var effectiveGeometry: GeometrySettings { settings.geometry.turned(by: rotation) }
 
     /// When the slot needs the loop's attention without fd readiness, in CLOCK_MONOTONIC microseconds: the
     /// recognizer's next deadline or the source's next scheduled report, whichever is first.

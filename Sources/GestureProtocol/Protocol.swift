@@ -33,6 +33,20 @@ public enum DeviceSource: String, Equatable, Sendable, CaseIterable {
     case replay
 }
 
+/// How the screen is turned as the user sees it, set at run time on top of a device's configured geometry
+/// (the `orientation` request): the degrees the user turned the device clockwise from its natural
+/// position, the display following so its content stays upright. iio-sensor-proxy's names: `normal` is 0,
+/// `left-up` (the device's left edge up) 90, `bottom-up` 180, `right-up` 270.
+public enum DeviceOrientation: Int, Equatable, Sendable, CaseIterable {
+    case normal = 0
+    case clockwise90 = 90
+    case upsideDown = 180
+    case clockwise270 = 270
+
+    /// "0, 90, 180 or 270", for messages.
+    public static let allowedText = "0, 90, 180 or 270"
+}
+
 /// What the daemon tells clients about one device (in `hello`, `devices` replies and notifications).
 public struct DeviceInfo: Equatable, Sendable {
     /// Unique while the daemon runs: the kernel name for evdev devices (`event5`), `replay1`, … for
@@ -47,14 +61,27 @@ public struct DeviceInfo: Equatable, Sendable {
     public var source: DeviceSource
     /// Touch slots (most fingers tracked at once); 1 for a single-touch device.
     public var slots: Int
+    /// The orientation set at run time (`orientation` request); `.normal` until one is set, and again
+    /// whenever the device is added.
+    public var orientation: DeviceOrientation
 
-    public init(id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int) {
+    public init(
+        id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
+        orientation: DeviceOrientation = .normal
+    ) {
         self.id = id
         self.name = name
         self.vendorProduct = vendorProduct
         self.path = path
         self.source = source
         self.slots = slots
+        self.orientation = orientation
+    }
+
+    /// Whether `selector` names this device: its id, its name or its "vvvv:pppp" (as subscription
+    /// filters and `orientation` requests name devices).
+    public func isNamed(by selector: String) -> Bool {
+        selector == id || selector == name || selector == vendorProduct
     }
 
     public var json: JSONValue {
@@ -64,6 +91,7 @@ public struct DeviceInfo: Equatable, Sendable {
         if let path { members.append(("path", .string(path))) }
         members.append(("source", .string(source.rawValue)))
         members.append(("slots", .integer(slots)))
+        members.append(("orientation", .integer(orientation.rawValue)))
         return .object(members)
     }
 
@@ -80,6 +108,8 @@ public struct DeviceInfo: Equatable, Sendable {
         self.path = json["path"]?.stringValue
         self.source = json["source"]?.stringValue.flatMap(DeviceSource.init(rawValue:)) ?? .evdev
         self.slots = json["slots"]?.intValue ?? 1
+        // A daemon older than the `orientation` request sends none: its devices are never turned.
+        self.orientation = json["orientation"]?.intValue.flatMap(DeviceOrientation.init(rawValue:)) ?? .normal
     }
 }
 
@@ -121,7 +151,7 @@ public struct SubscriptionFilter: Equatable, Sendable {
 
     public func accepts(device: DeviceInfo) -> Bool {
         guard let devices else { return true }
-        return devices.contains(device.id) || devices.contains(device.name) || devices.contains(device.vendorProduct)
+        return devices.contains(where: device.isNamed(by:))
     }
 
     /// Whether a gesture that begins with `event` on `device` is delivered.

@@ -10,6 +10,9 @@ public enum Request: Equatable, Sendable {
     case devices
     /// Ask for a `pong`, to check the connection.
     case ping
+    /// Set the orientation of the devices `device` names (an id, a name or "vvvv:pppp"), or of every
+    /// device when it is nil.
+    case orientation(DeviceOrientation, device: String?)
 
     /// The request's `type` on the wire.
     public var typeName: String {
@@ -18,8 +21,12 @@ public enum Request: Equatable, Sendable {
         case .unsubscribe: return "unsubscribe"
         case .devices: return "devices"
         case .ping: return "ping"
+        case .orientation: return "orientation"
         }
     }
+
+    /// Every request type, for messages naming them.
+    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation"]
 }
 
 /// A request with the `id` the client chose (any JSON value, echoed in the reply), or none.
@@ -38,6 +45,9 @@ public struct RequestMessage: Equatable, Sendable {
         if let id { members.append(("id", id)) }
         switch request {
         case .subscribe(let filter): members += filter.jsonMembers
+        case .orientation(let orientation, let device):
+            members.append(("orientation", .integer(orientation.rawValue)))
+            if let device { members.append(("device", .string(device))) }
         case .unsubscribe, .devices, .ping: break
         }
         return JSONValue.object(members).serialized
@@ -76,11 +86,12 @@ public struct RequestMessage: Equatable, Sendable {
         switch type {
         case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates"]
         case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
+        case "orientation": allowed = ["type", "id", "orientation", "device"]
         default:
             return .failure(
                 ProtocolError(
                     .unknownRequest,
-                    "unknown request type \"\(type)\" (known: subscribe, unsubscribe, devices, ping)", id: id))
+                    "unknown request type \"\(type)\" (known: \(Request.typeNames.joined(separator: ", ")))", id: id))
         }
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
             return .failure(
@@ -96,10 +107,35 @@ public struct RequestMessage: Equatable, Sendable {
             } catch {
                 return .failure(ProtocolError(.invalidRequest, error.message, id: id))
             }
+        case "orientation":
+            do {
+                let (orientation, device) = try decodeOrientation(value)
+                return .success(RequestMessage(id: id, .orientation(orientation, device: device)))
+            } catch {
+                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
+            }
         case "unsubscribe": return .success(RequestMessage(id: id, .unsubscribe))
         case "devices": return .success(RequestMessage(id: id, .devices))
         default: return .success(RequestMessage(id: id, .ping))
         }
+    }
+
+    private static func decodeOrientation(_ value: JSONValue) throws(ProtocolDecodingError) -> (DeviceOrientation, String?) {
+        guard let angle = value["orientation"] else {
+            throw ProtocolDecodingError(
+                "an orientation request needs \"orientation\": \(DeviceOrientation.allowedText) (degrees clockwise)")
+        }
+        guard let degrees = angle.intValue, let orientation = DeviceOrientation(rawValue: degrees) else {
+            throw ProtocolDecodingError(
+                "\"orientation\" holds \(angle.serialized); it is one of \(DeviceOrientation.allowedText) (degrees clockwise)")
+        }
+        guard let device = value["device"] else { return (orientation, nil) }
+        guard let name = device.stringValue, !name.isEmpty else {
+            throw ProtocolDecodingError(
+                "\"device\" must be a device's id, name or vvvv:pppp (a non-empty string), not \(device.serialized); "
+                    + "leave it out for every device")
+        }
+        return (orientation, name)
     }
 
     private static func decodeFilter(_ value: JSONValue) throws(ProtocolDecodingError) -> SubscriptionFilter {
@@ -177,6 +213,8 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case tooManyErrors = "too-many-errors"
         /// The daemon already serves its maximum number of clients; it closes the connection.
         case tooManyClients = "too-many-clients"
+        /// A request named a device the daemon does not read (none has that id, name or vvvv:pppp).
+        case unknownDevice = "unknown-device"
     }
 
     public var code: Code

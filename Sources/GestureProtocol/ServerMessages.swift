@@ -37,9 +37,13 @@ public enum ServerMessage: Equatable, Sendable {
     case unsubscribed(id: JSONValue?)
     case devices(id: JSONValue?, devices: [DeviceInfo])
     case pong(id: JSONValue?)
+    /// The reply to `orientation`: the devices the request named, each with its orientation now.
+    case oriented(id: JSONValue?, devices: [DeviceInfo])
     case error(ProtocolError)
     case deviceAdded(DeviceInfo)
     case deviceRemoved(DeviceInfo)
+    /// A device's description changed while it stays open (its orientation was set).
+    case deviceChanged(DeviceInfo)
     case gesture(DeviceGestureEvent)
     /// A message type this client does not know (a newer daemon); clients ignore these.
     case unknown(type: String, JSONValue)
@@ -51,9 +55,11 @@ public enum ServerMessage: Equatable, Sendable {
         public static let unsubscribed = "unsubscribed"
         public static let devices = "devices"
         public static let pong = "pong"
+        public static let oriented = "oriented"
         public static let error = "error"
         public static let deviceAdded = "device-added"
         public static let deviceRemoved = "device-removed"
+        public static let deviceChanged = "device-changed"
     }
 
     /// One line of JSON without the newline, for every message except gestures (which the daemon
@@ -83,6 +89,9 @@ public enum ServerMessage: Equatable, Sendable {
             members.append(("devices", .array(devices.map(\.json))))
         case .pong(let id):
             members = withID(TypeName.pong, id)
+        case .oriented(let id, let devices):
+            members = withID(TypeName.oriented, id)
+            members.append(("devices", .array(devices.map(\.json))))
         case .error(let error):
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
@@ -91,6 +100,8 @@ public enum ServerMessage: Equatable, Sendable {
             members = [("type", .string(TypeName.deviceAdded)), ("device", device.json)]
         case .deviceRemoved(let device):
             members = [("type", .string(TypeName.deviceRemoved)), ("device", device.json)]
+        case .deviceChanged(let device):
+            members = [("type", .string(TypeName.deviceChanged)), ("device", device.json)]
         case .gesture(let g):
             return GestureEventJSON.encode(g.event, device: g.device)
         case .unknown(_, let value):
@@ -150,6 +161,8 @@ public enum ServerMessage: Equatable, Sendable {
             return .devices(id: id, devices: try decodeDevices(value["devices"] ?? .array([])))
         case TypeName.pong:
             return .pong(id: id)
+        case TypeName.oriented:
+            return .oriented(id: id, devices: try decodeDevices(value["devices"] ?? .array([])))
         case TypeName.error:
             let codeText = value["code"]?.stringValue ?? ""
             let message = value["message"]?.stringValue ?? "(no message)"
@@ -162,6 +175,8 @@ public enum ServerMessage: Equatable, Sendable {
             return .deviceAdded(try DeviceInfo(json: value["device"] ?? .null))
         case TypeName.deviceRemoved:
             return .deviceRemoved(try DeviceInfo(json: value["device"] ?? .null))
+        case TypeName.deviceChanged:
+            return .deviceChanged(try DeviceInfo(json: value["device"] ?? .null))
         default:
             if let gesture = try GestureEventDecoding.decode(value, type: type) {
                 return .gesture(gesture)

@@ -28,7 +28,8 @@ private let monitorUsage = """
 private let devicesUsage = """
     usage: gesturectl devices [--socket PATH] [--json]
 
-    Lists the devices the running gestured reads.
+    Lists the devices the running gestured reads: id, name, vendor:product, touch slots, source, device
+    node and the orientation set at run time, separated by tabs.
 
       --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's reply as one JSON line
@@ -141,9 +142,11 @@ func runMonitor(_ args: [String]) -> Int32 {
                     print("device added: \(d.id) \"\(d.name)\" (\(d.vendorProduct)) from \(d.path ?? "?")")
                 case .deviceRemoved(let d):
                     print("device removed: \(d.id) \"\(d.name)\"")
+                case .deviceChanged(let d):
+                    print("device changed: \(d.id) \"\(d.name)\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
                     printError("gesturectl monitor: the daemon says: \(e.message)\n")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .unknown:
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .unknown:
                     break
                 }
             }
@@ -199,7 +202,9 @@ func runDevices(_ args: [String]) -> Int32 {
             return 0
         }
         for d in devices {
-            print("\(d.id)\t\(d.name)\t\(d.vendorProduct)\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(d.path ?? "")")
+            print(
+                "\(d.id)\t\(d.name)\t\(d.vendorProduct)\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(d.path ?? "")"
+                    + "\torientation \(d.orientation.rawValue)")
         }
         return 0
     } catch {

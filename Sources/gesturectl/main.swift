@@ -10,11 +10,12 @@ let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("plot", "draw an evemu recording and the recognizer's gestures to scale as an SVG", runPlot),
     ("monitor", "print the running daemon's gesture events as they happen", runMonitor),
     ("devices", "list the devices the running daemon reads", runDevices),
+    ("orientation", "tell the running daemon how the screen is turned (0, 90, 180, 270)", runOrientation),
 ]
 
 @MainActor func usage() -> String {
     var s = "usage: gesturectl <command> [options]\n       gesturectl --version\n\ncommands:\n"
-    for c in commands { s += "  " + c.name + String(repeating: " ", count: max(1, 10 - c.name.count)) + c.summary + "\n" }
+    for c in commands { s += "  " + c.name + String(repeating: " ", count: max(1, 13 - c.name.count)) + c.summary + "\n" }
     s += "\nRun 'gesturectl <command> --help' for a command's options.\n"
     return s
 }

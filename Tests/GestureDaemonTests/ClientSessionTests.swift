@@ -6,12 +6,28 @@ import Testing
 @testable import GestureDaemon
 import GestureVocabulary
 
+/// Answers for the daemon: no devices, and an orientation request only records what it was asked.
+private final class TestHost: SessionHost {
+    var deviceInfos: [DeviceInfo] = []
+    var orientations: [(DeviceOrientation, String?)] = []
+    func setOrientation(
+        _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
+    ) -> Result<[DeviceInfo], ProtocolError> {
+        orientations.append((orientation, device))
+        if let device, !deviceInfos.contains(where: { $0.isNamed(by: device) }) {
+            return .failure(ProtocolError(.unknownDevice, "no device \(device)"))
+        }
+        return .success(deviceInfos.filter { d in device.map(d.isNamed(by:)) ?? true })
+    }
+}
+
 /// A session on one end of a socketpair; the test plays the client on the other end.
 private final class Pair {
     let session: ClientSession
     let peer: Int32
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
     var received = LineFramer(maximumLineBytes: 1 << 20)
+    let host = TestHost()
 
     init(limit: Int = 1 << 20) {
         var fds: [Int32] = [0, 0]
@@ -41,7 +57,7 @@ private final class Pair {
     /// Lets the session read what was sent and answer; then flushes its replies.
     @discardableResult
     func pump() -> ClientSession.Outcome {
-        let outcome = session.readAndHandle(scratch: scratch) { [] }
+        let outcome = session.readAndHandle(scratch: scratch, host: host)
         if case .close = outcome { return outcome }
         return session.flush()
     }
@@ -81,6 +97,33 @@ private final class Pair {
         p.pump()
         #expect(p.replies() == [.unsubscribed(id: nil)])
         #expect(p.session.subscription == nil)
+    }
+
+    @Test func orientationRequestsGoToTheDaemonAndTheirRepliesCarryTheID() {
+        let p = Pair()
+        let panel = DeviceInfo(id: "event5", name: "Panel", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10)
+        p.host.deviceInfos = [panel]
+        p.send(
+            "{\"type\":\"orientation\",\"id\":7,\"orientation\":90,\"device\":\"Panel\"}\n"
+                + "{\"type\":\"orientation\",\"orientation\":270}\n"
+                + "{\"type\":\"orientation\",\"id\":\"x\",\"orientation\":180,\"device\":\"event9\"}\n"
+                + "{\"type\":\"orientation\",\"id\":9,\"orientation\":45}\n")
+        #expect(p.pump() == .keep)
+        let replies = p.replies()
+        #expect(replies.count == 4)
+        guard replies.count == 4 else { return }
+        #expect(replies[0] == .oriented(id: .integer(7), devices: [panel]))
+        #expect(replies[1] == .oriented(id: nil, devices: [panel]))
+        guard case .error(let unknown) = replies[2], case .error(let badAngle) = replies[3] else {
+            Issue.record("expected two errors, got \(replies[2...])")
+            return
+        }
+        #expect(unknown.code == .unknownDevice && unknown.id == .string("x"))
+        #expect(badAngle.code == .invalidRequest && badAngle.id == .integer(9))
+        #expect(badAngle.message.contains("0, 90, 180 or 270"))
+        // The bad angle never reached the daemon; the three valid requests did, as sent.
+        #expect(p.host.orientations.map(\.0) == [.clockwise90, .clockwise270, .upsideDown])
+        #expect(p.host.orientations.map(\.1) == ["Panel", nil, "event9"])
     }
 
     @Test func halfLinesWaitForTheirNewline() {
