@@ -66,6 +66,42 @@ import GestureVocabulary
         #expect(DeviceGeometry(xAxis: x, yAxis: y, settings: settings).screenSizeMM == (100, 50))
     }
 
+    /// The orientation set at run time turns the screen after everything configured: a touch the
+    /// configured geometry puts at (x, y) is where turning the screen puts it, and 90 and 270 swap the
+    /// screen's millimetres (back again when the configuration already turned them).
+    @Test(arguments: [
+        (Rotation.none, Vector2(0.25, 0.2)), (.clockwise90, Vector2(0.8, 0.25)), (.upsideDown, Vector2(0.75, 0.8)),
+        (.clockwise270, Vector2(0.2, 0.75)),
+    ])
+    func turningComposesAfterTheConfiguredGeometry(orientation: Rotation, expected: Vector2) {
+        func close(_ p: Vector2, _ q: Vector2) -> Bool { abs(p.x - q.x) < 1e-12 && abs(p.y - q.y) < 1e-12 }
+        // Nothing configured: the turn alone, the same as the `rotation` key.
+        let plain = DeviceGeometry(xAxis: x, yAxis: y, settings: GeometrySettings().turned(by: orientation))
+        #expect(close(plain.normalised(rawX: 250, rawY: 100), expected), "\(orientation)")
+        let swapped = orientation == .clockwise90 || orientation == .clockwise270
+        #expect(plain.screenSizeMM == (swapped ? (50, 100) : (100, 50)))
+        // Configured upside down plus a calibration: the turn applies to what they give.
+        var configured = GeometrySettings()
+        configured.rotation = .upsideDown
+        configured.calibration = [0.5, 0, 0.25, 0, 1, 0]
+        let base = DeviceGeometry(xAxis: x, yAxis: y, settings: configured).normalised(rawX: 250, rawY: 100)
+        let turnedPoint: Vector2
+        switch orientation {
+        case .none: turnedPoint = base
+        case .clockwise90: turnedPoint = Vector2(1 - base.y, base.x)
+        case .upsideDown: turnedPoint = Vector2(1 - base.x, 1 - base.y)
+        case .clockwise270: turnedPoint = Vector2(base.y, 1 - base.x)
+        }
+        let turned = DeviceGeometry(xAxis: x, yAxis: y, settings: configured.turned(by: orientation))
+        #expect(close(turned.normalised(rawX: 250, rawY: 100), turnedPoint), "\(orientation) after rotation and calibration")
+        // udev's matrix for a panel mounted 90° clockwise, turned 270: the screen is the panel's own again.
+        var udev = GeometrySettings()
+        udev.calibration = [0, -1, 1, 1, 0, 0]
+        let back = DeviceGeometry(xAxis: x, yAxis: y, settings: udev.turned(by: .clockwise270))
+        #expect(close(back.normalised(rawX: 250, rawY: 100), Vector2(0.25, 0.2)))
+        #expect(back.screenSizeMM == (100, 50))
+    }
+
     @Test func axesWithNonZeroMinimum() {
         let ax = AxisInfo(minimum: 42, maximum: 1981)
         let g = DeviceGeometry(xAxis: ax, yAxis: ax, settings: GeometrySettings())

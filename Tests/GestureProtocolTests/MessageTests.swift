@@ -36,7 +36,12 @@ import GestureVocabulary
         ("[1,2]", .invalidRequest, "a request is a JSON object, not an array", false),
         ("{\"id\":1}", .invalidRequest, "the request has no \"type\"", true),
         ("{\"type\":3,\"id\":1}", .invalidRequest, "\"type\" must be a string, not a number", true),
-        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping)", true),
+        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation)", true),
+        ("{\"type\":\"orientation\",\"id\":1}", .invalidRequest, "an orientation request needs \"orientation\": 0, 90, 180 or 270 (degrees clockwise)", true),
+        ("{\"type\":\"orientation\",\"id\":1,\"orientation\":-90}", .invalidRequest, "\"orientation\" holds -90; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
+        ("{\"type\":\"orientation\",\"id\":1,\"orientation\":null}", .invalidRequest, "\"orientation\" holds null; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
+        ("{\"type\":\"orientation\",\"id\":1,\"orientation\":90,\"device\":5}", .invalidRequest, "\"device\" must be a device's id, name or vvvv:pppp (a non-empty string), not 5; leave it out for every device", true),
+        ("{\"type\":\"orientation\",\"id\":1,\"orientation\":90,\"edges\":[]}", .invalidRequest, "unknown field \"edges\" in a orientation request (allowed: device, id, orientation, type)", true),
         ("{\"type\":\"ping\",\"id\":1,\"extra\":true}", .invalidRequest, "unknown field \"extra\" in a ping request (allowed: id, type)", true),
         ("{\"type\":\"subscribe\",\"id\":1,\"kinds\":\"pan\"}", .invalidRequest, "\"kinds\" must be an array of strings, not a string", true),
         ("{\"type\":\"subscribe\",\"id\":1,\"kinds\":[\"swipe\"]}", .invalidRequest, "\"kinds\" holds \"swipe\"; allowed: \"edge-swipe\", \"pan\", \"pinch\", \"tap\", \"hold\"", true),
@@ -69,6 +74,8 @@ import GestureVocabulary
             RequestMessage(
                 id: .integer(9),
                 .subscribe(SubscriptionFilter(kinds: [.pinch], edges: [.top, .bottom], fingers: [4], devices: ["x"], updates: false))),
+            RequestMessage(id: .integer(10), .orientation(.clockwise90, device: "event5")),
+            RequestMessage(.orientation(.normal, device: nil)),
         ]
         for m in messages {
             #expect(try decode(m.encoded).get() == m)
@@ -91,6 +98,9 @@ import GestureVocabulary
             .error(ProtocolError(.unknownRequest, "unknown request type \"x\"", id: .integer(4))),
             .deviceAdded(device),
             .deviceRemoved(DeviceInfo(id: "replay1", name: "r", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 1)),
+            .oriented(id: .integer(5), devices: [DeviceInfo(id: "event5", name: "p", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10, orientation: .clockwise270)]),
+            .oriented(id: nil, devices: []),
+            .deviceChanged(DeviceInfo(id: "event5", name: "p", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10, orientation: .upsideDown)),
         ]
         for m in messages {
             let line = m.encoded
@@ -102,7 +112,19 @@ import GestureVocabulary
     @Test func helloCarriesTheProtocolVersionAndDevices() throws {
         let line = ServerMessage.hello(Hello(devices: [device])).encoded
         #expect(line.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"gestured","version":""#))
-        #expect(line.contains(#""devices":[{"id":"event5","name":"ELAN \"Touch\"","vendor_product":"04f3:2234","path":"/dev/input/event5","source":"evdev","slots":10}]"#))
+        #expect(line.contains(#""devices":[{"id":"event5","name":"ELAN \"Touch\"","vendor_product":"04f3:2234","path":"/dev/input/event5","source":"evdev","slots":10,"orientation":0}]"#))
+    }
+
+    @Test func aDeviceFromADaemonWithoutOrientationIsNotTurned() throws {
+        let old = #"{"type":"device-added","device":{"id":"event5","name":"p","slots":10}}"#
+        guard case .deviceAdded(let d) = try ServerMessage.decode(line: Array(old.utf8)) else {
+            Issue.record("device-added did not decode")
+            return
+        }
+        #expect(d.orientation == .normal)
+        let changed = #"{"type":"device-changed","device":{"id":"event5","name":"p","orientation":90}}"#
+        #expect(try ServerMessage.decode(line: Array(changed.utf8)) == .deviceChanged(DeviceInfo(
+            id: "event5", name: "p", vendorProduct: "0000:0000", path: nil, source: .evdev, slots: 1, orientation: .clockwise90)))
     }
 
     @Test func errorsHaveCodeMessageAndID() {
