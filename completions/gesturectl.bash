@@ -41,7 +41,7 @@ _gesturectl() {
             *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch ;;
             *:--edges) _gesturectl_list "$cur" left right top bottom ;;
             *:--fingers | *:--count) ;;
-            monitor:--device)
+            monitor:--device | orientation:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
             *)  compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
@@ -50,6 +50,8 @@ _gesturectl() {
     fi
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$(_gesturectl_options "$cmd") --help" -- "$cur")
+    elif [ "$cmd" = orientation ]; then
+        mapfile -t COMPREPLY < <(compgen -W "0 90 180 270" -- "$cur")    # its ANGLE
     elif gesturectl "$cmd" --help 2>/dev/null | awk 'NR == 1 { exit !($NF ~ /^[A-Z]+$/) }'; then
         # A command whose usage line ends in an argument (replay's RECORDING) takes a file.
         compopt -o filenames 2>/dev/null

@@ -128,7 +128,7 @@ struct PackagingTests {
     }
 
     /// The bash completion offers what gesturectl's --help lists: commands, a command's options, the
-    /// values of --kinds, and files for replay's recording.
+    /// values of --kinds, files for replay's recording and the angles of orientation.
     @Test func bashCompletion() throws {
         let directory = TemporaryDirectory()
         let ctl = try Paths.gesturectl()
@@ -142,6 +142,8 @@ struct PackagingTests {
             complete_words gesturectl monitor --kinds pan,p
             complete_words gesturectl replay --pretty touch.e
             complete_words gesturectl devices --json ''
+            complete_words gesturectl orientation --device event5 1
+            complete_words gesturectl orientation ''
             """
         let completed = try run(
             "/bin/bash",
@@ -149,12 +151,14 @@ struct PackagingTests {
              Paths.packageRoot + "/completions/gesturectl.bash", directory.path],
             in: directory)
         let lines = completed.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        try #require(lines.count >= 5, "bash completion printed: \(completed.output)")
+        try #require(lines.count >= 7, "bash completion printed: \(completed.output)")
         #expect(Set(lines[0].split(separator: " ").map(String.init)) == Set(try gesturectlCommands(directory) + ["--help", "--version"]))
         let monitorHelp = try run(ctl, ["monitor", "--help"], in: directory)
         #expect(Set(lines[1].split(separator: " ").map(String.init)) == Set(listedOptions(monitorHelp.output) + ["--help"]))
         #expect(lines[2] == "pan,pinch")
         #expect(lines[3] == "touch.evemu")
         #expect(lines[4] == "", "devices takes no argument, yet got: \(lines[4])")
+        #expect(lines[5] == "180", "orientation's ANGLE: \(lines[5])")
+        #expect(lines[6] == "0 90 180 270", "orientation's ANGLE: \(lines[6])")
     }
 }

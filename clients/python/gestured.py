@@ -26,7 +26,7 @@ from collections import namedtuple
 
 __all__ = [
     "PROTOCOL_VERSION", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path",
-    "Client", "Point", "Device", "Hello", "GestureEvent", "DeviceAdded", "DeviceRemoved", "Reply",
+    "Client", "Point", "Device", "Hello", "GestureEvent", "DeviceAdded", "DeviceRemoved", "DeviceChanged", "Reply",
     "Unknown", "Connected", "Disconnected", "decode",
     "GesturedError", "ConnectError", "ProtocolError", "RequestError", "UnsupportedProtocol",
 ]
@@ -128,8 +128,9 @@ class _Message:
 
 
 class Device(_Message):
-    """A device in `hello`, a `devices` reply or a notification: id, name, vendor_product, path, source, slots."""
-    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots")
+    """A device in `hello`, a `devices` or `oriented` reply or a notification: id, name, vendor_product,
+    path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it)."""
+    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation")
 
     def __init__(self, fields):
         self.fields = fields
@@ -139,6 +140,7 @@ class Device(_Message):
         self.path = _typed(fields.get("path"), str)
         self.source = _typed(fields.get("source"), str)
         self.slots = _typed(fields.get("slots"), int)
+        self.orientation = _typed(fields.get("orientation"), int) or 0
 
 
 def _devices(value):
@@ -211,9 +213,14 @@ class DeviceRemoved(DeviceAdded):
     __slots__ = ()
 
 
+class DeviceChanged(DeviceAdded):
+    """A device that stays open changed (its orientation was set); `device` is the whole device now."""
+    __slots__ = ()
+
+
 class Reply(_Message):
-    """A reply to a request: `subscribed` (filter), `unsubscribed`, `devices` (devices), `pong`, `error`
-    (code, message). `id` is the request's id as sent."""
+    """A reply to a request: `subscribed` (filter), `unsubscribed`, `devices` (devices), `pong`,
+    `oriented` (devices), `error` (code, message). `id` is the request's id as sent."""
     __slots__ = ("id", "filter", "devices", "code", "message")
 
     def __init__(self, fields):
@@ -250,7 +257,7 @@ class Disconnected(_Message):
         self.fields, self.reason, self.retry_in = {"type": "disconnected"}, reason, retry_in
 
 
-_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "error"}
+_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "oriented", "error"}
 
 
 def decode(line):
@@ -271,6 +278,8 @@ def decode(line):
         return DeviceAdded(fields)
     if kind == "device-removed":
         return DeviceRemoved(fields)
+    if kind == "device-changed":
+        return DeviceChanged(fields)
     if kind in _REPLIES:
         return Reply(fields)
     return Unknown(fields)
@@ -474,8 +483,17 @@ class Client:
     def ping(self, timeout=None):
         self.request("ping", timeout)
 
+    def orientation(self, degrees, device=None, timeout=None):
+        """Tells the daemon the screen is turned `degrees` (0, 90, 180, 270) clockwise, for the devices
+        `device` names (id, name or "vvvv:pppp") or every device; returns those devices as they are now.
+        An unknown device raises RequestError with code "unknown-device"."""
+        fields = {"orientation": degrees}
+        if device is not None:
+            fields["device"] = device
+        return self.request("orientation", timeout, **fields).devices
+
     def events(self, timeout=None):
-        """Yields every message: GestureEvent, DeviceAdded, DeviceRemoved, Unknown, Reply to requests sent
+        """Yields every message: GestureEvent, DeviceAdded, DeviceRemoved, DeviceChanged, Unknown, Reply to requests sent
         with `request`, and Connected / Disconnected as the connection comes and goes. With
         `reconnect=False` a lost or refused connection raises instead. Stops after `timeout` seconds
         without a message (None: never)."""

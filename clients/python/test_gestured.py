@@ -126,6 +126,10 @@ class DecodingTests(unittest.TestCase):
         self.assertIsInstance(added, gestured.DeviceAdded)
         self.assertEqual((added.device.id, added.device.slots, added.device.fields["rotation"]), ("event7", 10, 90))
         self.assertIsInstance(gestured.decode('{"type":"device-removed","device":{"id":"event7"}}'), gestured.DeviceRemoved)
+        self.assertEqual(added.device.orientation, 0)  # a daemon that does not send it never turned the device
+        changed = gestured.decode('{"type":"device-changed","device":{"id":"event7","orientation":270}}')
+        self.assertIsInstance(changed, gestured.DeviceChanged)
+        self.assertEqual(changed.device.orientation, 270)
 
     def test_lines_that_are_not_messages_are_protocol_errors(self):
         for line in ("hello?", "[1,2]", '{"no":"type"}', '{"type":3}', b"\xff\xfe"):
@@ -223,6 +227,25 @@ class DaemonTests(unittest.TestCase):
             messages = collect(client, lambda ms: finished_gestures(ms) >= 1)
             gestures = [m for m in messages if isinstance(m, gestured.GestureEvent)]
             self.assertEqual({(g.kind, g.fingers) for g in gestures}, {("pan", 4)})
+
+    def test_orientation_turns_devices_and_is_announced(self):
+        daemon = self.start()
+        with gestured.Client(daemon.socket, kinds=["pinch"], updates=False) as client:
+            collect(client, lambda ms: isinstance(ms[-1], gestured.Connected))
+            self.assertEqual([d.orientation for d in client.devices()], [0])
+            turned = client.orientation(90, device="replay1")
+            self.assertEqual([(d.id, d.orientation) for d in turned], [("replay1", 90)])
+            messages = collect(client, lambda ms: isinstance(ms[-1], gestured.DeviceChanged))
+            self.assertEqual((messages[-1].device.id, messages[-1].device.orientation), ("replay1", 90))
+            self.assertEqual([d.orientation for d in client.orientation(180)], [180])
+            with self.assertRaises(gestured.RequestError) as unknown:
+                client.orientation(90, device="event99")
+            self.assertEqual(unknown.exception.code, "unknown-device")
+            with self.assertRaises(gestured.RequestError) as bad:
+                client.orientation(45)
+            self.assertEqual(bad.exception.code, "invalid-request")
+            self.assertIn("0, 90, 180 or 270", bad.exception.message)
+            self.assertEqual([d.orientation for d in client.devices()], [180])
 
     def test_a_refused_subscription_raises(self):
         daemon = self.start()
