@@ -43,6 +43,11 @@ func handleRequestLine(_ line: [UInt8]) {
         case .unsubscribe: reply = .unsubscribed(id: message.id)
         case .devices: reply = .devices(id: message.id, devices: [])
         case .ping: reply = .pong(id: message.id)
+        case .orientation(let orientation, let device):
+            let turned = DeviceInfo(
+                id: device ?? "event5", name: "fuzz", vendorProduct: "0000:0000", path: nil, source: .evdev, slots: 10,
+                orientation: orientation)
+            reply = .oriented(id: message.id, devices: [turned])
         }
     case .failure(let error):
         fuzzCheck(!error.message.isEmpty, "an error without a message")
