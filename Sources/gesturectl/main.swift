@@ -11,6 +11,7 @@ let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("monitor", "print the running daemon's gesture events as they happen", runMonitor),
     ("devices", "list the devices the running daemon reads", runDevices),
     ("orientation", "tell the running daemon how the screen is turned (0, 90, 180, 270)", runOrientation),
+    ("bind", "run commands for gestures, as a bindings file says", runBind),
 ]
 
 @MainActor func usage() -> String {

@@ -1,0 +1,126 @@
+import GestureProtocol
+import GestureVocabulary
+
+/// A binding that fired: what to run and with which environment.
+public struct BindingFiring: Equatable, Sendable {
+    public var binding: Binding
+    public var event: GestureEvent
+    /// GESTURE_* variables describing the event ("GESTURE_KIND=edge-swipe", ...).
+    public var environment: [String]
+}
+
+/// Decides which bindings fire for each event of the daemon, in file order: at a gesture's `begin` the
+/// first `on = "begin"` binding that matches, at its `end` the first `on = "end"` binding that matches,
+/// and at most once per gesture the first `on = "threshold"` binding that matches and whose value the
+/// gesture has passed (on its begin, an update or its end). First match wins: write specific bindings
+/// before general ones. A cancelled gesture fires nothing more.
+public struct BindingMatcher {
+    public private(set) var bindings: [Binding]
+    /// Gestures in flight (device id, gesture id) whose threshold binding has fired.
+    private var thresholdFired: Set<GestureKey> = []
+
+    private struct GestureKey: Hashable {
+        var device: String
+        var id: UInt64
+    }
+
+    public init(bindings: [Binding]) {
+        self.bindings = bindings
+    }
+
+    /// New bindings (a reload); gestures in flight keep their "threshold already fired" state.
+    public mutating func replace(_ bindings: [Binding]) {
+        self.bindings = bindings
+    }
+
+    /// The bindings that fire for `event` (none, one, or a threshold binding and an end binding).
+    public mutating func handle(_ event: GestureEvent, deviceID: String?, deviceName: String?) -> [BindingFiring] {
+        let key = GestureKey(device: deviceID ?? "", id: event.id)
+        var firings: [BindingFiring] = []
+        func fire(_ b: Binding) {
+            firings.append(
+                BindingFiring(binding: b, event: event, environment: BindingMatcher.environment(event, deviceID: deviceID, deviceName: deviceName, binding: b)))
+        }
+        if event.phase == .cancel {
+            thresholdFired.remove(key)
+            return []
+        }
+        if !thresholdFired.contains(key) {
+            for b in bindings {
+                guard case .threshold(let t) = b.trigger, t.isPassed(by: event),
+                    b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName)
+                else { continue }
+                fire(b)
+                if event.phase != .end { thresholdFired.insert(key) }
+                break
+            }
+        }
+        switch event.phase {
+        case .begin:
+            if let b = bindings.first(where: { $0.trigger == .begin && $0.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName) }) {
+                fire(b)
+            }
+        case .end:
+            thresholdFired.remove(key)
+            if let b = bindings.first(where: { b in
+                guard b.trigger == .end else { return false }
+                switch b.committed {
+                case .committed: if event.committed != true { return false }
+                case .notCommitted: if event.committed != false { return false }
+                case .any: break
+                }
+                return b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName)
+            }) {
+                fire(b)
+            }
+        case .update, .cancel:
+            break
+        }
+        return firings
+    }
+
+    /// The environment a command gets: the event's fields as GESTURE_* variables; a field the event does
+    /// not carry is left out (not set to an empty string). Numbers are written with at most 4 decimals.
+    public static func environment(_ e: GestureEvent, deviceID: String?, deviceName: String?, binding: Binding) -> [String] {
+        var env = [
+            "GESTURE_KIND=\(e.kind.rawValue)",
+            "GESTURE_PHASE=\(e.phase.rawValue)",
+            "GESTURE_FINGERS=\(e.fingers)",
+            "GESTURE_ID=\(e.id)",
+            "GESTURE_X=\(decimal(e.position.x))",
+            "GESTURE_Y=\(decimal(e.position.y))",
+            "GESTURE_X_MM=\(decimal(e.positionMM.x))",
+            "GESTURE_Y_MM=\(decimal(e.positionMM.y))",
+            "GESTURE_DX_MM=\(decimal(e.translationMM.x))",
+            "GESTURE_DY_MM=\(decimal(e.translationMM.y))",
+            "GESTURE_BINDING=\(binding.label)",
+        ]
+        if let v = e.edge { env.append("GESTURE_EDGE=\(v.rawValue)") }
+        if let v = e.edgePosition { env.append("GESTURE_EDGE_POSITION=\(decimal(v))") }
+        if let v = e.startEdge { env.append("GESTURE_START_EDGE=\(v.rawValue)") }
+        if let v = e.direction { env.append("GESTURE_DIRECTION=\(v.rawValue)") }
+        if let v = e.taps { env.append("GESTURE_TAPS=\(v)") }
+        if let v = e.committed { env.append("GESTURE_COMMITTED=\(v)") }
+        if let v = e.progress { env.append("GESTURE_PROGRESS=\(decimal(v))") }
+        if let v = e.scale { env.append("GESTURE_SCALE=\(decimal(v))") }
+        if let v = e.rotationDegrees { env.append("GESTURE_ROTATION=\(decimal(v))") }
+        if let deviceID { env.append("GESTURE_DEVICE=\(deviceID)") }
+        if let deviceName { env.append("GESTURE_DEVICE_NAME=\(deviceName)") }
+        return env
+    }
+
+    /// "12.5", "-0.0312", "3": at most 4 decimals, no exponent, no trailing zeros.
+    public static func decimal(_ d: Double) -> String {
+        guard d.isFinite else { return "0" }
+        let scaled = (abs(d) * 10_000).rounded()
+        guard scaled < 1e15 else { return String(Int64(d)) }
+        let whole = Int64(scaled) / 10_000
+        var fraction = Int64(scaled) % 10_000
+        let sign = d < 0 && scaled > 0 ? "-" : ""
+        if fraction == 0 { return "\(sign)\(whole)" }
+        var digits = 4
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        let text = String(fraction)
+        return "\(sign)\(whole)." + String(repeating: "0", count: digits - text.count) + text
+    }
+}
