@@ -1,0 +1,346 @@
+import GestureProtocol
+import GestureVocabulary
+import Testing
+
+@testable import GestureConfig
+
+/// The messages a bindings file gives, one per problem, or [] when it loads.
+private func bindingErrors(_ text: String) -> [String] {
+    do {
+        _ = try BindingsFile.parse(text: text, fileName: "bindings.toml")
+        return []
+    } catch {
+        return error.diagnostics.map(\.description)
+    }
+}
+
+private func bindings(_ text: String) throws -> [Binding] {
+    try BindingsFile.parse(text: text, fileName: "bindings.toml").bindings
+}
+
+private func event(
+    _ kind: GestureKind, _ phase: GesturePhase, id: UInt64 = 1, fingers: Int = 1, edge: Edge? = nil,
+    edgePosition: Double? = nil, startEdge: Edge? = nil, taps: Int? = nil, committed: Bool? = nil,
+    direction: SwipeDirection? = nil, translationMM: Vector2 = .zero, progress: Double? = nil, scale: Double? = nil
+) -> GestureEvent {
+    GestureEvent(
+        kind: kind, phase: phase, id: id, timeMicroseconds: 0, fingers: fingers, edge: edge, edgePosition: edgePosition,
+        startEdge: startEdge, taps: taps, committed: phase == .end ? (committed ?? true) : nil, direction: direction,
+        translationMM: translationMM, progress: progress, scale: scale)
+}
+
+/// The names of the bindings that fire for each event, in order.
+private func fired(_ text: String, _ events: [GestureEvent], device: (String, String)? = nil) throws -> [String] {
+    var matcher = BindingMatcher(bindings: try bindings(text))
+    return events.flatMap { e in
+        matcher.handle(e, deviceID: device?.0, deviceName: device?.1).map { $0.binding.label }
+    }
+}
+
+@Suite("Bindings file")
+struct BindingsFileTests {
+    @Test func theThreeLineFileLoads() throws {
+        let b = try bindings("[[binding]]\nedge = \"left\"\ncommand = [\"notify-send\", \"back\"]\n")
+        #expect(b.count == 1)
+        #expect(b[0].edges == [.left])
+        #expect(b[0].trigger == .end && b[0].committed == .committed && b[0].ifRunning == .skip)
+        #expect(b[0].command == .argv(["notify-send", "back"]))
+        #expect(b[0].possibleKinds == [.edgeSwipe])
+        #expect(b[0].maxPerSecond == Binding.defaultMaxPerSecond)
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let b = try bindings(
+            """
+            [[binding]]
+            name = "volume up"
+            gesture = ["edge-swipe"]
+            fingers = [1, 2]
+            edge = ["right", "top-right"]
+            edge_position = [0, 0.5]
+            device = "*Touch*"
+            committed = "any"
+            shell = "pactl set-sink-volume @DEFAULT_SINK@ +5%"
+            if_running = "queue"
+            max_per_second = 3
+
+            [[binding]]
+            gesture = "pan"
+            start_edge = "bottom"
+            direction = ["up-left", "right"]
+            command = ["true"]
+
+            [[binding]]
+            taps = 2
+            fingers = 2
+            on = "begin"
+            command = ["true"]
+
+            [[binding]]
+            gesture = "pinch"
+            scale = 0.5
+            command = ["true"]
+
+            [[binding]]
+            edge = "bottom"
+            progress = 0.3
+            command = ["true"]
+
+            [[binding]]
+            gesture = "hold"
+            on = "threshold"
+            distance_mm = 15
+            command = ["true"]
+            """)
+        #expect(b.count == 6)
+        #expect(b[0].name == "volume up" && b[0].label == "volume up")
+        #expect(b[0].kinds == [.edgeSwipe] && b[0].fingers == 1...2 && b[0].edges == [.right, .topRight])
+        #expect(b[0].edgePosition == 0...0.5 && b[0].device == "*Touch*" && b[0].committed == .any)
+        #expect(b[0].command == .shell("pactl set-sink-volume @DEFAULT_SINK@ +5%"))
+        #expect(b[0].command.arguments == ["/bin/sh", "-c", "pactl set-sink-volume @DEFAULT_SINK@ +5%"])
+        #expect(b[0].ifRunning == .queue && b[0].maxPerSecond == 3)
+        #expect(b[1].startEdges == [.bottom] && b[1].directions == [.upLeft, .right] && b[1].label == "binding 2 (bindings.toml:13:1)")
+        #expect(b[2].taps == 2 && b[2].trigger == .begin && b[2].possibleKinds == [.tap])
+        #expect(b[3].trigger == .threshold(.scale(0.5)))
+        #expect(b[4].trigger == .threshold(.progress(0.3)))
+        #expect(b[5].trigger == .threshold(.distanceMM(15)) && b[5].kinds == [.hold])
+    }
+
+    @Test func errorsSayWhereWhatAndWhatToDo() {
+        #expect(
+            bindingErrors("[[binding]]\nedge = \"lef\"\ncommand = [\"x\"]\n")
+                == ["bindings.toml:2:1: binding[1].edge: \"lef\" is not an edge or corner; did you mean \"left\"?"])
+        #expect(
+            bindingErrors("[[binding]]\nedge = \"left\"\ncomand = [\"x\"]\n")
+                == [
+                    "bindings.toml:1:1: binding[1]: has nothing to run: add command = [\"program\", \"arg\"] or shell = \"command line\"",
+                    "bindings.toml:3:1: binding[1].comand: unknown key in a [[binding]] section; did you mean command?",
+                ])
+        #expect(
+            bindingErrors("[[binding]]\ngesture = \"edge_swipe\"\ncommand = \"notify-send hi\"\n")
+                == [
+                    "bindings.toml:2:1: binding[1].gesture: \"edge_swipe\" is not a gesture kind; did you mean \"edge-swipe\"?",
+                    "bindings.toml:3:1: binding[1].command: a string is run by a shell: write shell = \"notify-send hi\", or command = [\"notify-send\", \"hi\"] to run it without one",
+                ])
+        #expect(
+            bindingErrors("[[binding]]\ngesture = \"pinch\"\nedge = \"left\"\nshell = \"x\"\n")
+                == ["bindings.toml:3:1: binding[1].edge: only edge-swipe gestures have edge; this binding is for pinch"])
+        #expect(
+            bindingErrors("[[binding]]\ndirection = \"up\"\non = \"begin\"\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].direction: a pan's direction is known at its end only; this binding fires on begin"])
+        #expect(
+            bindingErrors("[[binding]]\nfingers = [3, 2]\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].fingers: a range of finger counts is [min, max] with 1 <= min <= max <= 20, got [the integer 3, the integer 2]"])
+        #expect(
+            bindingErrors("[binding]\nshell = \"x\"\n")
+                == ["bindings.toml:1:2: binding: bindings are an array of tables: write [[binding]], not [binding]"])
+        #expect(
+            bindingErrors("edge = \"left\"\n")
+                == ["bindings.toml:1:1: edge: unknown key at the top level; edge belongs in a [[binding]] section"])
+        #expect(
+            bindingErrors("[[binding]]\nedge = \"left\"\ntaps = 2\nshell = \"x\"\n")
+                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, taps on taps, direction and start_edge on pans): it would never fire"])
+        #expect(
+            bindingErrors("[[binding]]\non = \"threshold\"\nprogress = 0.3\nscale = 2\nshell = \"x\"\n")
+                == ["bindings.toml:4:1: binding[1].scale: a threshold binding waits for one value; it already has progress"])
+        #expect(
+            bindingErrors("[[binding]]\non = \"end\"\nprogress = 0.3\nshell = \"x\"\n")
+                == ["bindings.toml:3:1: binding[1].progress: progress is a threshold: it needs on = \"threshold\" (this binding fires on end)"])
+        #expect(
+            bindingErrors("[[binding]]\non = \"bgin\"\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].on: expected \"end\" (the default), \"begin\" or \"threshold\", got the string \"bgin\"; did you mean \"begin\"?"])
+        #expect(bindingErrors("[[binding]]\nshell = \"x\"\ncommand = [\"y\"]\n") == [
+            "bindings.toml:2:1: binding[1].shell: a binding has either command (run directly) or shell (run by /bin/sh -c), not both"
+        ])
+        #expect(bindingErrors("[[binding]]\nedge = \n").first?.hasPrefix("bindings.toml:2:8: TOML syntax error") == true)
+    }
+
+    @Test func aMissingFileSaysSo() {
+        do {
+            _ = try BindingsFile.load(path: "/nonexistent/bindings.toml")
+            Issue.record("loaded a file that does not exist")
+        } catch {
+            #expect(error.description.hasPrefix("/nonexistent/bindings.toml: cannot open the bindings file: No such file or directory (errno 2); check the path"))
+        }
+    }
+
+    @Test func theDefaultPathFollowsXDG() {
+        #expect(BindingsFile.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/h"]) == "/x/cfg/gestured/bindings.toml")
+        #expect(BindingsFile.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]) == "/h/.config/gestured/bindings.toml")
+        #expect(BindingsFile.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/gestured/bindings.toml")
+        #expect(BindingsFile.defaultPath(environment: [:]) == nil)
+    }
+
+    @Test func theSubscriptionIsTheNarrowestThatCoversTheBindings() throws {
+        let edgesOnly = try BindingsFile.parse(
+            text: "[[binding]]\nedge = \"left\"\nshell = \"x\"\n[[binding]]\nedge = [\"bottom\", \"top-left\"]\nfingers = 2\nshell = \"x\"\n",
+            fileName: "b")
+        #expect(edgesOnly.subscriptionFilter == SubscriptionFilter(kinds: [.edgeSwipe], edges: [.left, .bottom, .topLeft], updates: false))
+        let mixed = try BindingsFile.parse(
+            text: "[[binding]]\nedge = \"left\"\nfingers = 1\nshell = \"x\"\n[[binding]]\ngesture = \"pinch\"\nscale = 2\nfingers = [2, 3]\nshell = \"x\"\n",
+            fileName: "b")
+        #expect(mixed.subscriptionFilter == SubscriptionFilter(kinds: [.edgeSwipe, .pinch], edges: [.left], fingers: [1, 2, 3], updates: true))
+        let anything = try BindingsFile.parse(text: "[[binding]]\nshell = \"x\"\n", fileName: "b")
+        #expect(anything.subscriptionFilter == SubscriptionFilter(updates: false))
+        let panAndEdge = try BindingsFile.parse(text: "[[binding]]\nstart_edge = \"bottom\"\nshell = \"x\"\n[[binding]]\ngesture = \"edge-swipe\"\nshell = \"x\"\n", fileName: "b")
+        #expect(panAndEdge.subscriptionFilter == SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false))
+    }
+}
+
+@Suite("Binding matcher")
+struct BindingMatcherTests {
+    @Test func firstMatchWinsAndOnlyCommittedEndsByDefault() throws {
+        let file = """
+            [[binding]]
+            name = "left 2"
+            edge = "left"
+            fingers = 2
+            shell = "x"
+            [[binding]]
+            name = "left"
+            edge = "left"
+            shell = "x"
+            [[binding]]
+            name = "left again"
+            edge = "left"
+            shell = "x"
+            [[binding]]
+            name = "left abandoned"
+            edge = "left"
+            committed = false
+            shell = "x"
+            """
+        #expect(try fired(file, [event(.edgeSwipe, .begin, edge: .left), event(.edgeSwipe, .end, edge: .left)]) == ["left"])
+        #expect(try fired(file, [event(.edgeSwipe, .end, fingers: 2, edge: .left)]) == ["left 2"])
+        #expect(try fired(file, [event(.edgeSwipe, .end, edge: .left, committed: false)]) == ["left abandoned"])
+        #expect(try fired(file, [event(.edgeSwipe, .end, edge: .right)]) == [])
+        #expect(try fired(file, [event(.edgeSwipe, .cancel, edge: .left)]) == [])
+    }
+
+    @Test func everyFieldMatches() throws {
+        let file = """
+            [[binding]]
+            name = "volume up"
+            edge = "right"
+            edge_position = [0, 0.5]
+            shell = "x"
+            [[binding]]
+            name = "volume down"
+            edge = "right"
+            edge_position = [0.5, 1]
+            shell = "x"
+            [[binding]]
+            name = "corner"
+            edge = "bottom-right"
+            shell = "x"
+            [[binding]]
+            name = "along the bottom"
+            start_edge = "bottom"
+            direction = ["left", "right"]
+            shell = "x"
+            [[binding]]
+            name = "diagonal"
+            gesture = "pan"
+            direction = "up-right"
+            fingers = [2, 3]
+            shell = "x"
+            [[binding]]
+            name = "double tap"
+            taps = 2
+            shell = "x"
+            [[binding]]
+            name = "single tap"
+            taps = 1
+            shell = "x"
+            [[binding]]
+            name = "hold"
+            gesture = "hold"
+            on = "begin"
+            shell = "x"
+            """
+        #expect(try fired(file, [event(.edgeSwipe, .end, edge: .right, edgePosition: 0.2)]) == ["volume up"])
+        #expect(try fired(file, [event(.edgeSwipe, .end, edge: .right, edgePosition: 0.8)]) == ["volume down"])
+        #expect(try fired(file, [event(.edgeSwipe, .end, edge: .bottomRight, edgePosition: 0.9)]) == ["corner"])
+        #expect(try fired(file, [event(.pan, .end, startEdge: .bottom, direction: .right)]) == ["along the bottom"])
+        #expect(try fired(file, [event(.pan, .end, direction: .right)]) == [])
+        #expect(try fired(file, [event(.pan, .end, startEdge: .bottom, direction: .up)]) == [])
+        #expect(try fired(file, [event(.pan, .end, fingers: 3, direction: .upRight)]) == ["diagonal"])
+        #expect(try fired(file, [event(.pan, .end, fingers: 1, direction: .upRight)]) == [])
+        #expect(
+            try fired(file, [event(.tap, .begin, taps: 1), event(.tap, .update, taps: 2), event(.tap, .end, taps: 2)])
+                == ["double tap"])
+        #expect(try fired(file, [event(.tap, .begin, taps: 1), event(.tap, .end, taps: 1)]) == ["single tap"])
+        #expect(try fired(file, [event(.hold, .begin), event(.hold, .end)]) == ["hold"])
+    }
+
+    @Test func thresholdsFireOncePerGesture() throws {
+        let file = """
+            [[binding]]
+            name = "pressed"
+            edge = "top"
+            progress = 0.2
+            shell = "x"
+            [[binding]]
+            name = "zoom in"
+            gesture = "pinch"
+            scale = 1.5
+            shell = "x"
+            [[binding]]
+            name = "zoom out"
+            gesture = "pinch"
+            scale = 0.7
+            shell = "x"
+            [[binding]]
+            name = "dragged"
+            gesture = "pan"
+            distance_mm = 20
+            shell = "x"
+            [[binding]]
+            name = "top end"
+            edge = "top"
+            shell = "x"
+            """
+        let swipe = [0.05, 0.1, 0.25, 0.4, 0.1, 0.3].map { event(.edgeSwipe, .update, edge: .top, progress: $0) }
+        #expect(
+            try fired(file, [event(.edgeSwipe, .begin, edge: .top, progress: 0.02)] + swipe + [event(.edgeSwipe, .end, edge: .top, progress: 0.5)])
+                == ["pressed", "top end"])
+        // A second gesture fires again; a cancelled one stops.
+        #expect(
+            try fired(
+                file,
+                [event(.edgeSwipe, .update, id: 1, edge: .top, progress: 0.3), event(.edgeSwipe, .cancel, id: 1, edge: .top),
+                 event(.edgeSwipe, .update, id: 2, edge: .top, progress: 0.3)]) == ["pressed", "pressed"])
+        #expect(try fired(file, [1.2, 1.6, 1.8].map { event(.pinch, .update, scale: $0) }) == ["zoom in"])
+        #expect(try fired(file, [0.9, 0.6].map { event(.pinch, .update, scale: $0) }) == ["zoom out"])
+        #expect(try fired(file, [event(.pan, .update, translationMM: Vector2(12, 16)), event(.pan, .update, translationMM: Vector2(30, 0))]) == ["dragged"])
+        // Passed on the end event only: fires then, beside the end binding.
+        #expect(try fired(file, [event(.edgeSwipe, .end, edge: .top, progress: 0.4)]) == ["pressed", "top end"])
+    }
+
+    @Test func devicesMatchByGlobOnNameOrID() throws {
+        let file = "[[binding]]\nname = \"dell\"\ndevice = \"Dell*\"\nshell = \"x\"\n[[binding]]\nname = \"event5\"\ndevice = \"event5\"\nshell = \"x\"\n"
+        #expect(try fired(file, [event(.pan, .end)], device: ("event9", "Dell Canvas Touch")) == ["dell"])
+        #expect(try fired(file, [event(.pan, .end)], device: ("event5", "Wacom")) == ["event5"])
+        #expect(try fired(file, [event(.pan, .end)], device: ("event6", "Wacom")) == [])
+    }
+
+    @Test func theEnvironmentCarriesTheEventsFields() throws {
+        let b = try bindings("[[binding]]\nname = \"n\"\nshell = \"x\"\n")[0]
+        var e = event(.edgeSwipe, .end, id: 7, fingers: 2, edge: .topLeft, edgePosition: 0.125, committed: true, progress: 0.66666)
+        e.positionMM = Vector2(12.5, -0.03125)
+        let env = BindingMatcher.environment(e, deviceID: "event3", deviceName: "Panel", binding: b)
+        for line in [
+            "GESTURE_KIND=edge-swipe", "GESTURE_PHASE=end", "GESTURE_FINGERS=2", "GESTURE_ID=7", "GESTURE_EDGE=top-left",
+            "GESTURE_EDGE_POSITION=0.125", "GESTURE_COMMITTED=true", "GESTURE_PROGRESS=0.6667", "GESTURE_X_MM=12.5",
+            "GESTURE_Y_MM=-0.0313", "GESTURE_DEVICE=event3", "GESTURE_DEVICE_NAME=Panel", "GESTURE_BINDING=n",
+        ] {
+            #expect(env.contains(line), "\(line) not in \(env)")
+        }
+        #expect(!env.contains { $0.hasPrefix("GESTURE_DIRECTION=") || $0.hasPrefix("GESTURE_TAPS=") || $0.hasPrefix("GESTURE_SCALE=") })
+        let tap = BindingMatcher.environment(event(.tap, .end, taps: 2), deviceID: nil, deviceName: nil, binding: b)
+        #expect(tap.contains("GESTURE_TAPS=2"))
+        let pan = BindingMatcher.environment(event(.pan, .end, startEdge: .bottom, direction: .downLeft), deviceID: nil, deviceName: nil, binding: b)
+        #expect(pan.contains("GESTURE_START_EDGE=bottom") && pan.contains("GESTURE_DIRECTION=down-left"))
+        #expect(BindingMatcher.decimal(3) == "3" && BindingMatcher.decimal(-0.5) == "-0.5" && BindingMatcher.decimal(0.00004) == "0")
+    }
+}
