@@ -194,6 +194,8 @@ man: $(MAN_PAGES)
 SWIFT_BUILD_FLAGS ?= -c release
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
+# systemd user units (gesturectl-bind.service): the user manager's search path for packaged units.
+USERUNITDIR   ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 DOCDIR        ?= $(PREFIX)/share/doc/gestured
 MANDIR        ?= $(PREFIX)/share/man
@@ -214,7 +216,7 @@ install-files: $(MAN_PAGES)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gesturectl
 	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \
-	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
+	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
 	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" \
 	  "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"; \
 	install -m 755 "$$bin/gestured" "$$bin/gesturectl" "$(DESTDIR)$(BINDIR)/"; \
@@ -226,6 +228,11 @@ install-files: $(MAN_PAGES)
 	    "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; \
 	  chmod 644 "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(UNITDIR)/$$unit.tmp" "$(DESTDIR)$(UNITDIR)/$$unit"; \
 	done; \
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
+	  systemd/gesturectl-bind.service > "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service.tmp"; \
+	chmod 644 "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service.tmp"; \
+	mv "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service.tmp" "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service"; \
+	install -m 644 config/bindings.toml "$(DESTDIR)$(DOCDIR)/bindings.toml"; \
 	install -m 644 systemd/gestured.sysusers "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"; \
 	for doc in $(INSTALL_DOCS); do install -m 644 "$$doc" "$(DESTDIR)$(DOCDIR)/"; done; \
 	if [ ! -f config/gestured.toml ]; then \
@@ -239,6 +246,7 @@ install-files: $(MAN_PAGES)
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	  systemd-sysusers "$(SYSUSERSDIR)/gestured.conf"; systemctl daemon-reload; \
 	  echo "make install: done. Start it with: systemctl enable --now gestured.socket (or gestured.service)"; \
+	  echo "  and, as each user who wants gestures to run commands: systemctl --user enable --now gesturectl-bind"; \
 	fi
 
 uninstall:
@@ -248,6 +256,7 @@ uninstall:
 	fi; \
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
 	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
+	  "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
 	  "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man1/gesturectl.1" \
 	  "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" \

@@ -344,3 +344,27 @@ struct BindingMatcherTests {
         #expect(BindingMatcher.decimal(3) == "3" && BindingMatcher.decimal(-0.5) == "-0.5" && BindingMatcher.decimal(0.00004) == "0")
     }
 }
+
+@Suite("The example bindings file")
+struct ExampleBindingsTests {
+    /// config/bindings.toml loads and holds the common phone set the README and docs/bindings.md promise.
+    @Test func theExampleLoadsWithTheCommonPhoneSet() throws {
+        let file = try BindingsFile.load(path: repositoryRoot + "/config/bindings.toml")
+        let names = file.bindings.compactMap(\.name)
+        #expect(names == [
+            "back", "app switcher", "notifications", "keyboard", "volume up", "volume down", "next workspace",
+            "previous workspace",
+        ])
+        var matcher = BindingMatcher(bindings: file.bindings)
+        func firing(_ e: GestureEvent) -> String? { matcher.handle(e, deviceID: nil, deviceName: nil).first?.binding.name }
+        #expect(firing(event(.edgeSwipe, .end, edge: .left)) == "back")
+        #expect(firing(event(.edgeSwipe, .end, edge: .bottom)) == "app switcher")
+        #expect(firing(event(.edgeSwipe, .end, edge: .top)) == "notifications")
+        #expect(firing(event(.edgeSwipe, .end, edge: .bottomRight)) == "keyboard")
+        #expect(firing(event(.edgeSwipe, .end, edge: .right, edgePosition: 0.3)) == "volume up")
+        #expect(firing(event(.edgeSwipe, .end, edge: .right, edgePosition: 0.7)) == "volume down")
+        #expect(firing(event(.pan, .end, fingers: 3, direction: .left)) == "next workspace")
+        #expect(firing(event(.pan, .end, fingers: 3, direction: .right)) == "previous workspace")
+        #expect(firing(event(.pan, .end, fingers: 2, direction: .right)) == nil)
+    }
+}
