@@ -12,6 +12,7 @@ let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("devices", "list the devices the running daemon reads", runDevices),
     ("orientation", "tell the running daemon how the screen is turned (0, 90, 180, 270)", runOrientation),
     ("bind", "run commands for gestures, as a bindings file says", runBind),
+    ("lisgd", "run lisgd's -g gesture bindings on gestured's events (a drop-in for lisgd)", runLisgd),
 ]
 
 @MainActor func usage() -> String {
