@@ -8,7 +8,7 @@ _gesturectl_commands() {
 
 # The options of one command, and which of them take a value ("--socket PATH", "-o FILE" lines in its --help).
 _gesturectl_options() {
-    gesturectl "$1" --help 2>/dev/null | awk '/^ +--?[a-z]/ { print $1 }'
+    gesturectl "$1" --help 2>/dev/null | awk '/^ +--?[a-zA-Z]/ { print $1 }'
 }
 _gesturectl_takes_value() {
     gesturectl "$1" --help 2>/dev/null | awk -v o="$2" '$1 == o && $2 ~ /^[A-Z]+$/ { found = 1 } END { exit !found }'
@@ -41,6 +41,7 @@ _gesturectl() {
             *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch ;;
             *:--edges) _gesturectl_list "$cur" left right top bottom ;;
             *:--fingers | *:--count) ;;
+            lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
             monitor:--device | orientation:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
             *)  compopt -o filenames 2>/dev/null
