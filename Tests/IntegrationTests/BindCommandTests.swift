@@ -103,8 +103,14 @@ struct BindCommandTests {
             "bindings.toml",
             """
             [[binding]]
+            name = "other-device"
+            device = "Some other panel*"
+            \(line("other-device"))
+
+            [[binding]]
             name = "back"
             edge = "left"
+            device = "gestured test*"
             \(line("back"))
 
             [[binding]]
@@ -161,6 +167,13 @@ struct BindCommandTests {
             \(line("zoom"))
 
             [[binding]]
+            name = "dragged"
+            gesture = "pan"
+            fingers = 2
+            distance_mm = 20
+            \(line("dragged"))
+
+            [[binding]]
             name = "never"
             gesture = "pan"
             fingers = 1
@@ -182,6 +195,8 @@ struct BindCommandTests {
         r.swipe(from: [(24, 40), (36, 40), (48, 40)], by: 0, 40, seconds: 0.3)  // workspace
         r.wait(0.4)
         r.pinch(center: (36, 64), fromSpan: 16, toSpan: 48)  // zoom
+        r.wait(0.4)
+        r.swipe(from: [(20, 60), (20, 72)], by: 30, 0, seconds: 0.3)  // dragged: past 20 mm, once
         r.wait(0.5)
         let recording = directory.write("gestures.evemu", r.text)
 
@@ -192,7 +207,7 @@ struct BindCommandTests {
         let expected = [
             "back edge-swipe 1 left", "abandoned edge-swipe 1 left", "volume-up edge-swipe 1 right",
             "volume-down edge-swipe 1 right", "corner edge-swipe 1 bottom-right", "top-begin edge-swipe 1 top",
-            "top-pressed edge-swipe 1 top", "top-end edge-swipe 1 top", "workspace pan 3 down", "zoom pinch 2 -",
+            "top-pressed edge-swipe 1 top", "top-end edge-swipe 1 top", "workspace pan 3 down", "zoom pinch 2 -", "dragged pan 2 -",
         ]
         let context = { "bind's log:\n\(bind.output)\n\(replayed(recording, in: directory))\ndaemon:\n\(daemon.log)" }
         try waitForLines(out, expected.count, context: context)
