@@ -87,6 +87,38 @@ struct LisgdCommandTests {
         #expect(lines(out).sorted() == expected.sorted(), "\(context())")
     }
 
+    /// -o turns the bindings as lisgd does (a quarter turn: LR from L becomes UD from T); -d keeps the
+    /// gestures of the device whose node it names (a symlink resolved to the kernel name, here the replay's
+    /// id) and drops the others.
+    @Test func orientationAndDevice() throws {
+        let directory = TemporaryDirectory()
+        let out = directory.path + "/fired"
+        _ = directory.write("replay1", "")
+        #expect(symlink(directory.path + "/replay1", directory.path + "/touchscreen") == 0)
+        var r = SyntheticRecording(leadIn: BindCommandTests.leadIn)
+        r.swipe(from: (2, 64), by: 50, 0)
+        r.wait(0.4)
+        r.swipe(from: (36, 2), by: 0, 60)
+        r.wait(0.4)
+        let recording = directory.write("turned.evemu", r.text)
+        let daemon = try Daemon(["--replay", recording])
+        let ctl = try Paths.gesturectl()
+        let turned = try Background(
+            [ctl, "lisgd", "-o", "1", "-d", directory.path + "/touchscreen", "-g", "1,LR,L,*,echo turned $LISGD_SWIPE >> \(out)",
+             "--socket", daemon.socketPath], outputPath: directory.path + "/turned.log")
+        let otherDevice = try Background(
+            [ctl, "lisgd", "-d", directory.path + "/event9", "-g", "1,UD,T,*,echo other-device >> \(out)", "-g", "1,LR,L,*,echo other-device >> \(out)",
+             "--socket", daemon.socketPath], outputPath: directory.path + "/other.log")
+        try waitForLines(out, 1, context: { turned.output + otherDevice.output + replayed(recording, in: directory) })
+        try daemon.terminate()
+        try turned.waitForOutput("the daemon closed the connection")
+        try otherDevice.waitForOutput("the daemon closed the connection")
+        #expect(otherDevice.output.contains("connected to gestured"))
+        #expect(lines(out) == ["turned UD"])
+        try turned.stop()
+        try otherDevice.stop()
+    }
+
     @Test func optionsAreCheckedAsLisgdNamesThem() throws {
         let directory = TemporaryDirectory()
         let ctl = try Paths.gesturectl()
