@@ -213,9 +213,14 @@ class DeviceRemoved(DeviceAdded):
     __slots__ = ()
 
 
-class DeviceChanged(DeviceAdded):
-    """A device that stays open changed (its orientation was set); `device` is the whole device now."""
-    __slots__ = ()
+class DeviceChanged(_Message):
+    """A device that stays open changed (its orientation was set); `device` is the whole device now.
+    Not a DeviceAdded: code that counts devices by their `device-added` notifications is not misled."""
+    __slots__ = ("device",)
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.device = Device(fields["device"]) if isinstance(fields.get("device"), dict) else None
 
 
 class Reply(_Message):

@@ -129,6 +129,7 @@ class DecodingTests(unittest.TestCase):
         self.assertEqual(added.device.orientation, 0)  # a daemon that does not send it never turned the device
         changed = gestured.decode('{"type":"device-changed","device":{"id":"event7","orientation":270}}')
         self.assertIsInstance(changed, gestured.DeviceChanged)
+        self.assertNotIsInstance(changed, gestured.DeviceAdded)
         self.assertEqual(changed.device.orientation, 270)
 
     def test_lines_that_are_not_messages_are_protocol_errors(self):
