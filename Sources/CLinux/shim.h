@@ -1,11 +1,12 @@
 // Linux headers Glibc's Swift module leaves out: epoll, timerfd, signalfd (used by GestureDaemon's event
-// loop) and the peer-credentials struct, which glibc only declares under _GNU_SOURCE.
+// loop), mallopt and the peer-credentials struct, which glibc only declares under _GNU_SOURCE.
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <malloc.h>
 
 /// Same layout as `struct ucred` (SO_PEERCRED), declared here because glibc hides it without _GNU_SOURCE.
 struct gestured_peer_credentials {

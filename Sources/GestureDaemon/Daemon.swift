@@ -112,6 +112,9 @@ public final class Daemon {
             // signalfd by the loop; SIGPIPE is ignored (sends use MSG_NOSIGNAL anyway).
             signals = try SignalReceiver(signals: [SIGTERM, SIGINT, SIGHUP])
             SystemCall.ignoreSignal(SIGPIPE)
+            // Client queues (up to client_buffer_bytes each) grow in a burst and drain after it: give
+            // their memory back then. 128 KiB is glibc's default threshold, kept fixed.
+            SystemCall.returnLargeFreedBlocksToTheSystem(atLeast: 128 * 1024)
             loop = try EventLoop()
             timer = try MonotonicTimer()
         } catch {

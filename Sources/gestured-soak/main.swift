@@ -2,7 +2,7 @@
 // binary) replaying recordings in a loop, connects 64 clients and sends SIGHUP every 10 s, for SOAK
 // seconds (first argument, default 600):
 //   - 42 readers subscribed to everything (2 of them with updates off) that must receive every gesture
-//     event, in order: each device's events are passes of what `gesturectl replay` makes of its
+//     event, in order (half of them stop reading for 10 s every 2 minutes, then catch up): each device's events are passes of what `gesturectl replay` makes of its
 //     recording, ids grow, every begin is followed by updates and exactly one end or cancel;
 //   - 20 clients that subscribe, unsubscribe, ping and ask for the devices at random, whose replies must
 //     come in order and whose gestures must never start without their begin;
@@ -122,8 +122,10 @@ let socketPath = directory + "/gestured.sock"
 let configPath = directory + "/soak.toml"
 let logPath = directory + "/gestured.log"
 do {
-    // Room for all 64 clients and the reconnecting one's next connection; the default buffer per client.
-    var text = "[daemon]\nsocket_group = \"\"\nmax_clients = 80\nlog_level = \"info\"\n"
+    // Room for all 64 clients and the reconnecting one's next connection. 2 MiB per client: a reader this
+    // process starves for up to about 50 s (a busy machine) keeps up; the stalled client, which never
+    // reads, is dropped after about as long.
+    var text = "[daemon]\nsocket_group = \"\"\nmax_clients = 80\nclient_buffer_bytes = 2097152\nlog_level = \"info\"\n"
     for (events, desc, panel) in recordings {
         guard let panel else { continue }
         let path = desc ?? events
@@ -394,7 +396,14 @@ while now() < endAt {
         default: break
         }
     }
-    let active = clients.filter { $0.fd >= 0 && $0.role != .stalled }
+    // Every 120 s from 60 s on, half the readers stop reading for 10 s (a busy client machine), then catch
+    // up: the daemon queues about 400 KiB for each, well inside client_buffer_bytes, and must give the
+    // memory back once they have caught up (the RSS floor below).
+    let elapsed = t - startedAt
+    let pausing = elapsed >= 60 && (elapsed - 60).truncatingRemainder(dividingBy: 120) < 10
+    let active = clients.filter {
+        $0.fd >= 0 && $0.role != .stalled && !(pausing && $0.index % 2 == 0 && $0.role == .reader(updates: true))
+    }
     var pollfds = active.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
     _ = poll(&pollfds, nfds_t(pollfds.count), 20)
     for (i, c) in active.enumerated() where pollfds[i].revents != 0 {
