@@ -16,10 +16,10 @@ private let plotUsage = """
 
     Draws an evemu recording as an SVG, to the scale of the screen as the user sees it (millimetres, after
     rotation and calibration): each finger's path (one colour per finger, a dot per frame), the edge zones
-    and corners at their configured widths, the slop circle and the edge swipe's angle tolerance at each
-    landing, each gesture's begin and end marked and labelled, and a time strip of the fingers' contacts
-    and the gestures. The gestures come from gestured's recognizer, as `gesturectl replay` prints them.
-    Warnings go to standard error.
+    and corners at their configured widths, the slop circle at each landing and the edge swipe's angle
+    tolerance at each landing in an edge zone, each gesture's begin and end marked and labelled, and a
+    time strip of the fingers' contacts and the gestures. The gestures come from gestured's recognizer,
+    as `gesturectl replay` prints them. Warnings go to standard error.
 
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults), as
