@@ -64,11 +64,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
+        // Starting a real gestured and talking to it from outside (the socket bench and the soak).
+        .target(name: "DaemonUnderTest"),
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
         .executableTarget(
-            name: "gestured-socket-bench", dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles"]),
+            name: "gestured-socket-bench",
+            dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest"]),
         // The daemon under a long, busy load: 64 clients, looping replays, SIGHUPs (`make soak`).
-        .executableTarget(name: "gestured-soak", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol"]),
+        .executableTarget(
+            name: "gestured-soak",
+            dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest"]),
 
         .testTarget(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),

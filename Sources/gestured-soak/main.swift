@@ -10,16 +10,14 @@
 //   - one client that connects, subscribes, reads a little and hangs up, again and again.
 // Checks: the daemon's resident memory stays flat (the series is printed), every check above holds, and
 // the log holds no warning or error but the stalled client's. Exits 1 when a check fails. `make soak`.
+import DaemonUnderTest
 import GestureCore
-import GestureVocabulary
 import GestureProtocol
+import GestureVocabulary
 import Glibc
+import RecordingFiles
 
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func now() -> Double { monotonicSeconds() }
 
 func say(_ message: String) {
     var bytes = Array((message + "\n").utf8)
@@ -30,20 +28,6 @@ func fail(_ message: String) -> Never {
     var bytes = Array(("gestured-soak: " + message + "\n").utf8)
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     exit(1)
-}
-
-func readFile(_ path: String) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return "" }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 // MARK: Set-up
@@ -59,13 +43,7 @@ let recordings: [(String, String?, (width: Double, height: Double)?)] = [
     (fixtures + "/recordings/Wacom_ISDv4_E6_Finger.double-top-swipe.events",
      fixtures + "/recordings/Wacom_ISDv4_E6_Finger.desc", (305, 172)),
 ]
-let binDirectory: String = {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    let exe = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
-}()
-let gestured = binDirectory + "/gestured"
+let gestured = executableDirectory + "/gestured"
 guard access(gestured, X_OK) == 0 else { fail("no gestured next to this program (\(gestured)); build it in the same configuration") }
 
 /// What a client must see of one gesture event to call two streams the same (ids and times differ).
@@ -101,9 +79,8 @@ let passes: [String: [Signature]] = {
     var result: [String: [Signature]] = [:]
     for (i, (events, desc, panel)) in recordings.enumerated() {
         do {
-            let text = (desc.map { readFile($0) + "\n" } ?? "") + readFile(events)
-            let recording = try EvemuParser.parse(text: text, fileName: events)
-            guard let device = recording.device else { fail("\(events): no device description") }
+            let recording = try RecordingFile.load(events, description: desc)
+            let device = recording.device
             var geometry = GeometrySettings()
             geometry.panelSizeMM = panel
             let gestures = try RecordingReplay.gestures(of: recording.events, device: device, geometry: geometry).gestures
@@ -116,71 +93,36 @@ let passes: [String: [Signature]] = {
     return result
 }()
 
-var template = Array("/tmp/gestured-soak-XXXXXX".utf8CString)
-let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-let socketPath = directory + "/gestured.sock"
-let configPath = directory + "/soak.toml"
-let logPath = directory + "/gestured.log"
-do {
+guard let directory = PrivateDirectory(prefix: "gestured-soak") else { fail("mkdtemp: \(Errno(errno))") }
+let socketPath = directory.path + "/gestured.sock"
+let logPath = directory.path + "/gestured.log"
+let configPath: String = {
     // Room for all 64 clients and the reconnecting one's next connection. 2 MiB per client: a reader this
     // process starves for up to about 50 s (a busy machine) keeps up; the stalled client, which never
     // reads, is dropped after about as long.
     var text = "[daemon]\nsocket_group = \"\"\nmax_clients = 80\nclient_buffer_bytes = 2097152\nlog_level = \"info\"\n"
     for (events, desc, panel) in recordings {
         guard let panel else { continue }
-        let path = desc ?? events
-        guard let name = (try? EvemuParser.parse(text: readFile(path), fileName: path))?.device?.name else {
-            fail("\(path): no device description")
+        let name: String
+        do {
+            name = try RecordingFile.load(events, description: desc).device.name
+        } catch {
+            fail("\(error)")
         }
         text += "\n[[device]]\nmatch_name = \"\(name)\"\npanel_width_mm = \(panel.width)\npanel_height_mm = \(panel.height)\n"
     }
-    let fd = open(configPath, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-    _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
-}
+    return directory.write("soak.toml", text)
+}()
 
 func startDaemon() -> pid_t {
-    var argv = [gestured, "--no-udev", "--socket", socketPath, "--config", configPath]
+    var arguments = ["--no-udev", "--socket", socketPath, "--config", configPath]
     for (events, desc, _) in recordings {
-        argv += ["--replay", events] + (desc.map { ["--device", $0] } ?? []) + ["--loop", "--speed", String(speed)]
+        arguments += ["--replay", events] + (desc.map { ["--device", $0] } ?? []) + ["--loop", "--speed", String(speed)]
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 2, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    var pid: pid_t = 0
-    let cArgs = argv.map { strdup($0) } + [nil]
-    let rc = posix_spawn(&pid, gestured, &actions, nil, cArgs, environ)
-    posix_spawn_file_actions_destroy(&actions)
-    guard rc == 0 else { fail("cannot start gestured: \(String(cString: strerror(rc)))") }
-    return pid
-}
-
-/// A connected, non-blocking client socket, or nil when the connection failed.
-func connectClient(receiveBuffer: Int32? = nil) -> Int32? {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    if var size = receiveBuffer {
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    switch spawnDaemon(gestured, arguments, logPath: logPath) {
+    case .success(let pid): return pid
+    case .failure(let error): fail("cannot start gestured: \(error)")
     }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
-    let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    if rc != 0 {
-        close(fd)
-        return nil
-    }
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    return fd
-}
-
-func statusKiB(_ pid: pid_t, _ key: String) -> Int {
-    for line in readFile("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix(key + ":") {
-        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
-    }
-    return -1
 }
 
 // MARK: Clients
@@ -323,17 +265,17 @@ clients.append(Client(role: .reconnecting, index: 63))
 
 let startedAt = now()
 while true {
-    if let fd = connectClient() {
+    if let fd = connectUnixSocket(socketPath) {
         close(fd)
         break
     }
-    if now() > startedAt + 20 { fail("gestured did not start listening; its log:\n" + readFile(logPath)) }
+    if now() > startedAt + 20 { fail("gestured did not start listening; its log:\n" + readWholeFile(logPath)) }
     usleep(10_000)
 }
 var random = SystemRandomNumberGenerator()
 for c in clients {
     // The stalled client's small receive buffer fills sooner, so the daemon's own buffer fills soon after.
-    guard let fd = connectClient(receiveBuffer: c.role == .stalled ? 4096 : nil) else { fail("client \(c.index) cannot connect") }
+    guard let fd = connectUnixSocket(socketPath, receiveBuffer: c.role == .stalled ? 4096 : nil) else { fail("client \(c.index) cannot connect") }
     c.fd = fd
     c.connections = 1
     switch c.role {
@@ -364,7 +306,7 @@ while now() < endAt {
         if hangups % 6 == 0 { say("  \(Int(t - startedAt)) s: VmRSS \(rss.last!.kib) KiB") }
     }
     var waitpidStatus: Int32 = 0
-    if waitpid(daemon, &waitpidStatus, WNOHANG) == daemon { fail("gestured exited (status \(waitpidStatus)); its log:\n" + readFile(logPath)) }
+    if waitpid(daemon, &waitpidStatus, WNOHANG) == daemon { fail("gestured exited (status \(waitpidStatus)); its log:\n" + readWholeFile(logPath)) }
     // Togglers act; the reconnecting client hangs up and connects again.
     for c in clients where c.fd >= 0 {
         switch c.role {
@@ -381,7 +323,7 @@ while now() < endAt {
         case .reconnecting where t >= c.readUntil:
             close(c.fd)
             c.fd = -1
-            if let fd = connectClient() {
+            if let fd = connectUnixSocket(socketPath) {
                 c.fd = fd
                 c.connections += 1
                 c.framer = LineFramer(maximumLineBytes: 1 << 20)
@@ -447,7 +389,7 @@ waitpid(daemon, &status, 0)
 // MARK: Report
 
 var failures: [String] = []
-let log = readFile(logPath).split(separator: "\n")
+let log = readWholeFile(logPath).split(separator: "\n")
 let warnings = log.filter { $0.hasPrefix("<0>") || $0.hasPrefix("<1>") || $0.hasPrefix("<2>") || $0.hasPrefix("<3>") || $0.hasPrefix("<4>") }
 let stalledLines = warnings.filter { $0.contains("stopped reading") }
 let unexpected = warnings.filter { !$0.contains("stopped reading") }
@@ -498,10 +440,7 @@ let summary = "soak: seconds=\(Int(duration)) clients=\(clients.count) sighups=\
     + "log_errors=\(unexpected.count) failures=\(failures.count)"
 say(summary)
 if failures.isEmpty {
-    unlink(socketPath)
-    unlink(configPath)
-    unlink(logPath)
-    rmdir(directory)
+    directory.remove(["gestured.sock", "soak.toml", "gestured.log"])
     say("gestured-soak: PASS")
 } else {
     for f in failures.prefix(40) { say("FAIL: \(f)") }

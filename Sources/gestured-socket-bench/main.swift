@@ -4,16 +4,13 @@
 // one poll(2) loop, and raises the replay speed until the daemon no longer keeps up. Reports figures;
 // asserts nothing. Run with `make bench-socket`; the last line, `bench-socket: key=value …`, is the
 // summary for scripts (docs/testing.md, "Benchmarks").
+import DaemonUnderTest
 import GestureCore
 import GestureProtocol
 import Glibc
 import RecordingFiles
 
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+func now() -> Double { monotonicSeconds() }
 
 func fail(_ message: String) -> Never {
     var bytes = Array((message + "\n").utf8)
@@ -21,30 +18,10 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-func readFile(_ path: String) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return "" }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
 let arguments = CommandLine.arguments
 let fixtures = arguments.count > 1 ? arguments[1] : "Tests/Fixtures"
 let recording = fixtures + "/recordings/dell_canvas_touch.evemu"
-let binDirectory: String = {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    let exe = String(decoding: buffer[0..<max(0, n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return String(exe[..<(exe.lastIndex(of: "/") ?? exe.startIndex)])
-}()
-let gestured = binDirectory + "/gestured"
+let gestured = executableDirectory + "/gestured"
 guard access(gestured, X_OK) == 0 else { fail("no gestured next to this benchmark (\(gestured)); build it in the same configuration") }
 
 // What one pass of the replay produces, and how long a pass lasts in recording time (plus the daemon's
@@ -66,31 +43,21 @@ do {
 }
 let passSeconds = Double(lastTime - firstTime + 1_000_000) / 1e6
 
-var template = Array("/tmp/gestured-bench-XXXXXX".utf8CString)
-let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-let socketPath = directory + "/gestured.sock"
-let configPath = directory + "/bench.toml"
-do {
-    // Large client buffers so a momentary lag is absorbed; a client that truly falls behind still fills
-    // them and is dropped, which ends that run.
-    let text = "[daemon]\nsocket_group = \"\"\nclient_buffer_bytes = 16777216\nmax_clients = 64\nlog_level = \"warning\"\n"
-    let fd = open(configPath, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-    _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
-}
+guard let directory = PrivateDirectory(prefix: "gestured-bench") else { fail("mkdtemp: \(Errno(errno))") }
+let socketPath = directory.path + "/gestured.sock"
+let logPath = directory.path + "/gestured.log"
+// Large client buffers so a momentary lag is absorbed; a client that truly falls behind still fills them
+// and is dropped, which ends that run.
+let configPath = directory.write(
+    "bench.toml",
+    "[daemon]\nsocket_group = \"\"\nclient_buffer_bytes = 16777216\nmax_clients = 64\nlog_level = \"warning\"\n")
 
 /// Starts gestured with `extra` arguments; its log goes to DIR/gestured.log.
 func startDaemon(_ extra: [String]) -> pid_t {
-    let argv = [gestured, "--no-udev", "--socket", socketPath, "--config", configPath] + extra
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 2, directory + "/gestured.log", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    var pid: pid_t = 0
-    let cArgs = argv.map { strdup($0) } + [nil]
-    let rc = posix_spawn(&pid, gestured, &actions, nil, cArgs, environ)
-    posix_spawn_file_actions_destroy(&actions)
-    guard rc == 0 else { fail("cannot start gestured: \(String(cString: strerror(rc)))") }
-    return pid
+    switch spawnDaemon(gestured, ["--no-udev", "--socket", socketPath, "--config", configPath] + extra, logPath: logPath) {
+    case .success(let pid): return pid
+    case .failure(let error): fail("cannot start gestured: \(error)")
+    }
 }
 
 func stopDaemon(_ pid: pid_t) {
@@ -99,21 +66,8 @@ func stopDaemon(_ pid: pid_t) {
     waitpid(pid, &status, 0)
 }
 
-/// A connected, non-blocking client socket, or nil while the daemon is not listening yet.
-func connectClient() -> Int32? {
-    let fd = socket(AF_UNIX, 1 | 0o2000000, 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8) + [0]) }
-    let rc = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    if rc != 0 {
-        close(fd)
-        return nil
-    }
-    return fd
-}
+/// A connected client socket, or nil while the daemon is not listening yet.
+func connectClient() -> Int32? { connectUnixSocket(socketPath) }
 
 func waitForSocket() -> Int32 {
     let deadline = now() + 20
@@ -121,25 +75,7 @@ func waitForSocket() -> Int32 {
         if let fd = connectClient() { return fd }
         usleep(5000)
     }
-    fail("gestured did not start listening; its log:\n" + readFile(directory + "/gestured.log"))
-}
-
-/// CPU seconds the process used (utime + stime from /proc/PID/stat).
-func cpuSeconds(_ pid: pid_t) -> Double {
-    let stat = readFile("/proc/\(pid)/stat")
-    guard let close = stat.lastIndex(of: ")") else { return 0 }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    // After the comm field: state is field 3, utime field 14, stime field 15 (1-based in proc(5)).
-    guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return 0 }
-    return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
-}
-
-/// A "Key:   N kB" figure from /proc/PID/status (VmRSS, RssAnon, RssFile).
-func statusKiB(_ pid: pid_t, _ key: String) -> Int {
-    for line in readFile("/proc/\(pid)/status").split(separator: "\n") where line.hasPrefix(key + ":") {
-        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
-    }
-    return -1
+    fail("gestured did not start listening; its log:\n" + readWholeFile(logPath))
 }
 
 /// "11912 KiB resident (1000 KiB anonymous: heap and stacks; the rest mapped from the binary and libraries), 1 thread"
@@ -268,10 +204,7 @@ do {
     print("idle daemon after replaying a recording, one client: \(rss2)")
 }
 print("bench-socket: " + summary.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
-unlink(socketPath)
-unlink(configPath)
-unlink(directory + "/gestured.log")
-rmdir(directory)
+directory.remove(["gestured.sock", "bench.toml", "gestured.log"])
 
 extension String {
     func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(1, width - count)) }
