@@ -167,6 +167,12 @@ struct BindCommandTests {
             \(line("zoom"))
 
             [[binding]]
+            name = "missing-program"
+            gesture = "pinch"
+            on = "begin"
+            command = ["/nonexistent/gesture-program", "arg"]
+
+            [[binding]]
             name = "dragged"
             gesture = "pan"
             fingers = 2
@@ -216,6 +222,9 @@ struct BindCommandTests {
         #expect(try bind.stop() == 0)
         #expect(lines(out).sorted() == expected.sorted(), "\(context())")
         #expect(bind.output.contains("connected to gestured"), "\(bind.output)")
+        #expect(
+            bind.output.contains("missing-program: cannot run /nonexistent/gesture-program: No such file or directory (errno 2)"),
+            "\(bind.output)")
     }
 
     /// The measure of issue 10: the next gesture's command starts within 50 ms of its gesture's end while
