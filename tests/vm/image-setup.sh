@@ -11,6 +11,10 @@ echo 0123456789abcdef0123456789abcdef > "$root/etc/machine-id"
 # No password for root: a person debugging with VM_SHELL=1 logs in on the serial console.
 chroot "$root" passwd -d root >/dev/null
 mkdir -p "$root/mnt/rig" "$root/mnt/out" "$root/lib/modules"
+# The image was built without man pages and docs (run.sh's --dpkgopt path-exclude, which mmdebstrap also
+# writes into the image); a package installed in the guest (gestured's .deb) gets all its files, as it would
+# on any Debian system.
+rm -f "$root/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
 
 # The test unit: runs the rig's guest script once the system is up, then powers off whatever happened.
 cat > "$root/etc/systemd/system/vmtest.service" <<'EOF'

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Real-kernel end-to-end test rig: boots a Debian kernel in QEMU with systemd, udev and uinput, installs
-# gestured there as a user would, drives uinput touchscreens from recordings and checks what clients get.
+# gestured there as a user would (its .deb; the `make install` tree in a separate check), drives uinput touchscreens from recordings and checks what clients get.
 # docs/testing.md explains how it works and how to debug a failure. Usage: tests/vm/run.sh (or make test-vm).
 #
 # Environment knobs:
-#   VM_TIMEOUT=seconds   hard limit for the guest (default 270); QEMU is killed when it passes
+#   VM_TIMEOUT=seconds   hard limit for the guest (default 420); QEMU is killed when it passes
 #   VM_VERBOSE=1         stream the guest's serial console to stdout while it runs
 #   VM_ACCEL=tcg|kvm     force the accelerator (default: kvm only where the CPU has vmx/svm and kvm_pvm is absent)
 #   VM_SHELL=1           boot the same guest with a root login on this terminal instead of running the tests
@@ -19,7 +19,7 @@ top=$(cd "$here/../.." && pwd)
 vmdir=$top/.build/vm                 # cache: downloads, kernel-<key>/, rootfs-<key>.ext4
 run=$vmdir/run                       # this run: rig/ (read-only share), out/ (results share)
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-VM_TIMEOUT=${VM_TIMEOUT:-270}
+VM_TIMEOUT=${VM_TIMEOUT:-420}
 SWIFT=${SWIFT:-swift}
 
 t0=$(date +%s)
@@ -183,21 +183,41 @@ build_rootfs() { # -> sets $rootfs (an ext4 image)
 }
 
 # --- gestured, staged for the guest ------------------------------------------------------------------------
-# `make install` of a release build with the Swift runtime linked in, into a staging root (DESTDIR) that
-# the guest copies onto its / — what a distribution package would put there.
+# The Debian package (make deb, lintian included) that the guest installs with dpkg, and the `make install`
+# tree (a staging root, DESTDIR) that the guest copies onto its / in a separate check. Both from the same
+# release build with the Swift runtime linked in: the rig builds with debian/rules' flags, so the package
+# build after it compiles nothing again.
+package_swift_flags() { sed -n 's/^SWIFT_BUILD_FLAGS := //p' "$top/debian/rules"; }
+
 stage_gestured() {
-    local stage=$run/rig/stage started
+    local stage=$run/rig/stage started flags
     mkdir -p "$stage"
     started=$(date +%s)
-    say "gestured: make install PREFIX=/usr DESTDIR=<staging> (release, --static-swift-stdlib)"
+    flags=$(package_swift_flags)
+    say "gestured: make install PREFIX=/usr DESTDIR=<staging> SWIFT_BUILD_FLAGS=\"$flags\""
     if ! make -C "$top" --no-print-directory install PREFIX=/usr DESTDIR="$stage" \
-            SWIFT_BUILD_FLAGS="-c release --static-swift-stdlib" > "$vmdir/make-install.log" 2>&1; then
+            SWIFT_BUILD_FLAGS="$flags" > "$vmdir/make-install.log" 2>&1; then
         tail -30 "$vmdir/make-install.log"
         say "gestured: NOT INSTALLED: make install failed (log: $vmdir/make-install.log); the guest's gestured checks fail"
         rm -rf "$stage"; mkdir -p "$stage"
         return
     fi
     say "gestured: built and staged in $(( $(date +%s) - started ))s"
+}
+
+build_deb() {
+    local started deb
+    mkdir -p "$run/rig/deb"
+    started=$(date +%s)
+    say "gestured: make deb (dpkg-buildpackage, lintian)"
+    if ! make -C "$top" --no-print-directory deb > "$vmdir/make-deb.log" 2>&1; then
+        tail -30 "$vmdir/make-deb.log"
+        say "gestured: NO PACKAGE: make deb failed (log: $vmdir/make-deb.log); the guest's gestured checks fail"
+        return
+    fi
+    deb=$(ls "$top"/.build/deb/gestured_*_"$(dpkg --print-architecture)".deb | first)
+    cp "$deb" "$run/rig/deb/gestured.deb"
+    say "gestured: $(basename "$deb") built in $(( $(date +%s) - started ))s"
 }
 
 # The latency client (gesture-latency.c), built for the guest (same Debian release, so same glibc).
@@ -351,6 +371,7 @@ main() {
     echo "${VM_TRACE:-}" > "$run/rig/trace"
     prepare_recordings
     stage_gestured
+    build_deb
     expected_gestures
     build_helpers
     build_kernel

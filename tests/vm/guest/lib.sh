@@ -93,6 +93,12 @@ require_gestured() {
     fail "$1" "gestured not installed or not running (see the gestured-* checks above)"
     return 1
 }
+# Every path on the root file system, sorted, leaving out what the system itself changes all the time
+# (/var/log, dpkg's database, caches) and other file systems (/run, /proc, the shares). For the purge check.
+root_files() {
+    find / -xdev \( -path /var/log -o -path /var/lib/dpkg -o -path /var/cache -o -path /var/tmp -o -path /tmp \) -prune \
+        -o -print 2>/dev/null | sort
+}
 gestured_pid() { systemctl show -p MainPID --value gestured.service; }
 # The daemon lists the node among its devices (`gesturectl devices`).
 listed() { gesturectl devices --json 2>/dev/null | grep -q "\"path\":\"$1\""; }

@@ -1,16 +1,44 @@
-# Install gestured as a package would (the staged `make install` tree onto /, then what a package's
-# post-install step does: systemd-sysusers, daemon-reload), start the service, wait for READY.
-stage=$RIG/stage
-if [ ! -x "$stage/usr/bin/gestured" ] || [ ! -f "$stage/usr/lib/systemd/system/gestured.service" ]; then
-    fail gestured-installed "gestured not installed: the host staged no build (make install failed or has not run; see the rig's output)"
+# Install gestured from its Debian package (make deb on the host) as a user would: dpkg -i. Check what the
+# package did (the user, the files, the conffile, the units it enabled and started, socket activation),
+# then run the daemon as the service that the later checks use. 90-package.sh purges the package and
+# looks for anything left; 95-make-install.sh installs the `make install` tree instead.
+deb=$RIG/deb/gestured.deb
+# Every file on the root file system before the package, for 90-package.sh's purge check.
+root_files > "$WORK/files-before-package.txt"
+log "listed $(wc -l < "$WORK/files-before-package.txt") paths before the package"
+if [ ! -f "$deb" ]; then
+    fail gestured-installed "gestured not installed: the host built no package (make deb failed; see the rig's output)"
+elif ! dpkg -i "$deb" > "$WORK/dpkg-install.txt" 2>&1; then
+    fail gestured-installed "dpkg -i gestured.deb failed: $(tail -5 "$WORK/dpkg-install.txt" | tr '\n' ' ')"
 else
-    cp -a "$stage/." /
-    systemd-sysusers
-    systemctl daemon-reload
-    check gestured-installed "make install tree: $(cd "$stage" && find . -type f | sed 's|^\./|/|' | sort | tr '\n' ' ')" \
-        test -x /usr/bin/gestured -a -f /etc/gestured/gestured.toml
-    check gestured-user "systemd-sysusers made user gestured, in group input: $(id gestured 2>&1)" \
+    log "dpkg -i done"
+    version=$(dpkg-query -W -f='${Version}' gestured)
+    check gestured-installed "dpkg -i: gestured $version, $(dpkg -L gestured | wc -l) paths" \
+        bash -c '[ "$(dpkg-query -W -f="\${Status}" gestured)" = "install ok installed" ] && [ -x /usr/bin/gestured ]'
+    check gestured-version "gestured --version: $(gestured --version), gesturectl --version: $(gesturectl --version)" \
+        bash -c '[ "$(gestured --version | cut -d" " -f2)" = "$1" ] && [ "$(gesturectl --version | cut -d" " -f2)" = "$1" ]' _ "$version"
+    check gestured-user "postinst ran systemd-sysusers: $(id gestured 2>&1)" \
         eval 'id -nG gestured | grep -qw input'
+    check package-conffile "conffiles: $(dpkg-query -W -f='${Conffiles}' gestured | tr '\n' ' ')" \
+        bash -c 'dpkg-query -W -f="\${Conffiles}" gestured | grep -q "^ /etc/gestured/gestured.toml "'
+    check package-files "man pages, completions, units, sysusers.d, docs" \
+        test -f /usr/share/man/man8/gestured.8.gz -a -f /usr/share/man/man1/gesturectl.1.gz \
+             -a -f /usr/share/man/man5/gestured.toml.5.gz -a -f /usr/share/bash-completion/completions/gesturectl \
+             -a -f /usr/share/zsh/vendor-completions/_gesturectl -a -f /lib/systemd/system/gestured.service \
+             -a -f /lib/systemd/system/gestured.socket -a -f /usr/lib/sysusers.d/gestured.conf \
+             -a -f /usr/share/doc/gestured/copyright
+    # Debian's practice, in its cheapest form: the socket is enabled and listening, the daemon itself is
+    # neither enabled nor running until a client connects (docs/installation.md).
+    units="socket $(systemctl is-enabled gestured.socket)/$(systemctl is-active gestured.socket), service $(systemctl is-enabled gestured.service)/$(systemctl is-active gestured.service)"
+    check package-services "$units" \
+        bash -c '[ "$1" = "socket enabled/active, service disabled/inactive" ]' _ "$units"
+    listing=$(timeout 60 gesturectl devices 2>&1); status=$?
+    check package-socket-activation "the first client started the daemon (gesturectl devices: status $status, ${listing:0:60}), service $(systemctl is-active gestured.service)" \
+        bash -c '[ "$1" = 0 ] && systemctl is-active --quiet gestured.service' _ "$status"
+    # The checks after this one expect the daemon to make its own socket: leave socket activation off
+    # (80-devices.sh tests it again).
+    systemctl disable --now gestured.socket > /dev/null 2>&1
+    systemctl stop gestured.service
 
     # Type=notify: `systemctl start` returns once the daemon has sent READY=1 (or has failed).
     if timeout 60 systemctl start gestured.service; then
