@@ -368,7 +368,12 @@ struct ConfigDecoder {
     private mutating func checkFingers(
         _ settings: RecognizerSettings, setKeys: [String: SourcePosition], displayPrefix: String, base: String
     ) {
-        for table in ["edge_swipe", "pan", "pinch"] {
+        if let position = setKeys["pan.directions"], settings.pan.directions != 4 && settings.pan.directions != 8 {
+            error(
+                position, join(displayPrefix, "pan.directions"),
+                "must be 4 (up, down, left, right) or 8 (with the diagonals), not \(settings.pan.directions)")
+        }
+        for table in ["edge_swipe", "pan", "pinch", "tap", "hold"] {
             let minKey = "\(table).min_fingers"
             let maxKey = "\(table).max_fingers"
             guard case .integer(let low)? = recognizerKeysByName[minKey]?.get(settings),

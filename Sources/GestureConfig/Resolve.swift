@@ -31,7 +31,7 @@ extension Configuration {
             }
             // Each section is valid over [recognizer] alone (the loader checked), but two sections may
             // combine into min_fingers above max_fingers; keep the earlier counts for that recognizer then.
-            for table in ["edge_swipe", "pan", "pinch"] {
+            for table in ["edge_swipe", "pan", "pinch", "tap", "hold"] {
                 guard let minKey = recognizerKeysByName["\(table).min_fingers"],
                     let maxKey = recognizerKeysByName["\(table).max_fingers"],
                     case .integer(let low) = minKey.get(candidate), case .integer(let high) = maxKey.get(candidate),

@@ -96,6 +96,9 @@ let recognizerKeys: [RecognizerKey] =
             "edge_swipe.fling_velocity_mm_per_s", "edgeSwipe.flingVelocityMMPerSecond", 10...10000, "mm/s",
             \.edgeSwipe.flingVelocityMMPerSecond),
         flag("edge_swipe.corners", "edgeSwipe.corners", \.edgeSwipe.corners),
+        number(
+            "edge_swipe.withhold_max_seconds", "edgeSwipe.withholdMaxSeconds", 0.02...0.15, "s",
+            \.edgeSwipe.withholdMaxSeconds),
     ]
     + Edge.sides.flatMap(edgeKeys)
     + [
@@ -106,6 +109,10 @@ let recognizerKeys: [RecognizerKey] =
         number(
             "pan.fling_velocity_mm_per_s", "pan.flingVelocityMMPerSecond", 10...10000, "mm/s",
             \.pan.flingVelocityMMPerSecond),
+        integer("pan.directions", "pan.directions", 4...8, "directions", \.pan.directions),
+        flag("pan.claim", "pan.claim", \.pan.claim),
+        integer("pan.claim_min_fingers", "pan.claimMinFingers", 1...10, "fingers", \.pan.claimMinFingers),
+        integer("pan.claim_max_fingers", "pan.claimMaxFingers", 1...10, "fingers", \.pan.claimMaxFingers),
 
         flag("pinch.enabled", "pinch.enabled", \.pinch.enabled),
         integer("pinch.min_fingers", "pinch.minFingers", 2...10, "fingers", \.pinch.minFingers),
@@ -118,6 +125,24 @@ let recognizerKeys: [RecognizerKey] =
         number(
             "pinch.commit_rotation_degrees", "pinch.commitRotationDegrees", 1...360, "degrees",
             \.pinch.commitRotationDegrees),
+        flag("pinch.claim", "pinch.claim", \.pinch.claim),
+        integer("pinch.claim_min_fingers", "pinch.claimMinFingers", 2...10, "fingers", \.pinch.claimMinFingers),
+        integer("pinch.claim_max_fingers", "pinch.claimMaxFingers", 2...10, "fingers", \.pinch.claimMaxFingers),
+
+        flag("tap.enabled", "tap.enabled", \.tap.enabled),
+        integer("tap.min_fingers", "tap.minFingers", 1...10, "fingers", \.tap.minFingers),
+        integer("tap.max_fingers", "tap.maxFingers", 1...10, "fingers", \.tap.maxFingers),
+        number("tap.max_duration_seconds", "tap.maxDurationSeconds", 0.05...2, "s", \.tap.maxDurationSeconds),
+        number(
+            "tap.multi_tap_interval_seconds", "tap.multiTapIntervalSeconds", 0.05...2, "s",
+            \.tap.multiTapIntervalSeconds),
+        number("tap.multi_tap_distance_mm", "tap.multiTapDistanceMM", 1...100, "mm", \.tap.multiTapDistanceMM),
+        integer("tap.max_taps", "tap.maxTaps", 1...10, "taps", \.tap.maxTaps),
+
+        flag("hold.enabled", "hold.enabled", \.hold.enabled),
+        integer("hold.min_fingers", "hold.minFingers", 1...10, "fingers", \.hold.minFingers),
+        integer("hold.max_fingers", "hold.maxFingers", 1...10, "fingers", \.hold.maxFingers),
+        number("hold.hold_seconds", "hold.holdSeconds", 0.1...5, "s", \.hold.holdSeconds),
     ]
 
 let recognizerKeysByName: [String: RecognizerKey] = Dictionary(

@@ -26,12 +26,27 @@ public final class GestureIDSource: @unchecked Sendable {
     public var upcoming: UInt64 { next }
 }
 
-/// What the engine produces, in order: gestures for clients, warnings for the user, and (only while
-/// tracing) the recognizer's transitions and decisions for the debug log.
+/// What the recognizer decides about touches of a device whose touches go through gestured
+/// (passthrough; `RecognizerSettings.withholdsTouches`): a system gesture owns its touches, so the
+/// application under the finger never sees them (UIKit's delaysTouchesBegan and cancelsTouchesInView).
+public enum TouchDecision: Equatable, Sendable {
+    /// Contacts (by Contact.serial, from TouchFrame) that landed in the zone of an edge whose edge swipe is
+    /// possible: hold them back until the recognizer decides.
+    case withhold([UInt64])
+    /// Not a system gesture's: deliver them now (landing, then current state) and live from then on.
+    case release([UInt64])
+    /// A system gesture owns them from now: withheld ones are never delivered; ones already delivered are
+    /// cancelled (MT_TOOL_PALM then lift); nothing more of them is delivered.
+    case claim([UInt64])
+}
+
+/// What the engine produces, in order: gestures for clients, warnings for the user, touch decisions for
+/// passthrough, and (only while tracing) the recognizer's transitions and decisions for the debug log.
 public enum EngineOutput: Equatable, Sendable {
     case gesture(GestureEvent)
     case warning(CoreWarning)
     case trace(String)
+    case touch(TouchDecision)
 }
 
 /// The whole pipeline for one device: evdev events -> frame assembler -> recognizer -> gesture events.
@@ -188,7 +203,7 @@ public struct GestureEngine: Sendable {
         let tracing = recognizer.tracing
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
-        if !assembler.frame.contacts.isEmpty { recognizer.waitForLift(into: &out) }
+        if !assembler.frame.contacts.isEmpty { recognizer.waitForLift(assembler.frame, into: &out) }
     }
 
     /// A fresh assembler and recognizer with the same settings, geometry, id source and tracing.

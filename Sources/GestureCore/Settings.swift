@@ -29,6 +29,12 @@ public struct EdgeSwipeSettings: Equatable, Sendable {
     /// 45°) swipe from the corner ("top-left", ...). On: corner swipes are common bindings (Sxmo's), and a
     /// swipe along one side's inward axis still goes to that side.
     public var corners: Bool = true
+    /// With passthrough, touches that land in an edge zone are held back from applications until the edge
+    /// swipe is decided; if it is still undecided this long after the landing (the finger has not moved
+    /// past the slop), the touch is delivered and its edge swipe fails. 0.12 s: long enough for a finger
+    /// that starts a swipe at once to pass the 3 mm slop (60 mm/s suffices at 0.05 s), short enough that
+    /// a press by the edge reaches the application about as late as a typical display frame or two.
+    public var withholdMaxSeconds: Double = 0.12
 
     public init() {}
 
@@ -44,6 +50,43 @@ public struct PanSettings: Equatable, Sendable {
     public var commitDistanceMM: Double = 15
     /// Release velocity that commits whatever the distance.
     public var flingVelocityMMPerSecond: Double = 200
+    /// The directions a committed pan's `end` is classified into: 4 (up, down, left, right, within the
+    /// angle tolerance, else none) or 8 (also up-left, up-right, down-left, down-right; each 45° wide).
+    public var directions: Int = 4
+    /// With passthrough, pans with `claimMinFingers`...`claimMaxFingers` fingers are system gestures:
+    /// when one begins, its touches already delivered to applications are cancelled.
+    public var claim: Bool = false
+    public var claimMinFingers: Int = 3
+    public var claimMaxFingers: Int = 5
+
+    public init() {}
+}
+
+/// Tap recognizer thresholds: fingers that land and lift without moving.
+public struct TapSettings: Equatable, Sendable {
+    public var enabled: Bool = true
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    /// Longest time from the first finger landing to the last lifting: a longer press is not a tap.
+    public var maxDurationSeconds: Double = 0.4
+    /// Longest time from one tap's last lift to the next tap's first landing for the two to be one
+    /// sequence (a double tap).
+    public var multiTapIntervalSeconds: Double = 0.3
+    /// Farthest a further tap may land from the sequence's first tap, millimetres.
+    public var multiTapDistanceMM: Double = 15
+    /// Taps after which a sequence ends at once (2: double taps end without waiting).
+    public var maxTaps: Int = 2
+
+    public init() {}
+}
+
+/// Hold (long press) recognizer thresholds.
+public struct HoldSettings: Equatable, Sendable {
+    public var enabled: Bool = true
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    /// Time the fingers must stay within the slop after the last one landed.
+    public var holdSeconds: Double = 0.5
 
     public init() {}
 }
@@ -61,6 +104,11 @@ public struct PinchSettings: Equatable, Sendable {
     public var commitScaleChange: Double = 0.4
     /// ... or when |rotation| reaches this.
     public var commitRotationDegrees: Double = 45
+    /// With passthrough, pinches with `claimMinFingers`...`claimMaxFingers` fingers are system gestures:
+    /// when one begins, its touches already delivered to applications are cancelled.
+    public var claim: Bool = false
+    public var claimMinFingers: Int = 3
+    public var claimMaxFingers: Int = 5
 
     public init() {}
 }
@@ -82,14 +130,24 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// Two or more fingers are a pinch rather than a pan when the part of their motion that differs
     /// between fingers is at least this fraction of the motion they share.
     public var pinchDifferentialRatio: Double = 0.5
-    /// Fingers rarely land at the same instant: one that joins a gesture within this time of the previous
-    /// finger's landing cancels the gesture begun with too few fingers and recognition starts again with
-    /// all of them. Later, a finger added to a running gesture cancels it for good.
+    /// Fingers of one hand land up to this far apart (each within this time of the previous one): they are
+    /// one gesture. A pan or pinch that could still gain fingers begins only once this time has passed
+    /// since the last landing (or at once when flung, or at the lift), so a hand still landing is not
+    /// seen as a gesture begun and cancelled. A finger landing later than this does not join: the fingers
+    /// already down rest (they take part in nothing until they lift) and the new ones are recognized on
+    /// their own.
     public var fingerLandingWindowSeconds: Double = 0.2
 
     public var edgeSwipe = EdgeSwipeSettings()
     public var pan = PanSettings()
     public var pinch = PinchSettings()
+    public var tap = TapSettings()
+    public var hold = HoldSettings()
+
+    /// The device's touches go through gestured (passthrough): the recognizer says which touches to hold
+    /// back, deliver or cancel (`EngineOutput.touch`). Set from the device's configuration, not a
+    /// [recognizer] key.
+    public var withholdsTouches: Bool = false
 
     public init() {}
 }

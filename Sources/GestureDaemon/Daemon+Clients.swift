@@ -147,6 +147,9 @@ extension Daemon {
             case .gesture(let event): publish(event, from: slot)
             case .warning(let warning): Log.warning("\(slot.info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(slot.info.id): \(line)")
+            case .touch(let decision):
+                // Only engines that withhold touches (passthrough) decide about them.
+                Log.debug("\(slot.info.id): touches \(decision)")
             }
         }
     }

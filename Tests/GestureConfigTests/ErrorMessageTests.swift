@@ -105,17 +105,17 @@ struct ErrorMessageTests {
         #expect(
             errors("[recognizer]\nzzzzzzzzzz = 1\n")
                 == [
-                    "gestured.toml:2:1: recognizer.zzzzzzzzzz: unknown key in [recognizer]; allowed here: slop_mm, angle_tolerance_degrees, velocity_window_seconds, pinch_differential_ratio, finger_landing_window_seconds, edge_swipe, pan, pinch"
+                    "gestured.toml:2:1: recognizer.zzzzzzzzzz: unknown key in [recognizer]; allowed here: slop_mm, angle_tolerance_degrees, velocity_window_seconds, pinch_differential_ratio, finger_landing_window_seconds, edge_swipe, pan, pinch, tap, hold"
                 ])
         #expect(
             errors("[recognizer.edge_swipe.middle]\nenabled = true\n")
                 == [
-                    "gestured.toml:1:24: recognizer.edge_swipe.middle: unknown table in [recognizer.edge_swipe]; allowed here: enabled, min_fingers, max_fingers, commit_progress, fling_velocity_mm_per_s, corners, left, right, top, bottom"
+                    "gestured.toml:1:24: recognizer.edge_swipe.middle: unknown table in [recognizer.edge_swipe]; allowed here: enabled, min_fingers, max_fingers, commit_progress, fling_velocity_mm_per_s, corners, withhold_max_seconds, left, right, top, bottom"
                 ])
         #expect(
             errors("[[device]]\nmatch_name = \"*\"\n[device.pan]\nzone_mm = 3\n")
                 == [
-                    "gestured.toml:4:1: device[1].pan.zone_mm: unknown key in [device.pan]; allowed here: enabled, min_fingers, max_fingers, commit_distance_mm, fling_velocity_mm_per_s"
+                    "gestured.toml:4:1: device[1].pan.zone_mm: unknown key in [device.pan]; allowed here: enabled, min_fingers, max_fingers, commit_distance_mm, fling_velocity_mm_per_s, directions, claim, claim_min_fingers, claim_max_fingers"
                 ])
     }
 

@@ -90,12 +90,31 @@ import Testing
     }
 
     @Test(arguments: panels)
-    func tapWithJitterIsNothing(panel: Panel) throws {
+    func tapWithJitterIsATap(panel: Panel) throws {
         var s = panel.script
         s.down(0, panel.widthMM / 2, panel.heightMM / 2); s.frame()
         s.move(0, panel.widthMM / 2 + 0.8, panel.heightMM / 2 - 0.6); s.frame()
         s.up(0); s.frame()
-        #expect(try s.run(geometry: panel.geometry).isEmpty)
+        s.wait(0.5); s.frame()
+        let events = try s.run(geometry: panel.geometry)
+        #expect(events.phases == ["tap:begin", "tap:end"])
+        #expect(events.allSatisfy { $0.taps == 1 && $0.fingers == 1 && abs($0.position.x - 0.5) < 0.01 })
+    }
+
+    /// A double tap a finger's width apart is one sequence on every panel (the distance is in mm).
+    @Test(arguments: panels)
+    func doubleTapIsOneSequence(panel: Panel) throws {
+        var s = panel.script
+        let (x, y) = (panel.widthMM / 2, panel.heightMM / 2)
+        s.down(0, x, y); s.frame(); s.frame()
+        s.up(0); s.frame()
+        s.wait(0.15)
+        s.down(0, x + 6, y + 4); s.frame(); s.frame()
+        s.up(0); s.frame()
+        let events = try s.run(geometry: panel.geometry)
+        #expect(events.phases == ["tap:begin", "tap:update", "tap:end"])
+        #expect(events.map { $0.taps } == [1, 2, 2])
+        #expect(Set(events.map(\.id)).count == 1)
     }
 
     @Test(arguments: panels)

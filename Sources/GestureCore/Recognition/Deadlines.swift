@@ -4,10 +4,24 @@ enum DeadlineKind: Int, CaseIterable, CustomStringConvertible {
     /// The running gesture's fingers stopped moving: report an update with zero velocity once the
     /// velocity window has passed with no movement.
     case velocityStop
+    /// Fingers that stayed still since the last landing have been down for the hold time: a hold.
+    case hold
+    /// A tap sequence has waited the multi-tap interval for a further tap: it ends.
+    case multiTap
+    /// The landing window has passed since the last finger landed: a gesture held back while the hand
+    /// was landing begins.
+    case landingSettled
+    /// Touches held back from applications (passthrough) for the longest allowed with no decision: they
+    /// are delivered and their edge swipe fails.
+    case withholdLimit
 
     var description: String {
         switch self {
         case .velocityStop: return "velocity-stop"
+        case .hold: return "hold"
+        case .multiTap: return "multi-tap"
+        case .landingSettled: return "landing-settled"
+        case .withholdLimit: return "withhold-limit"
         }
     }
 }

@@ -2,7 +2,9 @@ import GestureVocabulary
 
 /// The fingers the recognizer follows for the current attempt at recognition, and what their group did
 /// since its baseline: where each landed, where it is, the centroid's path (velocity), the spread of the
-/// fingers (span) and their turn around the centroid (rotation).
+/// fingers (span) and their turn around the centroid (rotation). Fingers down that take part in nothing
+/// (left from an ended or failed gesture, or gripping while other fingers landed later) are resting:
+/// they are not followed, and frames are classified without them, until they lift.
 ///
 /// The baseline is set when the attempt starts (fingers landed, or the set of fingers changed before
 /// anything was recognized); translation, scale and rotation count from it.
@@ -11,6 +13,9 @@ struct FingerSet {
         var serial: UInt64
         /// When the finger landed, microseconds (event clock).
         var landingTime: Int64
+        /// Where it landed (kept across new baselines: taps and holds measure stillness from here).
+        var landingN: Vector2
+        var landingMM: Vector2
         /// Where it was when the current attempt started.
         var baselineMM: Vector2
         var currentN: Vector2
@@ -31,6 +36,8 @@ struct FingerSet {
     }
 
     private(set) var fingers: [Finger] = []
+    /// Fingers down that take part in nothing until they lift.
+    private(set) var resting: [UInt64] = []
     private(set) var velocity: VelocityTracker
     /// Cumulative rotation of the fingers around their centroid since the baseline, degrees.
     private(set) var rotationSinceBaselineDegrees: Double = 0
@@ -49,27 +56,43 @@ struct FingerSet {
     var isEmpty: Bool { fingers.isEmpty }
 
     func follows(_ serial: UInt64) -> Bool { fingers.contains { $0.serial == serial } }
+    func isResting(_ serial: UInt64) -> Bool { !resting.isEmpty && resting.contains(serial) }
 
-    /// Compares the frame's fingers with the ones followed.
-    func change(in frame: TouchFrame) -> Change {
+    /// The serials of the fingers followed.
+    var serials: [UInt64] { fingers.map(\.serial) }
+
+    /// Compares the frame's fingers with the ones followed (resting fingers count for nothing); forgets
+    /// resting fingers that left.
+    mutating func change(in frame: TouchFrame) -> Change {
         var change = Change()
         for serial in frame.lifted where follows(serial) { change.lifted += 1 }
         for serial in frame.lost where follows(serial) { change.lost += 1 }
-        var stillDown = 0
-        for c in frame.contacts where follows(c.serial) { stillDown += 1 }
-        change.added = frame.contacts.count - stillDown
+        var known = 0
+        for c in frame.contacts where follows(c.serial) || isResting(c.serial) { known += 1 }
+        change.added = frame.contacts.count - known
+        if !resting.isEmpty && (!frame.lifted.isEmpty || !frame.lost.isEmpty) {
+            resting.removeAll { serial in frame.lifted.contains(serial) || frame.lost.contains(serial) }
+        }
         return change
     }
 
-    /// Follows exactly the frame's fingers, with a new baseline at their positions.
+    /// Follows exactly the frame's fingers that are not resting, with a new baseline at their positions.
     mutating func rebaseline(_ frame: TouchFrame) {
         let time = frame.timeMicroseconds
         let previous = fingers
         fingers.removeAll(keepingCapacity: true)
-        for c in frame.contacts {
-            let landed = previous.first { $0.serial == c.serial }?.landingTime ?? time
-            fingers.append(
-                Finger(serial: c.serial, landingTime: landed, baselineMM: c.positionMM, currentN: c.position, currentMM: c.positionMM))
+        for c in frame.contacts where !isResting(c.serial) {
+            if let old = previous.first(where: { $0.serial == c.serial }) {
+                fingers.append(
+                    Finger(
+                        serial: c.serial, landingTime: old.landingTime, landingN: old.landingN, landingMM: old.landingMM,
+                        baselineMM: c.positionMM, currentN: c.position, currentMM: c.positionMM))
+            } else {
+                fingers.append(
+                    Finger(
+                        serial: c.serial, landingTime: time, landingN: c.position, landingMM: c.positionMM,
+                        baselineMM: c.positionMM, currentN: c.position, currentMM: c.positionMM))
+            }
         }
         baselineCentroidN = centroidN
         baselineCentroidMM = centroidMM
@@ -105,7 +128,40 @@ struct FingerSet {
         fingers.removeAll { f in !frame.contacts.contains { $0.serial == f.serial } }
     }
 
-    mutating func removeAll() { fingers.removeAll(keepingCapacity: true) }
+    /// Every finger down in `frame` rests: the ones followed and any other; nothing is followed.
+    mutating func restAll(_ frame: TouchFrame) {
+        fingers.removeAll(keepingCapacity: true)
+        for c in frame.contacts where !isResting(c.serial) { resting.append(c.serial) }
+    }
+
+    /// The fingers followed rest (they stay down but take part in nothing); nothing is followed.
+    mutating func restFollowed() {
+        for f in fingers { resting.append(f.serial) }
+        fingers.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets every finger, followed or resting (the device's touch state was reset).
+    mutating func forgetAll() {
+        fingers.removeAll(keepingCapacity: true)
+        resting.removeAll()
+    }
+
+    /// Whether any finger followed is farther than `distanceMM` from where it landed.
+    func anyMovedFromLanding(beyond distanceMM: Double) -> Bool {
+        fingers.contains { ($0.currentMM - $0.landingMM).length >= distanceMM }
+    }
+
+    /// Centroid of the followed fingers' landing positions.
+    var landingCentroid: (n: Vector2, mm: Vector2) {
+        var n = Vector2.zero
+        var mm = Vector2.zero
+        for f in fingers {
+            n = n + f.landingN
+            mm = mm + f.landingMM
+        }
+        let k = Double(max(fingers.count, 1))
+        return (n / k, mm / k)
+    }
 
     // MARK: The group's geometry
 

@@ -23,10 +23,19 @@ enum PanRule {
         e.direction = committed ? direction(of: flung ? v : e.translationMM, context: context) : nil
     }
 
-    /// up/down/left/right when `v` points along an axis within the angle tolerance, else nil.
+    /// The eight directions by 45° sector, clockwise from right (screen y points down).
+    private static let sectors: [SwipeDirection] = [.right, .downRight, .down, .downLeft, .left, .upLeft, .up, .upRight]
+
+    /// With 8 directions, the one whose 45° sector `v` points into; with 4, up/down/left/right when `v`
+    /// points along an axis within the angle tolerance, else nil.
     static func direction(of v: Vector2, context: RecognizerContext) -> SwipeDirection? {
         let length = v.length
         guard length > 0 else { return nil }
+        if context.settings.pan.directions == 8 {
+            // Sectors of 45° centred on the axes and diagonals (screen y points down).
+            let sector = Int(((Angles.degrees(of: v) + 360 + 22.5) / 45).rounded(.down)) % 8
+            return sectors[sector]
+        }
         let threshold = context.cosAngleTolerance * length
         if v.x >= threshold { return .right }
         if -v.x >= threshold { return .left }

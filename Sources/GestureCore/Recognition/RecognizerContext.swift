@@ -41,12 +41,15 @@ enum ActiveKind: Equatable {
     case edgeSwipe(Edge, landing: Double)
     case pan
     case pinch(spanAtBeginMM: Double)
+    /// A hold (fingers that stayed still), followed by any dragging.
+    case hold
 
     var gestureKind: GestureKind {
         switch self {
         case .edgeSwipe: return .edgeSwipe
         case .pan: return .pan
         case .pinch: return .pinch
+        case .hold: return .hold
         }
     }
 
@@ -56,7 +59,7 @@ enum ActiveKind: Equatable {
         e.kind = gestureKind
         switch self {
         case .edgeSwipe(let edge, let landing): EdgeSwipeRule.snapshot(edge, landing: landing, &e)
-        case .pan: break
+        case .pan, .hold: break
         case .pinch(let spanAtBegin): PinchRule.snapshot(spanAtBeginMM: spanAtBegin, &e, fingers: fingers, rotationAtBeginDegrees: rotationAtBeginDegrees)
         }
     }
@@ -68,6 +71,7 @@ enum ActiveKind: Equatable {
         case .edgeSwipe(let edge, _): EdgeSwipeRule.decideCommit(edge, &e, context: context)
         case .pan: PanRule.decideCommit(&e, context: context)
         case .pinch: PinchRule.decideCommit(&e, context: context)
+        case .hold: e.committed = true  // a hold that lasted until the lift always happened
         }
     }
 }
