@@ -361,8 +361,17 @@ struct LisgdSource: ActionSource {
         }
         // begin or update: lisgd's pressed mode.
         guard options.bindings.contains(where: \.pressed), let s = swipe(v, minimum: options.pressedThreshold), inTime else { return [] }
-        let actions = fire(fingers: e.fingers, swipe: s, edge: edge, distance: .any, pressed: true, event: e, deviceID: deviceID)
-        if !actions.isEmpty { anchors[k] = (e.translationMM, e.timeMicroseconds) }
+        // lisgd fires once per -T pixels of movement. One event may cover several (a pan's begin comes
+        // once the hand has landed, with the movement so far): fire once for each, and keep the rest.
+        let times = Int(v.length / options.pressedThreshold)
+        var actions: [Action] = []
+        for _ in 0..<times {
+            actions += fire(fingers: e.fingers, swipe: s, edge: edge, distance: .any, pressed: true, event: e, deviceID: deviceID)
+        }
+        if !actions.isEmpty {
+            let used = Double(times) * options.pressedThreshold / v.length
+            anchors[k] = (anchor.translation + moved * used, e.timeMicroseconds)
+        }
         return actions
     }
 
