@@ -1,6 +1,6 @@
 // `gesturectl lisgd` with a set of bindings in the style of Sxmo's (written here, not copied): corners,
-// edges, diagonals, distance classes, pressed mode and 1 to 3 fingers, replayed through the real daemon.
-// Each binding runs its command for a gesture of its kind, and no other binding does.
+// edges, swipes along an edge, diagonals, distance classes, pressed mode and 1 to 3 fingers, replayed
+// through the real daemon. Each binding runs its command for a gesture of its kind, and no other does.
 import Glibc
 import Testing
 
@@ -14,6 +14,8 @@ struct LisgdCommandTests {
             ("1,DLUR,BL,*", "bottomleft-corner"),
             ("1,ULDR,TL,*", "topleft-corner"),
             ("1,URDL,TR,*", "topright-corner"),
+            ("1,LR,B,L", "along-bottom-long"),
+            ("1,DU,L,*,P", "pressed-up-left-edge"),
             ("1,LR,L,*", "from-left-edge"),
             ("1,RL,R,*", "from-right-edge"),
             ("1,UD,T,*", "from-top-edge"),
@@ -61,6 +63,10 @@ struct LisgdCommandTests {
         r.wait(0.4)
         r.swipe(from: (36, 40), by: 0, 25)  // 20 %: short
         r.wait(0.4)
+        r.swipe(from: (10, 126), by: 50, 0, seconds: 0.3)  // along the bottom edge: 69 % of the width, long
+        r.wait(0.4)
+        r.swipe(from: (2, 110), by: 0, -33, seconds: 0.3)  // pressed, up along the left edge: 5 times
+        r.wait(0.4)
         r.swipe(from: (60, 64), by: -33, 0, seconds: 0.3)  // pressed: every 60 px (6 mm), 5 times
         r.wait(0.4)
         r.swipe(from: [(20, 60), (20, 72)], by: 40, 0, seconds: 1.2)  // slower than -m 800: nothing
@@ -75,7 +81,8 @@ struct LisgdCommandTests {
             "bottomright-corner DRUL", "bottomleft-corner DLUR", "topleft-corner ULDR", "topright-corner URDL",
             "from-left-edge LR", "from-right-edge RL", "from-top-edge UD", "from-bottom-edge DU", "two-down UD",
             "two-right LR", "three-up DU", "diagonal-up-right DLUR", "down-long UD", "down-medium UD", "down-short UD",
-        ] + Array(repeating: "pressed-left RL", count: 5)
+            "along-bottom-long LR",
+        ] + Array(repeating: "pressed-left RL", count: 5) + Array(repeating: "pressed-up-left-edge DU", count: 5)
         let context = { "gesturectl lisgd's log:\n\(lisgd.output)\n\(replayed(recording, in: directory))" }
         try waitForLines(out, expected.count, context: context)
         // The last two gestures fire nothing; the log says why once the daemon has replayed them.
