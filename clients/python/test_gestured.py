@@ -174,7 +174,9 @@ class DaemonTests(unittest.TestCase):
 
     def test_events_are_what_gesturectl_replay_makes_of_the_recording(self):
         reference = reference_gestures()
-        self.assertGreaterEqual(len(reference), 5)
+        # The Dell recording holds 4 gestures since one hand landing is one gesture (issue 8): no begin and
+        # cancel while the fingers were still landing.
+        self.assertGreaterEqual(len(reference), 4)
         daemon = self.start()
         with gestured.Client(daemon.socket) as client:
             # Two passes of the loop: at least one whole pass after the first gesture the client receives.
