@@ -38,8 +38,8 @@ _gesturectl() {
     fi
     if [ "$prev" != "$cmd" ] && [[ $prev == -* ]] && _gesturectl_takes_value "$cmd" "$prev"; then
         case $cmd:$prev in
-            *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch ;;
-            *:--edges) _gesturectl_list "$cur" left right top bottom ;;
+            *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch tap hold ;;
+            *:--edges) _gesturectl_list "$cur" left right top bottom top-left top-right bottom-left bottom-right ;;
             *:--fingers | *:--count) ;;
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
             monitor:--device | orientation:--device)

@@ -8,6 +8,9 @@ public enum GestureEventText {
         s += pad("#\(e.id)", 5) + pad(e.kind.rawValue, 11) + pad(e.phase.rawValue, 7)
         s += "\(e.fingers) finger" + (e.fingers == 1 ? " " : "s")
         if let edge = e.edge { s += "  from \(edge.rawValue)" }
+        if let position = e.edgePosition { s += " at \(fixed(position, 2)) along it" }
+        if let start = e.startEdge { s += "  started at the \(start.rawValue) edge" }
+        if let taps = e.taps { s += "  \(taps) tap\(taps == 1 ? "" : "s")" }
         switch e.phase {
         case .end:
             s += (e.committed ?? false) ? "  COMMITTED" : "  not committed"

@@ -16,8 +16,9 @@ private let monitorUsage = """
 
       --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's JSON lines as they arrive (hello and replies included)
-      --kinds LIST     only these gestures: comma-separated edge-swipe, pan, pinch
-      --edges LIST     only edge swipes from these edges: left, right, top, bottom
+      --kinds LIST     only these gestures: comma-separated edge-swipe, pan, pinch, tap, hold
+      --edges LIST     only edge swipes from these edges or corners: left, right, top, bottom,
+                       top-left, top-right, bottom-left, bottom-right
       --fingers LIST   only gestures with these finger counts, e.g. 2,3
       --device ID      only this device (id, name or vvvv:pppp); may be repeated
       --no-updates     begin, end and cancel only
