@@ -205,6 +205,9 @@ BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 # zsh's own search path: site-functions for /usr/local, Debian's vendor-completions for /usr.
 ZSHCOMPDIR    ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 SYSCONFDIR    ?= /etc
+# udev reads rules from /usr/lib/udev/rules.d (packages) and /etc/udev/rules.d (local), not /usr/local.
+UDEVRULESDIR  ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,$(SYSCONFDIR)/udev/rules.d)
+LIBEXECDIR    ?= $(PREFIX)/libexec/gestured
 CONFIG_FILE   := $(SYSCONFDIR)/gestured/gestured.toml
 INSTALL_DOCS   = $(wildcard README.md docs/*.md)
 
@@ -220,8 +223,12 @@ install-files: $(MAN_PAGES)
 	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \
 	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
 	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" \
-	  "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)"; \
+	  "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)" "$(DESTDIR)$(LIBEXECDIR)"; \
 	install -m 755 "$$bin/gestured" "$$bin/gesturectl" "$(DESTDIR)$(BINDIR)/"; \
+	install -m 755 systemd/gestured-passthrough-properties "$(DESTDIR)$(LIBEXECDIR)/"; \
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' systemd/70-gestured-passthrough.rules > "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules.tmp"; \
+	chmod 644 "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules.tmp"; \
+	mv "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules.tmp" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules"; \
 	for page in $(MAN_PAGES); do install -m 644 "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/"; done; \
 	install -m 644 completions/gesturectl.bash "$(DESTDIR)$(BASHCOMPDIR)/gesturectl"; \
 	install -m 644 completions/_gesturectl "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
@@ -247,6 +254,7 @@ install-files: $(MAN_PAGES)
 	if [ -f config/gestured.toml ]; then install -m 644 config/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml"; fi; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	  systemd-sysusers "$(SYSUSERSDIR)/gestured.conf"; systemctl daemon-reload; \
+	  udevadm control --reload 2>/dev/null && udevadm trigger --action=change --sysname-match=uinput 2>/dev/null || true; \
 	  echo "make install: done. Start it with: systemctl enable --now gestured.socket (or gestured.service)"; \
 	  echo "  and, as each user who wants gestures to run commands: systemctl --user enable --now gesturectl-bind"; \
 	fi
@@ -259,7 +267,8 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
 	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
 	  "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service" \
-	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" \
+	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules" \
+	  "$(DESTDIR)$(LIBEXECDIR)/gestured-passthrough-properties" \
 	  "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man1/gesturectl.1" \
 	  "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" \
 	  "$(DESTDIR)$(BASHCOMPDIR)/gesturectl" "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
@@ -268,7 +277,7 @@ uninstall:
 	elif [ -f "$(DESTDIR)$(CONFIG_FILE)" ]; then \
 	  echo "make uninstall: keeping $(DESTDIR)$(CONFIG_FILE): it differs from the default"; \
 	fi; \
-	rm -rf "$(DESTDIR)$(DOCDIR)"; \
+	rm -rf "$(DESTDIR)$(DOCDIR)"; rmdir "$(DESTDIR)$(LIBEXECDIR)" 2>/dev/null || true; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 	echo "make uninstall: done (the system user and group 'gestured' are left in place, as sysusers.d expects)"
 

@@ -71,6 +71,7 @@ extension Configuration {
         var sets: [String] = []
         if let ignore = section.ignore { sets.append("ignore = \(ignore)") }
         if let grab = section.grab { sets.append("grab = \(grab)") }
+        if let passthrough = section.passthrough { sets.append("passthrough = \(passthrough)") }
         if let rotation = section.rotation { sets.append("rotation = \(rotation.rawValue)") }
         if let flipX = section.flipX { sets.append("flip_x = \(flipX)") }
         if let flipY = section.flipY { sets.append("flip_y = \(flipY)") }

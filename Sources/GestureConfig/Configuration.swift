@@ -58,6 +58,8 @@ public struct DeviceSection: Equatable, Sendable {
     public var panelHeightMM: Double?
     public var ignore: Bool?
     public var grab: Bool?
+    /// Touch ownership: grab the panel and forward through a virtual copy what system gestures do not own.
+    public var passthrough: Bool?
     /// Recognizer thresholds this section overrides, by their key relative to [recognizer]
     /// ("slop_mm", "pan.commit_distance_mm", "edge_swipe.left.zone_mm").
     public var recognizerOverrides: [String: SettingValue]
@@ -68,7 +70,7 @@ public struct DeviceSection: Equatable, Sendable {
     public init(
         matchName: String? = nil, matchID: String? = nil, matchPath: String? = nil, rotation: Rotation? = nil,
         flipX: Bool? = nil, flipY: Bool? = nil, calibration: [Double]? = nil, panelWidthMM: Double? = nil,
-        panelHeightMM: Double? = nil, ignore: Bool? = nil, grab: Bool? = nil,
+        panelHeightMM: Double? = nil, ignore: Bool? = nil, grab: Bool? = nil, passthrough: Bool? = nil,
         recognizerOverrides: [String: SettingValue] = [:], location: ConfigLocation = ConfigLocation(file: "")
     ) {
         self.matchName = matchName
@@ -82,6 +84,7 @@ public struct DeviceSection: Equatable, Sendable {
         self.panelHeightMM = panelHeightMM
         self.ignore = ignore
         self.grab = grab
+        self.passthrough = passthrough
         self.recognizerOverrides = recognizerOverrides
         self.location = location
     }
@@ -124,6 +127,9 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     public var ignore: Bool
     /// The daemon takes the device exclusively (EVIOCGRAB).
     public var grab: Bool
+    /// Passthrough (touch ownership): the daemon grabs the device and re-emits, through a uinput copy of it,
+    /// every touch that no system gesture owns.
+    public var passthrough: Bool
     /// Indices into `Configuration.devices` of the sections that matched, in the order applied.
     public var matchedSections: [Int]
     /// Settings dropped because combining sections made them contradict (e.g. min_fingers above
@@ -133,12 +139,13 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     /// With no arguments: what applies to a device no configuration mentions.
     public init(
         recognizer: RecognizerSettings = RecognizerSettings(), geometry: GeometrySettings = GeometrySettings(),
-        ignore: Bool = false, grab: Bool = false, matchedSections: [Int] = [], warnings: [String] = []
+        ignore: Bool = false, grab: Bool = false, passthrough: Bool = false, matchedSections: [Int] = [], warnings: [String] = []
     ) {
         self.recognizer = recognizer
         self.geometry = geometry
         self.ignore = ignore
         self.grab = grab
+        self.passthrough = passthrough
         self.matchedSections = matchedSections
         self.warnings = warnings
     }

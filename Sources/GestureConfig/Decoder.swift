@@ -453,6 +453,7 @@ struct ConfigDecoder {
             case "flip_y": section.flipY = bool(member, keyPath: path)
             case "ignore": section.ignore = bool(member, keyPath: path)
             case "grab": section.grab = bool(member, keyPath: path)
+            case "passthrough": section.passthrough = bool(member, keyPath: path)
             case "calibration":
                 section.calibration = calibration(member, keyPath: path)
             case "panel_width_mm", "panel_height_mm":

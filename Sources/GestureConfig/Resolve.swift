@@ -24,6 +24,7 @@ extension Configuration {
             }
             if let ignore = section.ignore { resolved.ignore = ignore }
             if let grab = section.grab { resolved.grab = grab }
+            if let passthrough = section.passthrough { resolved.passthrough = passthrough }
 
             var candidate = resolved.recognizer
             for key in recognizerKeys {

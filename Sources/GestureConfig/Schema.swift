@@ -164,7 +164,7 @@ let daemonKeys = ["socket_path", "socket_mode", "socket_group", "max_clients", "
 /// Keys a [[device]] section has besides the recognizer thresholds, in file order.
 let deviceOwnKeys = [
     "match_name", "match_id", "match_path", "rotation", "flip_x", "flip_y", "calibration", "panel_width_mm",
-    "panel_height_mm", "ignore", "grab",
+    "panel_height_mm", "ignore", "grab", "passthrough",
 ]
 
 let topLevelKeys = ["daemon", "recognizer", "device"]

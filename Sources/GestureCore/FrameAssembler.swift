@@ -74,6 +74,13 @@ public struct FrameAssembler: Sendable {
         }
     }
 
+    /// The serial of the contact active in `slot` (slot 0 on a single-touch device), nil when the slot is
+    /// empty or beyond the slots tracked. Palms and hovering contacts have serials too.
+    public func contactSerial(inSlot slot: Int) -> UInt64? {
+        guard slots.indices.contains(slot), slots[slot].active else { return nil }
+        return slots[slot].serial
+    }
+
     /// Feeds one event. Events are consumed in order; the frame is rebuilt at each SYN_REPORT.
     public mutating func process(_ e: InputEvent) -> Outcome {
         if discarding {

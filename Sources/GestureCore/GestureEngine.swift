@@ -166,6 +166,10 @@ public struct GestureEngine: Sendable {
         recognizer.handle(.dropped(atMicroseconds: time), frame: assembler.frame, ids: ids, into: &out)
     }
 
+    /// The serial (`Contact.serial`) of the contact down in multitouch slot `slot` as of the last frame,
+    /// nil when the slot is empty: how a passthrough's `TouchForwarder` ties decisions to slots.
+    public func contactSerial(inSlot slot: Int) -> UInt64? { assembler.contactSerial(inSlot: slot) }
+
     /// When `advance` has something to report (fingers that stopped moving), in event-clock
     /// microseconds; nil when nothing waits on time (an idle engine never needs waking).
     public var nextDeadlineMicroseconds: Int64? { recognizer.nextDeadlineMicroseconds }

@@ -23,6 +23,11 @@ public enum EV {
     public static let syn: UInt16 = 0x00
     public static let key: UInt16 = 0x01
     public static let abs: UInt16 = 0x03
+    public static let msc: UInt16 = 0x04
+}
+
+public enum MSC {
+    public static let timestamp: UInt16 = 0x05
 }
 
 public enum SYN {

@@ -81,6 +81,11 @@ extension Daemon {
     }
 
     private func openEvdev(_ udevDevice: UdevInputDevice) {
+        // A passthrough copy this daemon made (also refused by its phys once opened).
+        if devices.contains(where: { $0.passthrough?.copy.devnode == udevDevice.devnode }) {
+            Log.debug("\(udevDevice.devnode) is the passthrough copy of one of gestured's devices; not reading it")
+            return
+        }
         let paths = Daemon.paths(of: udevDevice)
         // The grab setting needs the description, which needs the device open: open, resolve, and reopen
         // with the grab when asked for (rare; off by default).
@@ -105,7 +110,11 @@ extension Daemon {
             }
             addDevice(source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings, udevCalibration: udevCalibration)
         } catch {
-            if case .unsupported = error, udevDevice.isUnclassified {
+            if case .unsupported(_, _, let reason) = error, reason.hasPrefix(EvdevDevice.ownCopyReason) {
+                // One of our own passthrough copies, announced by udev like any touchscreen.
+                hotplug.openFailed(udevDevice.devnode, error)
+                Log.debug(error.description)
+            } else if case .unsupported = error, udevDevice.isUnclassified {
                 // Probing a device udev did not classify: a keyboard or mouse refused here is expected.
                 hotplug.openFailed(udevDevice.devnode, error)
                 Log.debug("\(error.description) (udev has not classified it; probed)")
@@ -124,7 +133,8 @@ extension Daemon {
         let source = try ReplaySource(options: options, startMonotonicMicroseconds: SystemCall.monotonicMicroseconds())
         replayCount += 1
         let paths = [options.recordingPath]
-        let settings = configuration.resolve(source.description, paths)
+        var settings = configuration.resolve(source.description, paths)
+        if options.passthrough { settings.passthrough = true }
         addDevice(source: source, id: "replay\(replayCount)", paths: paths, settings: settings)
     }
 
@@ -138,6 +148,7 @@ extension Daemon {
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
         let engine: GestureEngine
         do {
+            // Passthrough turns the engine's touch decisions on once the copy exists (startPassthrough).
             engine = try GestureEngine(
                 device: description, settings: settings.recognizer, geometry: settings.geometry, ids: gestureIDs,
                 tracing: Log.enabled(.debug))
@@ -170,10 +181,11 @@ extension Daemon {
             return
         }
         devices.append(slot)
+        if settings.passthrough { startPassthrough(slot) }
         for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
             "device \(id) added: \"\(description.name)\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
-        notifyClients(.deviceAdded(info), about: info)
+        notifyClients(.deviceAdded(slot.info), about: slot.info)
         SystemdNotifier.notify("STATUS=\(statusLine)")
     }
 
@@ -183,7 +195,10 @@ extension Daemon {
         var out: [EngineOutput] = []
         let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
         slot.engine.cancelAll(atMicroseconds: now, into: &out)
+        forwardDecisions(slot, out, from: 0, atMicroseconds: now)
         deliver(out, from: slot)
+        // The copy's touches are cancelled before it goes.
+        stopPassthrough(slot, reason: reason)
         devices.remove(at: index)
         watches[slot.token] = nil
         if let fd = slot.source.pollDescriptor { loop.remove(fd) }
@@ -198,14 +213,40 @@ extension Daemon {
     func pump(_ slot: DeviceSlot, now: Int64) {
         var out: [EngineOutput] = []
         do {
-            try slot.source.read(nowMicroseconds: now) { report in
-                switch report {
-                case .event(let event): slot.engine.process(event, into: &out)
-                case .dropped(let time): slot.engine.eventsDropped(atMicroseconds: time, into: &out)
-                case .reset(let time): slot.engine.reset(atMicroseconds: time, into: &out)
+            if let passthrough = slot.passthrough {
+                // Every frame is forwarded as it is read: the write below is in this same loop iteration.
+                try slot.source.read(nowMicroseconds: now) { report in
+                    switch report {
+                    case .event(let event):
+                        passthrough.forwarder.process(event, engine: &slot.engine, outputs: &out, into: &passthrough.writes)
+                    case .dropped(let time):
+                        let start = out.count
+                        slot.engine.eventsDropped(atMicroseconds: time, into: &out)
+                        passthrough.forwarder.eventsDropped()
+                        passthrough.forwarder.apply(
+                            TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &passthrough.writes)
+                    case .reset(let time):
+                        let start = out.count
+                        slot.engine.reset(atMicroseconds: time, into: &out)
+                        passthrough.forwarder.apply(
+                            TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &passthrough.writes)
+                        passthrough.forwarder.finish(atMicroseconds: time, into: &passthrough.writes)
+                        // A replay's next pass starts from nothing, like a device plugged in again.
+                        if let fresh = try? TouchForwarder(device: slot.source.description) { passthrough.forwarder = fresh }
+                    }
+                }
+                flushPassthrough(slot)
+            } else {
+                try slot.source.read(nowMicroseconds: now) { report in
+                    switch report {
+                    case .event(let event): slot.engine.process(event, into: &out)
+                    case .dropped(let time): slot.engine.eventsDropped(atMicroseconds: time, into: &out)
+                    case .reset(let time): slot.engine.reset(atMicroseconds: time, into: &out)
+                    }
                 }
             }
         } catch {
+            flushPassthrough(slot)
             deliver(out, from: slot)
             if let node = slot.source.hotplugNode { hotplug.closed(node) }
             if error.removed {
@@ -217,6 +258,7 @@ extension Daemon {
             return
         }
         deliver(out, from: slot)
+        if slot.passthroughWanted != nil { applyPendingPassthrough(slot) }
     }
 
     /// After the timer fired: replays with events due, and recognizer deadlines that have passed.
@@ -242,6 +284,9 @@ extension Daemon {
                 }
                 var out: [EngineOutput] = []
                 slot.engine.advance(toMicroseconds: deadline, into: &out)
+                // A withheld touch whose limit passed is released now, not at the panel's next frame.
+                forwardDecisions(slot, out, from: 0, atMicroseconds: deadline)
+                flushPassthrough(slot)
                 deliver(out, from: slot)
             }
         }

@@ -27,9 +27,15 @@ extension Daemon: SessionHost {
             let previous = slot.info.orientation
             slot.info.orientation = orientation
             var out: [EngineOutput] = []
+            let time = slot.source.eventMicroseconds(forMonotonic: now)
+            // The engine's own settings: with passthrough they withhold touches, which the file's do not say.
             slot.engine.reconfigure(
-                settings: slot.settings.recognizer, geometry: slot.effectiveGeometry,
-                atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
+                settings: slot.engine.settings, geometry: slot.effectiveGeometry, atMicroseconds: time, into: &out)
+            forwardDecisions(slot, out, from: 0, atMicroseconds: time)
+            if let passthrough = slot.passthrough {
+                passthrough.forwarder.releaseWithheld(atMicroseconds: time, into: &passthrough.writes)
+                flushPassthrough(slot)
+            }
             deliver(out, from: slot)
             Log.info("\(slot.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(session.label)")
             notifyClients(.deviceChanged(slot.info), about: slot.info)

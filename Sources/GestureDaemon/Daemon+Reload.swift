@@ -43,7 +43,7 @@ extension Daemon {
 
         let now = SystemCall.monotonicMicroseconds()
         for slot in devices {
-            let settings = new.resolve(slot.source.description, slot.paths).applyingUdevCalibration(slot.udevCalibration)
+            var settings = new.resolve(slot.source.description, slot.paths).applyingUdevCalibration(slot.udevCalibration)
             if settings.ignore {
                 removeDevice(slot, reason: "the configuration now ignores it")
                 if let node = slot.source.hotplugNode { hotplug.closed(node) }
@@ -53,19 +53,34 @@ extension Daemon {
                 Log.notice("\(slot.info.id): a change of grab applies when the device is plugged in again or the daemon restarts")
             }
             for warning in settings.warnings { Log.warning("\(slot.info.id): \(warning)") }
-            guard settings.recognizer != slot.settings.recognizer || settings.geometry != slot.settings.geometry else {
-                slot.settings.warnings = settings.warnings
+            settings.grab = slot.settings.grab
+            if settings.passthrough != (slot.passthrough != nil) {
+                // Switched once nothing is down on the panel: a grab taken or released under a finger
+                // would leave that touch down for the compositor.
+                slot.passthroughWanted = settings.passthrough
+            } else {
+                slot.passthroughWanted = nil
+            }
+            settings.recognizer.withholdsTouches = slot.engine.settings.withholdsTouches
+            guard settings.recognizer != slot.engine.settings || settings.geometry != slot.settings.geometry else {
+                slot.settings = settings
+                applyPendingPassthrough(slot)
                 continue
             }
             var out: [EngineOutput] = []
-            var kept = settings
-            kept.grab = slot.settings.grab
-            slot.settings = kept
+            let time = slot.source.eventMicroseconds(forMonotonic: now)
+            slot.settings = settings
             // The orientation set at run time stays: it turns the new geometry as it turned the old.
             slot.engine.reconfigure(
-                settings: settings.recognizer, geometry: slot.effectiveGeometry,
-                atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
+                settings: settings.recognizer, geometry: slot.effectiveGeometry, atMicroseconds: time, into: &out)
+            forwardDecisions(slot, out, from: 0, atMicroseconds: time)
+            if let passthrough = slot.passthrough {
+                // The recognizer that was to decide the withheld touches is gone: they are delivered.
+                passthrough.forwarder.releaseWithheld(atMicroseconds: time, into: &passthrough.writes)
+                flushPassthrough(slot)
+            }
             deliver(out, from: slot)
+            applyPendingPassthrough(slot)
             Log.info("\(slot.info.id): new settings applied")
         }
         if options.discoverDevices { discoverPresentDevices() }

@@ -6,7 +6,8 @@ import SystemCalls
 /// One device the daemon reads: its source, its recognizer, and how clients know it.
 final class DeviceSlot {
     let token: UInt64
-    /// How clients know the device; its `orientation` is the one set at run time (`.normal` when added).
+    /// How clients know the device; its `orientation` is the one set at run time (`.normal` when added),
+    /// its `virtualPath` follows passthrough on and off.
     var info: DeviceInfo
     let source: InputSource
     /// Paths configuration sections match against (node and udev links, or the recording).
@@ -18,6 +19,10 @@ final class DeviceSlot {
     /// udev's LIBINPUT_CALIBRATION_MATRIX for the device, applied whenever the configuration sets no
     /// geometry of its own (at open and at every reload).
     let udevCalibration: [Double]?
+    /// The device's passthrough (touch ownership), while it is on.
+    var passthrough: Passthrough?
+    /// Passthrough on (true) or off (false) as a reload asked, applied when nothing is down on the panel.
+    var passthroughWanted: Bool?
 
     init(
         token: UInt64, info: DeviceInfo, source: InputSource, paths: [String], settings: DeviceSettings,
@@ -283,8 +288,12 @@ public final class Daemon {
         let now = SystemCall.monotonicMicroseconds()
         for slot in devices {
             var out: [EngineOutput] = []
-            slot.engine.cancelAll(atMicroseconds: slot.source.eventMicroseconds(forMonotonic: now), into: &out)
+            let time = slot.source.eventMicroseconds(forMonotonic: now)
+            slot.engine.cancelAll(atMicroseconds: time, into: &out)
+            forwardDecisions(slot, out, from: 0, atMicroseconds: time)
             deliver(out, from: slot)
+            // Nothing stays down on the copy, which goes away with the daemon.
+            stopPassthrough(slot, reason: "the daemon is stopping")
         }
         flushClients()
         for session in Array(clients.values) { disconnect(session, reason: "the daemon is shutting down", log: false) }

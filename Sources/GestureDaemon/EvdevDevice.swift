@@ -116,7 +116,9 @@ public final class EvdevDevice {
     /// What the device is, as GestureCore needs it.
     public let description: DeviceDescription
     /// Whether the device is grabbed exclusively (EVIOCGRAB).
-    public let isGrabbed: Bool
+    public private(set) var isGrabbed: Bool
+    /// The device's `phys` (its physical path, e.g. "usb-0000:00:14.0-4/input0"), empty when it has none.
+    public let phys: String
 
     /// The libevdev handle (`struct libevdev *`).
     private let handle: OpaquePointer
@@ -155,6 +157,10 @@ public final class EvdevDevice {
             return error
         }
         let description = EvdevDescription.describe(handle)
+        let phys = libevdev_get_phys(handle).map { String(cString: $0) } ?? ""
+        if phys.hasPrefix(VirtualTouchscreen.physPrefix) {
+            throw fail(.unsupported(path: path, name: description.name, reason: EvdevDevice.ownCopyReason + " (phys \(phys))"))
+        }
         if let reason = EvdevTouchCheck.refusalReason(description, udevTouchscreen: udevTouchscreen) {
             throw fail(.unsupported(path: path, name: description.name, reason: reason))
         }
@@ -175,7 +181,25 @@ public final class EvdevDevice {
         self.handle = handle
         self.description = description
         self.isGrabbed = grab
+        self.phys = phys
     }
+
+    /// Why a passthrough copy gestured made itself is refused (logged at debug: expected, not a problem).
+    public static let ownCopyReason = "it is gestured's own passthrough copy of a panel"
+
+    /// Takes or releases the exclusive grab (`libevdev_grab`, EVIOCGRAB) on the open device.
+    public func setGrab(_ grab: Bool) throws(EvdevError) {
+        guard grab != isGrabbed else { return }
+        let rc = libevdev_grab(handle, grab ? LIBEVDEV_GRAB : LIBEVDEV_UNGRAB)
+        if rc < 0 {
+            let error = SystemError(errno: -rc, operation: grab ? "libevdev_grab" : "libevdev_grab(UNGRAB)", path: path)
+            throw -rc == ENODEV ? .removed(path: path) : .grabFailed(path: path, error)
+        }
+        isGrabbed = grab
+    }
+
+    /// Runs `body` with the libevdev handle (for the virtual copy's template).
+    func withHandle<T>(_ body: (OpaquePointer) -> T) -> T { body(handle) }
 
     deinit {
         if isGrabbed { _ = libevdev_grab(handle, LIBEVDEV_UNGRAB) }

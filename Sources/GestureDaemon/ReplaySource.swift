@@ -13,12 +13,19 @@ public struct ReplayOptions: Equatable, Sendable {
     /// Playback speed: 2 plays twice as fast. It changes only the pacing: events keep their recorded
     /// timestamps, so the gestures (velocities included) are the same at any speed.
     public var speed: Double
+    /// `--passthrough`: the replay is a device in passthrough (as `passthrough = true` would make it): its
+    /// touches go through the forwarder to a uinput copy of the recorded device.
+    public var passthrough: Bool
 
-    public init(recordingPath: String, descriptionPath: String? = nil, loop: Bool = false, speed: Double = 1) {
+    public init(
+        recordingPath: String, descriptionPath: String? = nil, loop: Bool = false, speed: Double = 1,
+        passthrough: Bool = false
+    ) {
         self.recordingPath = recordingPath
         self.descriptionPath = descriptionPath
         self.loop = loop
         self.speed = speed
+        self.passthrough = passthrough
     }
 
     /// Fastest and slowest speeds accepted.

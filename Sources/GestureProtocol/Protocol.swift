@@ -64,10 +64,13 @@ public struct DeviceInfo: Equatable, Sendable {
     /// The orientation set at run time (`orientation` request); `.normal` until one is set, and again
     /// whenever the device is added.
     public var orientation: DeviceOrientation
+    /// For a device in passthrough: the node of its virtual copy (`/dev/input/event9`), which the
+    /// compositor reads instead of the grabbed panel. Absent otherwise.
+    public var virtualPath: String?
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
-        orientation: DeviceOrientation = .normal
+        orientation: DeviceOrientation = .normal, virtualPath: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -76,6 +79,7 @@ public struct DeviceInfo: Equatable, Sendable {
         self.source = source
         self.slots = slots
         self.orientation = orientation
+        self.virtualPath = virtualPath
     }
 
     /// Whether `selector` names this device: its id, its name or its "vvvv:pppp" (as subscription
@@ -92,6 +96,7 @@ public struct DeviceInfo: Equatable, Sendable {
         members.append(("source", .string(source.rawValue)))
         members.append(("slots", .integer(slots)))
         members.append(("orientation", .integer(orientation.rawValue)))
+        if let virtualPath { members.append(("virtual_path", .string(virtualPath))) }
         return .object(members)
     }
 
@@ -110,6 +115,7 @@ public struct DeviceInfo: Equatable, Sendable {
         self.slots = json["slots"]?.intValue ?? 1
         // A daemon older than the `orientation` request sends none: its devices are never turned.
         self.orientation = json["orientation"]?.intValue.flatMap(DeviceOrientation.init(rawValue:)) ?? .normal
+        self.virtualPath = json["virtual_path"]?.stringValue
     }
 }
 

@@ -64,6 +64,22 @@ public enum RecordingFile {
         return DeviceRecording(device: device, events: recording.events)
     }
 
+    /// Writes `text` to `path` (created or truncated, mode 0644 before the umask).
+    public static func write(_ text: String, to path: String) throws(RecordingFileError) {
+        let fd: Int32
+        do {
+            fd = try SystemCall.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+        } catch {
+            throw RecordingFileError("cannot write \(path): \(error.message) (errno \(error.errno))")
+        }
+        defer { SystemCall.close(fd) }
+        var bytes = Array(text.utf8)
+        let ok = bytes.withUnsafeMutableBytes { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
+        if !ok {
+            throw RecordingFileError("cannot write \(path): \(String(cString: strerror(errno))) (errno \(errno))")
+        }
+    }
+
     /// The file's bytes, at most `maximumBytes`.
     private static func read(_ path: String, allowingStandardInput: Bool) throws(RecordingFileError) -> [UInt8] {
         let fd: Int32

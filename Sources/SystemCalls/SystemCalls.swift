@@ -67,6 +67,12 @@ public enum SystemCall {
         return code == EINTR ? nil : SystemError(errno: code, operation: "close")
     }
 
+    /// `write(2)` of `bytes` in one call (EINTR retried): the bytes written. For descriptors that take a
+    /// write whole or not at all (uinput takes whole `input_event`s).
+    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String? = nil) throws(SystemError) -> Int {
+        try retryingInterrupts("write", path: path) { Glibc.write(fd, bytes.baseAddress, bytes.count) }
+    }
+
     /// `fcntl(2)` with F_GETFL/F_SETFL: makes `fd` non-blocking (or blocking again, `nonBlocking: false`).
     public static func setNonBlocking(_ fd: Int32, _ nonBlocking: Bool = true) throws(SystemError) {
         let flags = try retryingInterrupts("fcntl(F_GETFL)") { fcntl(fd, F_GETFL) }

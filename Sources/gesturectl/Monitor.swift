@@ -203,9 +203,11 @@ func runDevices(_ args: [String]) -> Int32 {
             return 0
         }
         for d in devices {
-            print(
+            var line =
                 "\(d.id)\t\(d.name)\t\(d.vendorProduct)\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(d.path ?? "")"
-                    + "\torientation \(d.orientation.rawValue)")
+                + "\torientation \(d.orientation.rawValue)"
+            if let virtualPath = d.virtualPath { line += "\tpassthrough \(virtualPath)" }
+            print(line)
         }
         return 0
     } catch {

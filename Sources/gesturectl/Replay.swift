@@ -8,7 +8,7 @@ import GestureProtocol
 import RecordingFiles
 
 private let replayUsage = """
-    usage: gesturectl replay [--device DESC] [--config FILE] [--no-updates] [--pretty] [--trace] RECORDING
+    usage: gesturectl replay [--device DESC] [--config FILE] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING
 
     RECORDING may be - for standard input (evemu-record /dev/input/eventN | gesturectl replay -).
 
@@ -19,6 +19,9 @@ private let replayUsage = """
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults);
                       [[device]] sections apply by name and vendor:product, not by match_path (a
                       recording has no device node)
+      --forward OUT   passthrough, offline: write to OUT, as an evemu recording (the virtual device's
+                      header, then its events), exactly what the virtual copy of the device would
+                      receive with passthrough = true; the gestures are printed as usual
       --no-updates    print begin, end and cancel events only
       --pretty        readable lines instead of JSON
       --trace         print the recognizer's state transitions to standard error
@@ -28,6 +31,7 @@ private let replayUsage = """
 func runReplay(_ args: [String]) -> Int32 {
     var devicePath: String?
     var configPath: String?
+    var forwardPath: String?
     var recordingPath: String?
     var updates = true
     var pretty = false
@@ -39,12 +43,16 @@ func runReplay(_ args: [String]) -> Int32 {
         case "--help", "-h":
             print(replayUsage, terminator: "")
             return 0
-        case "--device", "--config":
+        case "--device", "--config", "--forward":
             guard i + 1 < args.count else {
                 printError("gesturectl replay: \(a) needs a file name\n")
                 return 2
             }
-            if a == "--device" { devicePath = args[i + 1] } else { configPath = args[i + 1] }
+            switch a {
+            case "--device": devicePath = args[i + 1]
+            case "--config": configPath = args[i + 1]
+            default: forwardPath = args[i + 1]
+            }
             i += 1
         case "--no-updates": updates = false
         case "--pretty": pretty = true
@@ -69,11 +77,22 @@ func runReplay(_ args: [String]) -> Int32 {
     return reportingInputErrors("replay") {
         let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
         let device = recording.device
-        let (settings, geometry) = try replaySettings(configPath: configPath, device: device)
+        var (settings, geometry) = try replaySettings(configPath: configPath, device: device)
+        var forwarder: TouchForwarder? = nil
+        if forwardPath != nil {
+            do {
+                forwarder = try TouchForwarder(device: device)
+            } catch {
+                printError("gesturectl replay: --forward: \(error)\n")
+                return 1
+            }
+            settings.withholdsTouches = true
+        }
         let engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
         let origin = recording.events.first?.timeMicroseconds ?? 0
         var replay = RecordingReplay(engine: engine)
-        replay.run(recording.events) { outputs in
+        var written: [InputEvent] = []
+        replay.run(recording.events, forwarder: &forwarder, written: &written) { outputs in
             for output in outputs {
                 switch output {
                 case .gesture(let e) where updates || e.phase != .update:
@@ -86,6 +105,15 @@ func runReplay(_ args: [String]) -> Int32 {
             }
         }
         fflush(nil)
+        if let forwardPath {
+            let text = EvemuWriter.text(device: TouchForwarder.virtualDescription(of: device), events: written)
+            do {
+                try RecordingFile.write(text, to: forwardPath)
+            } catch {
+                printError("gesturectl replay: cannot write \(forwardPath): \(error)\n")
+                return 1
+            }
+        }
         return 0
     }
 }

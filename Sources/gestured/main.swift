@@ -6,7 +6,7 @@ import Glibc
 
 let usage = """
     usage: gestured [--config FILE] [--socket PATH] [--no-udev]
-                    [--replay RECORDING [--device DESC] [--loop] [--speed X]]...
+                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough]]...
            gestured --check-config FILE
            gestured --version
 
@@ -21,6 +21,8 @@ let usage = """
         --device DESC      the device description, when RECORDING holds only events
         --loop             play it again and again
         --speed X          play X times as fast (timestamps, and so velocities, are unchanged)
+        --passthrough      as passthrough = true: forward what no system gesture owns to a uinput
+                           copy of the recorded device (needs write access to /dev/uinput)
       --check-config FILE  validate FILE, print what it sets, exit 0 when it is usable and 1 when not
       --version            print the version
 
@@ -67,7 +69,7 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
             checkConfigPath = value(for: argument)
         case "--replay":
             options.replays.append(ReplayOptions(recordingPath: value(for: argument)))
-        case "--device", "--loop", "--speed":
+        case "--device", "--loop", "--speed", "--passthrough":
             guard !options.replays.isEmpty else { fail("gestured: \(argument) applies to a --replay; put it after one") }
             let last = options.replays.count - 1
             switch argument {
@@ -75,6 +77,8 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
                 options.replays[last].descriptionPath = value(for: argument)
             case "--loop":
                 options.replays[last].loop = true
+            case "--passthrough":
+                options.replays[last].passthrough = true
             default:
                 let text = value(for: argument)
                 guard let speed = Double(text), ReplayOptions.speedRange.contains(speed) else {

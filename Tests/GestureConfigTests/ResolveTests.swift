@@ -17,6 +17,7 @@ struct ResolveTests {
         #expect(resolved.geometry == GeometrySettings())
         #expect(!resolved.ignore)
         #expect(!resolved.grab)
+        #expect(!resolved.passthrough)
         #expect(resolved.matchedSections.isEmpty)
         #expect(resolved.warnings.isEmpty)
     }
@@ -49,6 +50,21 @@ struct ResolveTests {
         #expect(linked.grab)
         // With no path known, a match_path section never matches.
         #expect(configuration.resolve(for: goodix, paths: []).matchedSections == [0])
+    }
+
+    @Test func passthroughIsPerDeviceAndLaterSectionsOverrideIt() throws {
+        let configuration = try load(
+            """
+            [[device]]
+            match_name = "*"
+            passthrough = true
+            [[device]]
+            match_id = "04f3:2a1c"
+            passthrough = false
+            """)
+        #expect(configuration.resolve(for: goodix, path: nil).passthrough)
+        #expect(!configuration.resolve(for: elan, path: nil).passthrough)
+        #expect(throws: (any Error).self) { try load("[[device]]\nmatch_name = \"*\"\npassthrough = 1\n") }
     }
 
     @Test func allMatchKeysOfASectionMustMatch() throws {

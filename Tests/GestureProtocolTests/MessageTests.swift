@@ -97,6 +97,10 @@ import GestureVocabulary
             .pong(id: nil),
             .error(ProtocolError(.unknownRequest, "unknown request type \"x\"", id: .integer(4))),
             .deviceAdded(device),
+            .deviceAdded(
+                DeviceInfo(
+                    id: "event6", name: "Panel", vendorProduct: "04f3:2234", path: "/dev/input/event6", source: .evdev,
+                    slots: 10, virtualPath: "/dev/input/event9")),
             .deviceRemoved(DeviceInfo(id: "replay1", name: "r", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 1)),
             .oriented(id: .integer(5), devices: [DeviceInfo(id: "event5", name: "p", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10, orientation: .clockwise270)]),
             .oriented(id: nil, devices: []),
@@ -125,6 +129,13 @@ import GestureVocabulary
         let changed = #"{"type":"device-changed","device":{"id":"event5","name":"p","orientation":90}}"#
         #expect(try ServerMessage.decode(line: Array(changed.utf8)) == .deviceChanged(DeviceInfo(
             id: "event5", name: "p", vendorProduct: "0000:0000", path: nil, source: .evdev, slots: 1, orientation: .clockwise90)))
+    }
+
+    @Test func aPassthroughDeviceNamesItsVirtualNode() {
+        var panel = device
+        panel.virtualPath = "/dev/input/event9"
+        #expect(ServerMessage.deviceAdded(panel).encoded.hasSuffix(#""slots":10,"orientation":0,"virtual_path":"/dev/input/event9"}}"#))
+        #expect(!ServerMessage.deviceAdded(device).encoded.contains("virtual_path"))
     }
 
     @Test func errorsHaveCodeMessageAndID() {

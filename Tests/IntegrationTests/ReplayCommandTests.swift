@@ -51,6 +51,33 @@ import Testing
         }
     }
 
+    /// `--forward`: a centre scroll reaches the virtual device event for event (no touch of it is a system
+    /// gesture's), under the virtual device's header; the gestures print as without it.
+    @Test func forwardWritesWhatTheVirtualDeviceReceives() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gestured-forward-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("forward.evemu").path
+        let desc = Self.recordings + "Wacom_ISDv4_E6_Finger.desc"
+        let events = Self.recordings + "Wacom_ISDv4_E6_Finger.single-center-scroll.events"
+        let plain = try Self.run(["replay", "--device", desc, events])
+        let forwarded = try Self.run(["replay", "--forward", out, "--device", desc, events])
+        #expect(forwarded.status == 0, "\(forwarded.stderr)")
+        #expect(forwarded.stdout == plain.stdout)
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(written.contains("N: Wacom ISDv4 E6 Finger\n"))
+        // The panel's ABS_MT_TOOL_TYPE stops at MT_TOOL_PEN; the copy's reaches MT_TOOL_PALM.
+        #expect(written.contains("A: 37 0 2 0 0 0\n"))
+        func fields(_ text: String) -> [String] {
+            text.split(separator: "\n").filter { $0.hasPrefix("E:") }.map { $0.split(separator: " ").dropFirst(2).joined(separator: " ") }
+        }
+        let original = try String(contentsOfFile: events, encoding: .utf8)
+        #expect(!fields(written).isEmpty && fields(written) == fields(original))
+        // The file replays like the recording.
+        let again = try Self.run(["replay", out])
+        #expect(again.status == 0 && again.stdout == plain.stdout)
+    }
+
     @Test func replayPrintsOneJSONObjectPerLine() throws {
         let r = try Self.run(["replay", "--device", Self.recordings + "EP0430M09.desc", Self.recordings + "EP0430M09.2-finger-scroll-down.events"])
         #expect(r.status == 0)

@@ -129,8 +129,9 @@ class _Message:
 
 class Device(_Message):
     """A device in `hello`, a `devices` or `oriented` reply or a notification: id, name, vendor_product,
-    path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it)."""
-    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation")
+    path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it), and for a
+    device in passthrough virtual_path (its virtual copy's node; None otherwise)."""
+    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path")
 
     def __init__(self, fields):
         self.fields = fields
@@ -141,6 +142,7 @@ class Device(_Message):
         self.source = _typed(fields.get("source"), str)
         self.slots = _typed(fields.get("slots"), int)
         self.orientation = _typed(fields.get("orientation"), int) or 0
+        self.virtual_path = _typed(fields.get("virtual_path"), str)
 
 
 def _devices(value):

@@ -125,6 +125,10 @@ class DecodingTests(unittest.TestCase):
                                 '"vendor_product":"27c6:0111","path":"/dev/input/event7","source":"evdev","rotation":90}}')
         self.assertIsInstance(added, gestured.DeviceAdded)
         self.assertEqual((added.device.id, added.device.slots, added.device.fields["rotation"]), ("event7", 10, 90))
+        self.assertIsNone(added.device.virtual_path)
+        copied = gestured.decode('{"type":"device-added","device":{"id":"event8","name":"Goodix","slots":10,'
+                                 '"path":"/dev/input/event8","source":"evdev","virtual_path":"/dev/input/event9"}}')
+        self.assertEqual(copied.device.virtual_path, "/dev/input/event9")
         self.assertIsInstance(gestured.decode('{"type":"device-removed","device":{"id":"event7"}}'), gestured.DeviceRemoved)
         self.assertEqual(added.device.orientation, 0)  # a daemon that does not send it never turned the device
         changed = gestured.decode('{"type":"device-changed","device":{"id":"event7","orientation":270}}')

@@ -11,11 +11,27 @@ public struct RecordingReplay {
     /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
     /// first, when it has any).
     public mutating func run(_ events: [InputEvent], emit: (_ outputs: [EngineOutput]) -> Void) {
+        var none: TouchForwarder? = nil
+        var written: [InputEvent] = []
+        run(events, forwarder: &none, written: &written, emit: emit)
+    }
+
+    /// As `run(_:emit:)`, with passthrough: the events the virtual device would receive are appended to
+    /// `written` (the forwarder's output; the engine should have `withholdsTouches` on). At the end, what
+    /// the virtual device still has down is cancelled, as when the device goes away.
+    public mutating func run(
+        _ events: [InputEvent], forwarder: inout TouchForwarder?, written: inout [InputEvent],
+        emit: (_ outputs: [EngineOutput]) -> Void
+    ) {
         var out: [EngineOutput] = []
         out.reserveCapacity(8)
         if !engine.deviceWarnings.isEmpty { emit(engine.deviceWarnings.map(EngineOutput.warning)) }
         for event in events {
-            engine.process(event, into: &out)
+            if forwarder != nil {
+                forwarder!.process(event, engine: &engine, outputs: &out, into: &written)
+            } else {
+                engine.process(event, into: &out)
+            }
             if !out.isEmpty {
                 emit(out)
                 out.removeAll(keepingCapacity: true)
@@ -24,6 +40,10 @@ public struct RecordingReplay {
         guard let last = events.last else { return }
         let end = max(last.timeMicroseconds, engine.nextDeadlineMicroseconds ?? last.timeMicroseconds)
         engine.cancelAll(atMicroseconds: end, into: &out)
+        if forwarder != nil {
+            forwarder!.apply(TouchForwarder.decisions(in: out), atMicroseconds: end, into: &written)
+            forwarder!.finish(atMicroseconds: end, into: &written)
+        }
         if out.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
             out.append(
                 .warning(

@@ -1,0 +1,554 @@
+/// Touch ownership for a passthrough device (docs/architecture.md, "Passthrough"): from the panel's raw
+/// events and the recognizer's `TouchDecision`s, the events to write to the panel's virtual copy.
+///
+/// A value with no I/O, shared by the daemon (which writes the events to uinput in the loop iteration that
+/// read the frame) and `gesturectl replay --forward` (which writes them to an evemu file).
+///
+/// Frame by frame, at each SYN_REPORT:
+/// - a frame whose contacts are all delivered, while the virtual device mirrors the panel, is written as it
+///   came (the fast path: the same events, in the same order);
+/// - otherwise the frame written brings the virtual device from what it has to what it should have:
+///   delivered contacts as the panel has them, withheld and claimed contacts absent. BTN_TOUCH, BTN_TOOL_*
+///   and ABS_X/ABS_Y/ABS_PRESSURE follow the contacts delivered; other events (MSC_TIMESTAMP, ...) pass;
+/// - a released contact first gets a frame with its landing, then the frame with its current state;
+/// - a claimed contact that was delivered gets `ABS_MT_TOOL_TYPE = MT_TOOL_PALM` in a frame of its own,
+///   then its lift (tracking id -1) in the next, which libinput (1.12+) reports as a touch cancel.
+///
+/// Nothing is ever left down: `finish` cancels whatever the virtual device has down (device removed,
+/// daemon stopping, passthrough turned off), and after SYN_DROPPED the next frame is rebuilt from state.
+///
+/// Only multitouch protocol B panels are supported (single-touch and protocol A panels are refused by
+/// `init`).
+public struct TouchForwarder: Sendable {
+    /// Why a device cannot be forwarded.
+    public struct UnsupportedError: Error, Equatable, Sendable, CustomStringConvertible {
+        public var deviceName: String
+        public var description: String {
+            "\(deviceName): passthrough needs a multitouch protocol B panel (slots); this one is not, so its "
+                + "touches are read but not forwarded: remove passthrough = true for it"
+        }
+    }
+
+    /// What happens to the contact in a slot.
+    private enum Ownership: Equatable, Sendable {
+        /// Delivered live (the default for every contact).
+        case delivered
+        /// Held back until the recognizer decides.
+        case withheld
+        /// A system gesture's: nothing more of it is delivered.
+        case claimed
+    }
+
+    /// ABS_MT_* codes whose values a slot holds: ABS_MT_TOUCH_MAJOR (0x30) ... ABS_MT_TOOL_Y (0x3d), less
+    /// ABS_MT_TRACKING_ID, which is kept apart.
+    private static let firstValueCode: UInt16 = 0x30
+    private static let valueCount = 14
+    private static let unknown = Int32.min
+
+    /// BTN_TOOL_FINGER, _DOUBLETAP, _TRIPLETAP, _QUADTAP, _QUINTTAP: the tool keys of 1...5 contacts.
+    public static let fingerCountKeys: [UInt16] = [0x145, 0x14d, 0x14e, 0x14f, 0x148]
+
+    /// The events that mirror the contacts rather than being contacts (recomputed on frames that differ
+    /// from the panel's).
+    private static func isLegacy(_ e: InputEvent) -> Bool {
+        switch e.type {
+        case EV.key: return e.code == BTN.touch || fingerCountKeys.contains(e.code)
+        case EV.abs: return e.code == ABS.x || e.code == ABS.y || e.code == ABS.pressure
+        default: return false
+        }
+    }
+
+    /// The device the virtual copy is: the panel with ABS_MT_TOOL_TYPE (MT_TOOL_FINGER...MT_TOOL_PALM)
+    /// added when it lacks it, or widened to MT_TOOL_PALM when it stops short (pens and fingers only),
+    /// since cancelling a touch needs it.
+    public static func virtualDescription(of device: DeviceDescription) -> DeviceDescription {
+        var copy = device
+        if var tool = copy.axes[ABS.mtToolType] {
+            tool.maximum = max(tool.maximum, MTTool.palm)
+            copy.axes[ABS.mtToolType] = tool
+        } else {
+            copy.axes[ABS.mtToolType] = AxisInfo(minimum: MTTool.finger, maximum: MTTool.palm)
+        }
+        return copy
+    }
+
+    public let device: DeviceDescription
+    private let slotCount: Int
+    private let legacyKeys: [UInt16]
+    private let hasAbsX: Bool
+    private let hasAbsY: Bool
+    private let hasAbsPressure: Bool
+
+    // The panel, as of the last SYN_REPORT.
+    private var panelTracking: [Int32]
+    private var panelValues: [Int32]
+    private var panelSlot = 0
+    /// The panel's own BTN_TOUCH, BTN_TOOL_*, ABS_X/Y/PRESSURE (code | type << 16 -> value).
+    private var panelLegacy: [UInt32: Int32] = [:]
+    // Each contact's values at the end of its first frame (its landing).
+    private var landingValues: [Int32]
+    private var ownership: [Ownership]
+    /// Serial of the contact in each slot as of the last frame, 0 for none.
+    private var serials: [UInt64]
+
+    // The virtual device, as written.
+    private var virtualTracking: [Int32]
+    private var virtualValues: [Int32]
+    private var virtualSlot = -1
+    private var virtualLegacy: [UInt32: Int32] = [:]
+    /// The virtual device has exactly what the panel has: frames may be written as they came.
+    private var mirrorsPanel = true
+
+    /// Events of the frame being read, not yet written.
+    private var pending: [InputEvent] = []
+    /// A raw SYN_DROPPED was read: everything up to the next SYN_REPORT is discarded.
+    private var discarding = false
+    /// Events were lost: the next frame is rebuilt from state, not written as it came.
+    private var resync = false
+
+    // Scratch for one frame (kept to avoid allocating per frame).
+    private var began: [Bool]
+    private var endedSerial: [UInt64]
+    private var endedTracking: [Int32]
+    private var endedOwnership: [Ownership]
+    private var release: [Release]
+    private var cancelNow: [Bool]
+
+    /// Which contact of a slot is released in this frame.
+    private enum Release: Equatable, Sendable {
+        case none
+        /// The contact down in the slot.
+        case current
+        /// The contact that ended in the slot in this frame (a withheld tap).
+        case ended
+    }
+
+    public init(device: DeviceDescription) throws(UnsupportedError) {
+        guard case .multitouchSlots(let count) = device.touchProtocol else {
+            throw UnsupportedError(deviceName: device.name)
+        }
+        self.device = device
+        slotCount = min(max(1, count), FrameAssembler.maximumSlots)
+        legacyKeys = ([BTN.touch] + TouchForwarder.fingerCountKeys).filter { device.keys.contains($0) }
+        hasAbsX = device.axes[ABS.x] != nil
+        hasAbsY = device.axes[ABS.y] != nil
+        hasAbsPressure = device.axes[ABS.pressure] != nil && device.axes[ABS.mtPressure] != nil
+        panelTracking = Array(repeating: -1, count: slotCount)
+        virtualTracking = panelTracking
+        panelValues = Array(repeating: TouchForwarder.unknown, count: slotCount * TouchForwarder.valueCount)
+        landingValues = panelValues
+        virtualValues = panelValues
+        ownership = Array(repeating: .delivered, count: slotCount)
+        serials = Array(repeating: 0, count: slotCount)
+        began = Array(repeating: false, count: slotCount)
+        endedSerial = serials
+        endedTracking = panelTracking
+        endedOwnership = ownership
+        release = Array(repeating: .none, count: slotCount)
+        cancelNow = began
+        pending.reserveCapacity(64)
+    }
+
+    /// Whether the virtual device has any contact down.
+    public var hasContactsDown: Bool { virtualTracking.contains { $0 >= 0 } }
+
+    /// Feeds one event of the panel with the decisions the engine produced while processing it (the
+    /// `.touch` outputs of `GestureEngine.process` for this event, in order), appending what to write to
+    /// the virtual device to `out`. `serial(slot)` is `GestureEngine.contactSerial(inSlot:)`, asked only at
+    /// a SYN_REPORT, after the engine processed it.
+    public mutating func process(
+        _ event: InputEvent, decisions: [TouchDecision], serial: (Int) -> UInt64?, into out: inout [InputEvent]
+    ) {
+        if event.type == EV.syn && event.code == SYN.report {
+            if discarding {
+                discarding = false
+                pending.removeAll(keepingCapacity: true)
+                apply(decisions, atMicroseconds: event.timeMicroseconds, into: &out)
+                return
+            }
+            endFrame(event, decisions: decisions, serial: serial, into: &out)
+            return
+        }
+        // Decisions that came before the frame ends (deadlines that passed before this event) act on the
+        // frames already read.
+        if !decisions.isEmpty { apply(decisions, atMicroseconds: event.timeMicroseconds, into: &out) }
+        if event.type == EV.syn && event.code == SYN.dropped {
+            discarding = true
+            resync = true
+            pending.removeAll(keepingCapacity: true)
+            return
+        }
+        if !discarding { pending.append(event) }
+    }
+
+    /// libevdev reported SYN_DROPPED and will deliver its resynchronisation of the device state as the
+    /// next events: the next frame is rebuilt from state rather than written as it came.
+    public mutating func eventsDropped() {
+        resync = true
+    }
+
+    /// Decisions made between frames (the engine's `advance` at a deadline, or its cancellation): acted on
+    /// at once, on the state of the last complete frame.
+    public mutating func apply(_ decisions: [TouchDecision], atMicroseconds time: Int64, into out: inout [InputEvent]) {
+        guard !decisions.isEmpty else { return }
+        clearScratch()
+        mark(decisions)
+        writeFrames(time: time, frameEvents: [], into: &out)
+    }
+
+    /// Every withheld contact is released (a reconfiguration replaced the recognizer that was to decide).
+    public mutating func releaseWithheld(atMicroseconds time: Int64, into out: inout [InputEvent]) {
+        let withheld = (0..<slotCount).filter { ownership[$0] == .withheld && panelTracking[$0] >= 0 }
+        apply([.release(withheld.map { serials[$0] })], atMicroseconds: time, into: &out)
+    }
+
+    /// The end of forwarding (device removed, daemon stopping, passthrough off): whatever the virtual device
+    /// has down is cancelled (MT_TOOL_PALM, then the lift) and nothing of the contacts now down is
+    /// delivered any more.
+    public mutating func finish(atMicroseconds time: Int64, into out: inout [InputEvent]) {
+        pending.removeAll(keepingCapacity: true)
+        clearScratch()
+        for i in 0..<slotCount {
+            if panelTracking[i] >= 0 { ownership[i] = .claimed }
+            cancelNow[i] = virtualTracking[i] >= 0
+        }
+        writeFrames(time: time, frameEvents: [], into: &out)
+    }
+
+    // MARK: - Frames
+
+    private static func legacyKey(_ type: UInt16, _ code: UInt16) -> UInt32 { UInt32(type) << 16 | UInt32(code) }
+
+    private mutating func clearScratch() {
+        for i in 0..<slotCount {
+            began[i] = false
+            endedSerial[i] = 0
+            release[i] = .none
+            cancelNow[i] = false
+        }
+    }
+
+    private mutating func endFrame(
+        _ report: InputEvent, decisions: [TouchDecision], serial: (Int) -> UInt64?, into out: inout [InputEvent]
+    ) {
+        clearScratch()
+        let n = TouchForwarder.valueCount
+        // The panel's new state.
+        for e in pending {
+            if e.type == EV.abs && (e.code == ABS.mtSlot || e.code == ABS.mtTrackingID || e.code >= TouchForwarder.firstValueCode) {
+                if e.code == ABS.mtSlot {
+                    panelSlot = Int(e.value)
+                    continue
+                }
+                guard panelSlot >= 0 && panelSlot < slotCount else { continue }
+                if e.code == ABS.mtTrackingID {
+                    let old = panelTracking[panelSlot]
+                    if old >= 0 && e.value != old && !began[panelSlot] && endedSerial[panelSlot] == 0 {
+                        endedSerial[panelSlot] = serials[panelSlot]
+                        endedTracking[panelSlot] = old
+                        endedOwnership[panelSlot] = ownership[panelSlot]
+                    }
+                    if e.value >= 0 && e.value != old {
+                        began[panelSlot] = true
+                        ownership[panelSlot] = .delivered
+                        // A new contact inherits the slot's values: written as it came, it would inherit
+                        // stale ones where the copy's differ from the panel's (left by a withheld or
+                        // claimed contact), so that frame is rebuilt from state.
+                        if !slotValuesMatch(panelSlot) { resync = true }
+                    }
+                    panelTracking[panelSlot] = e.value
+                } else {
+                    let index = Int(e.code - TouchForwarder.firstValueCode)
+                    if index < n { panelValues[panelSlot * n + index] = e.value }
+                }
+                continue
+            }
+            if TouchForwarder.isLegacy(e) { panelLegacy[TouchForwarder.legacyKey(e.type, e.code)] = e.value }
+        }
+        for i in 0..<slotCount {
+            serials[i] = panelTracking[i] >= 0 ? (serial(i) ?? 0) : 0
+        }
+        mark(decisions)
+        var fast = mirrorsPanel && !resync
+        if fast {
+            for i in 0..<slotCount
+            where ownership[i] != .delivered || cancelNow[i] || release[i] != .none
+                || (endedSerial[i] != 0 && endedOwnership[i] != .delivered)
+            {
+                fast = false
+                break
+            }
+        }
+        if fast {
+            // The virtual device mirrors the panel and keeps doing so: the frame as it came.
+            for e in pending {
+                out.append(e)
+                record(e)
+            }
+            out.append(report)
+        } else {
+            resync = false
+            writeFrames(time: report.timeMicroseconds, frameEvents: pending, into: &out)
+        }
+        pending.removeAll(keepingCapacity: true)
+        // Contacts that landed in this frame keep their landing for a later release.
+        for i in 0..<slotCount where began[i] {
+            for k in 0..<n { landingValues[i * n + k] = panelValues[i * n + k] }
+        }
+    }
+
+    /// Applies decisions to the slots' ownership, noting releases and cancellations due now.
+    private mutating func mark(_ decisions: [TouchDecision]) {
+        for decision in decisions {
+            switch decision {
+            case .withhold(let list):
+                for s in list where s != 0 {
+                    // Only a contact that landed in this frame can still be withheld: one already delivered
+                    // stays delivered.
+                    if let i = serials.firstIndex(of: s), began[i], ownership[i] == .delivered {
+                        ownership[i] = .withheld
+                    }
+                }
+            case .release(let list):
+                for s in list where s != 0 {
+                    if let i = serials.firstIndex(of: s) {
+                        guard ownership[i] == .withheld else { continue }
+                        ownership[i] = .delivered
+                        // Landed in this very frame: its landing is its current state, written below.
+                        if !began[i] { release[i] = .current }
+                    } else if let i = endedSerial.firstIndex(of: s), endedOwnership[i] == .withheld {
+                        // A withheld contact that lifted (a tap): its landing, then its lift.
+                        endedOwnership[i] = .delivered
+                        release[i] = .ended
+                    }
+                }
+            case .claim(let list):
+                for s in list where s != 0 {
+                    if let i = serials.firstIndex(of: s) {
+                        if ownership[i] == .delivered && !began[i] && virtualTracking[i] >= 0 { cancelNow[i] = true }
+                        ownership[i] = .claimed
+                    } else if let i = endedSerial.firstIndex(of: s) {
+                        if endedOwnership[i] == .delivered && virtualTracking[i] >= 0 { cancelNow[i] = true }
+                        endedOwnership[i] = .claimed
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes, when due, the frame of landings and cancels, then the frame that brings the virtual device to
+    /// what it should show, with `frameEvents`' other events.
+    private mutating func writeFrames(time: Int64, frameEvents: [InputEvent], into out: inout [InputEvent]) {
+        let n = TouchForwarder.valueCount
+        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
+        // First frame: released contacts land as they landed; cancelled ones turn into palms.
+        var first = false
+        for i in 0..<slotCount {
+            if cancelNow[i] {
+                emitSlot(i, time: time, into: &out)
+                emit(EV.abs, ABS.mtToolType, MTTool.palm, time, into: &out)
+                virtualValues[i * n + toolIndex] = MTTool.palm
+                first = true
+            }
+            switch release[i] {
+            case .none:
+                break
+            case .current:
+                writeContact(i, tracking: panelTracking[i], values: landingValues, time: time, into: &out)
+                first = true
+            case .ended:
+                writeContact(i, tracking: endedTracking[i], values: landingValues, time: time, into: &out)
+                first = true
+            }
+        }
+        if first {
+            writeLegacy(time: time, frameEvents: [], allDelivered: false, into: &out)
+            out.append(InputEvent(timeMicroseconds: time, type: EV.syn, code: SYN.report, value: 0))
+        }
+        // Second frame: the state each slot should have now.
+        let before = out.count
+        var allDelivered = true
+        for i in 0..<slotCount {
+            if panelTracking[i] >= 0 && ownership[i] != .delivered { allDelivered = false }
+            let wanted: Int32 = ownership[i] == .delivered ? panelTracking[i] : -1
+            if wanted >= 0 {
+                writeContact(i, tracking: wanted, values: panelValues, time: time, into: &out)
+            } else if virtualTracking[i] >= 0 {
+                emitSlot(i, time: time, into: &out)
+                emit(EV.abs, ABS.mtTrackingID, -1, time, into: &out)
+                virtualTracking[i] = -1
+            }
+        }
+        for e in frameEvents {
+            if e.type == EV.abs && (e.code == ABS.mtSlot || e.code == ABS.mtTrackingID || e.code >= TouchForwarder.firstValueCode) {
+                continue
+            }
+            if TouchForwarder.isLegacy(e) { continue }
+            // Other events pass: MSC_TIMESTAMP, other keys and axes.
+            out.append(e)
+        }
+        writeLegacy(time: time, frameEvents: frameEvents, allDelivered: allDelivered, into: &out)
+        if out.count > before {
+            out.append(InputEvent(timeMicroseconds: time, type: EV.syn, code: SYN.report, value: 0))
+        }
+        mirrorsPanel = allDelivered && virtualMatchesPanel()
+    }
+
+    /// Whether the virtual device holds what the panel holds, so that the panel's next frame may be written
+    /// as it came. Values of slots empty on both sides may differ: a contact landing in such a slot is
+    /// checked when it lands (`slotValuesMatch`).
+    private func virtualMatchesPanel() -> Bool {
+        for (key, value) in panelLegacy where (virtualLegacy[key] ?? 0) != value { return false }
+        for i in 0..<slotCount {
+            if virtualTracking[i] != panelTracking[i] { return false }
+            if panelTracking[i] >= 0 && !slotValuesMatch(i) { return false }
+        }
+        return true
+    }
+
+    /// Whether slot `slot` holds the same values on the copy as on the panel.
+    private func slotValuesMatch(_ slot: Int) -> Bool {
+        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
+        let n = TouchForwarder.valueCount
+        for k in 0..<n {
+            let panel = panelValues[slot * n + k]
+            let virtual = virtualValues[slot * n + k]
+            if panel == virtual { continue }
+            // A panel without tool types has fingers.
+            if k == toolIndex && panel == TouchForwarder.unknown && virtual == MTTool.finger { continue }
+            return false
+        }
+        return true
+    }
+
+    /// Brings slot `slot` of the virtual device to a contact with `tracking` and the slot's `values`.
+    private mutating func writeContact(
+        _ slot: Int, tracking: Int32, values: [Int32], time: Int64, into out: inout [InputEvent]
+    ) {
+        let n = TouchForwarder.valueCount
+        let isNew = virtualTracking[slot] != tracking
+        if isNew {
+            emitSlot(slot, time: time, into: &out)
+            emit(EV.abs, ABS.mtTrackingID, tracking, time, into: &out)
+            virtualTracking[slot] = tracking
+        }
+        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
+        for k in 0..<n {
+            var value = values[slot * n + k]
+            if k == toolIndex && value == TouchForwarder.unknown && (isNew || virtualValues[slot * n + k] == MTTool.palm) {
+                // A panel without tool types has fingers; a slot the virtual device last used for a cancelled
+                // (palm) contact must say so.
+                if virtualValues[slot * n + k] != TouchForwarder.unknown { value = MTTool.finger }
+            }
+            guard value != TouchForwarder.unknown, value != virtualValues[slot * n + k] else { continue }
+            emitSlot(slot, time: time, into: &out)
+            emit(EV.abs, TouchForwarder.firstValueCode + UInt16(k), value, time, into: &out)
+            virtualValues[slot * n + k] = value
+        }
+    }
+
+    /// BTN_TOUCH, BTN_TOOL_* and ABS_X/Y/PRESSURE for what the virtual device has down: the panel's own
+    /// values when it shows everything the panel has, else derived from the contacts delivered.
+    private mutating func writeLegacy(time: Int64, frameEvents: [InputEvent], allDelivered: Bool, into out: inout [InputEvent]) {
+        let n = TouchForwarder.valueCount
+        if allDelivered && hasContactsDown {
+            for e in frameEvents where TouchForwarder.isLegacy(e) {
+                setLegacy(e.type, e.code, e.value, e.timeMicroseconds, into: &out)
+            }
+            // Values the panel set in earlier frames, while the copy showed less.
+            for (key, value) in panelLegacy {
+                setLegacy(UInt16(key >> 16), UInt16(key & 0xffff), value, time, into: &out)
+            }
+            return
+        }
+        var count = 0
+        var first = -1
+        for i in 0..<slotCount where virtualTracking[i] >= 0 {
+            // Palms count, as the kernel's own pointer emulation counts them: a cancelled touch is down
+            // until its lift.
+            count += 1
+            if first < 0 { first = i }
+        }
+        for key in legacyKeys {
+            let value: Int32
+            if key == BTN.touch {
+                value = count > 0 ? 1 : 0
+            } else {
+                let index = TouchForwarder.fingerCountKeys.firstIndex(of: key)!
+                value = min(count, TouchForwarder.fingerCountKeys.count) == index + 1 ? 1 : 0
+            }
+            setLegacy(EV.key, key, value, time, into: &out)
+        }
+        guard first >= 0 else { return }
+        func mt(_ code: UInt16) -> Int32 { virtualValues[first * n + Int(code - TouchForwarder.firstValueCode)] }
+        if hasAbsX, mt(ABS.mtPositionX) != TouchForwarder.unknown { setLegacy(EV.abs, ABS.x, mt(ABS.mtPositionX), time, into: &out) }
+        if hasAbsY, mt(ABS.mtPositionY) != TouchForwarder.unknown { setLegacy(EV.abs, ABS.y, mt(ABS.mtPositionY), time, into: &out) }
+        if hasAbsPressure, mt(ABS.mtPressure) != TouchForwarder.unknown {
+            setLegacy(EV.abs, ABS.pressure, mt(ABS.mtPressure), time, into: &out)
+        }
+    }
+
+    private mutating func setLegacy(_ type: UInt16, _ code: UInt16, _ value: Int32, _ time: Int64, into out: inout [InputEvent]) {
+        let key = TouchForwarder.legacyKey(type, code)
+        guard virtualLegacy[key] != value else { return }
+        // A key never pressed need not be released.
+        if type == EV.key && value == 0 && virtualLegacy[key] == nil { return }
+        emit(type, code, value, time, into: &out)
+        virtualLegacy[key] = value
+    }
+
+    private mutating func emitSlot(_ slot: Int, time: Int64, into out: inout [InputEvent]) {
+        guard virtualSlot != slot else { return }
+        emit(EV.abs, ABS.mtSlot, Int32(slot), time, into: &out)
+    }
+
+    private mutating func emit(_ type: UInt16, _ code: UInt16, _ value: Int32, _ time: Int64, into out: inout [InputEvent]) {
+        let e = InputEvent(timeMicroseconds: time, type: type, code: code, value: value)
+        out.append(e)
+        record(e)
+    }
+
+    /// Keeps the virtual device's state as written.
+    private mutating func record(_ e: InputEvent) {
+        let n = TouchForwarder.valueCount
+        if e.type == EV.abs {
+            if e.code == ABS.mtSlot {
+                virtualSlot = Int(e.value)
+                return
+            }
+            if e.code == ABS.mtTrackingID || e.code >= TouchForwarder.firstValueCode {
+                guard virtualSlot >= 0 && virtualSlot < slotCount else { return }
+                if e.code == ABS.mtTrackingID {
+                    virtualTracking[virtualSlot] = e.value
+                } else if Int(e.code - TouchForwarder.firstValueCode) < n {
+                    virtualValues[virtualSlot * n + Int(e.code - TouchForwarder.firstValueCode)] = e.value
+                }
+                return
+            }
+        }
+        if TouchForwarder.isLegacy(e) { virtualLegacy[TouchForwarder.legacyKey(e.type, e.code)] = e.value }
+    }
+}
+
+extension TouchForwarder {
+    /// Feeds one event of the panel through `engine` and then the forwarder: the engine's outputs are
+    /// appended to `outputs` (decisions included), the events for the virtual device to `out`. What the
+    /// daemon and `gesturectl replay --forward` both run, per event.
+    public mutating func process(
+        _ event: InputEvent, engine: inout GestureEngine, outputs: inout [EngineOutput], into out: inout [InputEvent]
+    ) {
+        let start = outputs.count
+        engine.process(event, into: &outputs)
+        let decisions = TouchForwarder.decisions(in: outputs, from: start)
+        process(event, decisions: decisions, serial: { engine.contactSerial(inSlot: $0) }, into: &out)
+    }
+
+    /// The touch decisions among `outputs[start...]`, in order.
+    public static func decisions(in outputs: [EngineOutput], from start: Int = 0) -> [TouchDecision] {
+        var result: [TouchDecision] = []
+        for output in outputs[start...] {
+            if case .touch(let d) = output { result.append(d) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,122 @@
+import GestureCore
+import GestureProtocol
+import SystemCalls
+
+/// A device in passthrough: its touch forwarder and its virtual copy.
+final class Passthrough {
+    var forwarder: TouchForwarder
+    let copy: VirtualTouchscreen
+    /// Events for the copy, written once per loop iteration that produced them.
+    var writes: [InputEvent] = []
+
+    init(forwarder: TouchForwarder, copy: VirtualTouchscreen) {
+        self.forwarder = forwarder
+        self.copy = copy
+        writes.reserveCapacity(64)
+    }
+}
+
+extension Daemon {
+    /// Grabs the panel and makes its virtual copy (`passthrough = true`). On failure the device is read
+    /// as before, without passthrough, and the log says why. Call with nothing down on the panel (other
+    /// readers would keep the touches the grab hides from them down).
+    func startPassthrough(_ slot: DeviceSlot) {
+        guard slot.passthrough == nil else { return }
+        let forwarder: TouchForwarder
+        do {
+            forwarder = try TouchForwarder(device: slot.source.description)
+        } catch {
+            Log.warning("\(slot.info.id): \(error)")
+            return
+        }
+        let evdev = (slot.source as? EvdevInputSource)?.device
+        let copy: VirtualTouchscreen
+        do {
+            copy = try VirtualTouchscreen(cloning: slot.source.description, from: evdev, panelNode: slot.source.hotplugNode)
+        } catch {
+            Log.error("\(slot.info.id): cannot create the passthrough copy of \(slot.source.path): \(error)")
+            return
+        }
+        if let evdev {
+            do {
+                try evdev.setGrab(true)
+            } catch {
+                Log.error("\(slot.info.id): passthrough is off: \(error)")
+                return
+            }
+        }
+        slot.passthrough = Passthrough(forwarder: forwarder, copy: copy)
+        slot.info.virtualPath = copy.devnode ?? copy.syspath ?? VirtualTouchscreen.uinputPath
+        setWithholding(slot, true)
+        Log.info("\(slot.info.id): passthrough on: \(slot.source.path) grabbed, its touches forwarded to \(slot.info.virtualPath!)")
+    }
+
+    /// Cancels what the copy has down, destroys it and releases the grab (unless `grab = true`).
+    func stopPassthrough(_ slot: DeviceSlot, reason: String) {
+        guard let passthrough = slot.passthrough else { return }
+        let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
+        passthrough.forwarder.finish(atMicroseconds: now, into: &passthrough.writes)
+        flushPassthrough(slot)
+        slot.passthrough = nil
+        slot.info.virtualPath = nil
+        if let evdev = (slot.source as? EvdevInputSource)?.device, !slot.settings.grab {
+            do {
+                try evdev.setGrab(false)
+            } catch {
+                if case .removed = error {} else { Log.warning("\(slot.info.id): \(error)") }
+            }
+        }
+        Log.info("\(slot.info.id): passthrough off (\(reason))")
+    }
+
+    /// Writes what the forwarder produced to the copy: one write for the loop iteration. A failed write
+    /// ends passthrough for the device (the panel is released to the compositor).
+    func flushPassthrough(_ slot: DeviceSlot) {
+        guard let passthrough = slot.passthrough, !passthrough.writes.isEmpty else { return }
+        defer { passthrough.writes.removeAll(keepingCapacity: true) }
+        do {
+            try passthrough.copy.write(passthrough.writes)
+        } catch {
+            Log.error("\(slot.info.id): cannot write to the passthrough copy: \(error); passthrough is turned off")
+            passthrough.writes.removeAll(keepingCapacity: true)
+            slot.passthrough = nil
+            slot.info.virtualPath = nil
+            if let evdev = (slot.source as? EvdevInputSource)?.device, !slot.settings.grab { try? evdev.setGrab(false) }
+            setWithholding(slot, false)
+        }
+    }
+
+    /// Turns the engine's touch decisions on or off (a reconfiguration, so gestures in flight end).
+    private func setWithholding(_ slot: DeviceSlot, _ on: Bool) {
+        guard slot.engine.settings.withholdsTouches != on else { return }
+        var settings = slot.engine.settings
+        settings.withholdsTouches = on
+        var out: [EngineOutput] = []
+        let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
+        slot.engine.reconfigure(settings: settings, geometry: slot.effectiveGeometry, atMicroseconds: now, into: &out)
+        deliver(out, from: slot)
+    }
+
+    /// Whether the panel has nothing down (as the engine last saw it): passthrough may be switched.
+    func panelIsIdle(_ slot: DeviceSlot) -> Bool {
+        for i in 0..<max(1, slot.info.slots) where slot.engine.contactSerial(inSlot: i) != nil { return false }
+        return true
+    }
+
+    /// Applies a passthrough switch the configuration asked for, once the panel is idle.
+    func applyPendingPassthrough(_ slot: DeviceSlot) {
+        guard let wanted = slot.passthroughWanted, panelIsIdle(slot) else { return }
+        slot.passthroughWanted = nil
+        if wanted { startPassthrough(slot) } else { stopPassthrough(slot, reason: "the configuration turned it off") }
+        // Clients learn the copy's node (or that there is none any more).
+        notifyClients(.deviceChanged(slot.info), about: slot.info)
+    }
+
+    /// Feeds the decisions among `outputs[start...]` made outside a frame (a deadline, a cancellation) to
+    /// the forwarder.
+    func forwardDecisions(_ slot: DeviceSlot, _ outputs: [EngineOutput], from start: Int, atMicroseconds time: Int64) {
+        guard let passthrough = slot.passthrough else { return }
+        let decisions = TouchForwarder.decisions(in: outputs, from: start)
+        passthrough.forwarder.apply(decisions, atMicroseconds: time, into: &passthrough.writes)
+    }
+}

@@ -1,0 +1,140 @@
+// The passthrough's virtual copy of a panel: a uinput device made with libevdev's uinput support.
+//
+//   final class VirtualTouchscreen
+//     init(cloning description: DeviceDescription, from handle: EvdevDevice?, panelNode: String?) throws(SystemError)
+//     let devnode: String?            — /dev/input/eventN of the copy
+//     func write(_ events: [InputEvent]) throws(SystemError)   — one write(2) for the batch
+//
+// The copy has the panel's name, ids, properties, event types and codes and absolute axes (ranges,
+// resolution), plus ABS_MT_TOOL_TYPE when the panel lacks it (cancelling a touch needs MT_TOOL_PALM). Its
+// `phys` starts with `VirtualTouchscreen.physPrefix`, which is how gestured (and the udev rule that copies
+// the panel's properties) knows its own devices.
+import CLibevdev
+import GestureCore
+import Glibc
+import SystemCalls
+
+public final class VirtualTouchscreen {
+    /// The `phys` of every virtual device gestured makes ("gestured-passthrough/<panel node>"): gestured
+    /// never opens a device whose phys starts with it, and 70-gestured-passthrough.rules matches it.
+    public static let physPrefix = "gestured-passthrough"
+
+    /// The uinput node the copies are made through.
+    public static let uinputPath = "/dev/uinput"
+
+    /// The copy's event node, as libevdev finds it in sysfs (nil if it could not tell).
+    public let devnode: String?
+    /// The copy's sysfs path (/sys/devices/virtual/input/inputN).
+    public let syspath: String?
+    private let uinput: OpaquePointer
+    private let template: OpaquePointer
+    /// The /dev/uinput descriptor the copy lives on (closing it destroys the copy, as the kernel does when
+    /// the daemon dies).
+    private let fd: Int32
+    private var buffer: [input_event] = []
+
+    /// Creates the copy of `description` (`libevdev_uinput_create_from_device`). With `panel` (the live
+    /// panel's libevdev), the event types and codes it has beyond what `description` holds (MSC_TIMESTAMP,
+    /// other keys) are copied too. `panelNode` names the panel in the copy's phys.
+    public init(cloning description: DeviceDescription, from panel: EvdevDevice? = nil, panelNode: String?) throws(SystemError) {
+        guard let template = libevdev_new() else {
+            throw SystemError(errno: ENOMEM, operation: "libevdev_new")
+        }
+        let copy = TouchForwarder.virtualDescription(of: description)
+        libevdev_set_name(template, copy.name)
+        let phys = VirtualTouchscreen.physPrefix + "/" + (panelNode ?? "replay")
+        libevdev_set_phys(template, phys)
+        libevdev_set_id_bustype(template, Int32(copy.busType))
+        libevdev_set_id_vendor(template, Int32(copy.vendor))
+        libevdev_set_id_product(template, Int32(copy.product))
+        libevdev_set_id_version(template, Int32(copy.version))
+        for property in copy.properties { libevdev_enable_property(template, UInt32(property)) }
+        for key in copy.keys { libevdev_enable_event_code(template, UInt32(EV.key), UInt32(key), nil) }
+        for (code, axis) in copy.axes {
+            var info = input_absinfo(
+                value: axis.minimum, minimum: axis.minimum, maximum: axis.maximum, fuzz: axis.fuzz, flat: axis.flat,
+                resolution: axis.resolution)
+            libevdev_enable_event_code(template, UInt32(EV.abs), UInt32(code), &info)
+        }
+        panel?.copyOtherCodes(into: template)
+        let hint =
+            "passthrough needs write access to /dev/uinput (the uinput module loaded and the udev rule of "
+            + "docs/installation.md); the panel is read without passthrough"
+        // libevdev sets no phys on the copy, and the phys is how gestured and the udev rule know it: the
+        // descriptor is opened here and given the phys before libevdev creates the device on it.
+        let fd: Int32
+        do {
+            fd = try SystemCall.open(VirtualTouchscreen.uinputPath, flags: O_RDWR | O_CLOEXEC)
+        } catch {
+            libevdev_free(template)
+            var error = error
+            if [EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(error.errno) { error.hint = hint }
+            throw error
+        }
+        if gestured_uinput_set_phys(fd, phys) < 0 {
+            let code = Glibc.errno
+            libevdev_free(template)
+            SystemCall.close(fd)
+            throw SystemError(errno: code, operation: "ioctl(UI_SET_PHYS)", path: VirtualTouchscreen.uinputPath)
+        }
+        var uinput: OpaquePointer?
+        let rc = libevdev_uinput_create_from_device(template, fd, &uinput)
+        guard rc >= 0, let uinput else {
+            libevdev_free(template)
+            SystemCall.close(fd)
+            throw SystemError(
+                errno: -rc, operation: "libevdev_uinput_create_from_device", path: VirtualTouchscreen.uinputPath,
+                hint: -rc == EACCES || -rc == EPERM ? hint : nil)
+        }
+        self.fd = fd
+        self.template = template
+        self.uinput = uinput
+        devnode = libevdev_uinput_get_devnode(uinput).map { String(cString: $0) }
+        syspath = libevdev_uinput_get_syspath(uinput).map { String(cString: $0) }
+        buffer.reserveCapacity(64)
+    }
+
+    deinit {
+        libevdev_uinput_destroy(uinput)
+        libevdev_free(template)
+        SystemCall.close(fd)
+    }
+
+    /// Writes `events` to the copy in one write(2) (uinput takes whole input_events; the kernel stamps them).
+    public func write(_ events: [InputEvent]) throws(SystemError) {
+        guard !events.isEmpty else { return }
+        buffer.removeAll(keepingCapacity: true)
+        for e in events {
+            var raw = input_event()
+            gestured_input_event_set(&raw, e.type, e.code, e.value)
+            buffer.append(raw)
+        }
+        let fd = self.fd
+        let size = MemoryLayout<input_event>.stride * buffer.count
+        let path = devnode ?? VirtualTouchscreen.uinputPath
+        let result: Result<Int, SystemError> = buffer.withUnsafeBytes { bytes in
+            do throws(SystemError) { return .success(try SystemCall.write(fd, bytes, path: path)) } catch { return .failure(error) }
+        }
+        let written = try result.get()
+        if written != size {
+            throw SystemError(errno: EIO, operation: "write (\(written) of \(size) bytes)", path: devnode ?? VirtualTouchscreen.uinputPath)
+        }
+    }
+}
+
+extension EvdevDevice {
+    /// Enables on `template` the event types and codes the panel has besides keys and absolute axes
+    /// (EV_MSC, EV_SW, EV_REL, EV_LED), and keys the description left out.
+    func copyOtherCodes(into template: OpaquePointer) {
+        withHandle { handle in
+            for type in [UInt32(EV_KEY), UInt32(EV_REL), UInt32(EV_MSC), UInt32(EV_SW), UInt32(EV_LED)] {
+                guard libevdev_has_event_type(handle, type) != 0 else { continue }
+                let max = libevdev_event_type_get_max(type)
+                guard max >= 0 else { continue }
+                for code in 0...UInt32(max) where libevdev_has_event_code(handle, type, code) != 0 {
+                    libevdev_enable_event_code(template, type, code, nil)
+                }
+            }
+        }
+    }
+}
