@@ -148,7 +148,7 @@ extension Daemon {
             case .warning(let warning): Log.warning("\(slot.info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(slot.info.id): \(line)")
             case .touch(let decision):
-                // Only engines that withhold touches (passthrough) decide about them.
+                // Passthrough devices only; pump has already applied them to the device's TouchForwarder.
                 Log.debug("\(slot.info.id): touches \(decision)")
             }
         }
