@@ -209,41 +209,12 @@ public struct BindingsFile: Equatable, Sendable {
     }
 
     public static func load(path: String) throws(ConfigError) -> BindingsFile {
-        let bytes: [UInt8]
-        do {
-            bytes = try ConfigFile.contents(path: path)
-        } catch {
-            throw ConfigError(diagnostics: [
-                ConfigDiagnostic(
-                    location: ConfigLocation(file: path), keyPath: nil,
-                    message: error.message.replacingConfiguration())
-            ])
-        }
-        let tree: TOMLValue
-        do {
-            tree = try bytes.withUnsafeBufferPointer { buffer throws(TOMLSyntaxError) in
-                try TOMLReader.parse(bytes: buffer, sourceName: path)
-            }
-        } catch {
-            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: path)])
-        }
+        let tree = try TOMLDocument.read(path: path, describingFileError: { $0.replacingConfiguration() })
         return try BindingsDecoder.decode(tree, fileName: path)
     }
 
     public static func parse(text: String, fileName: String) throws(ConfigError) -> BindingsFile {
-        let tree: TOMLValue
-        do {
-            tree = try TOMLReader.parse(text: text, sourceName: fileName)
-        } catch {
-            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: fileName)])
-        }
-        return try BindingsDecoder.decode(tree, fileName: fileName)
-    }
-
-    private static func syntaxDiagnostic(_ error: TOMLSyntaxError, fileName: String) -> ConfigDiagnostic {
-        ConfigDiagnostic(
-            location: ConfigLocation(file: fileName, error.position), keyPath: nil,
-            message: error.tooDeep ? "the file is refused: \(error.message)" : "TOML syntax error: \(error.message)")
+        try BindingsDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName)
     }
 
     /// The narrowest subscription that still delivers every event a binding can fire on: only the kinds

@@ -179,39 +179,12 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads and validates the file at `path`. Errors name the path as given.
     public static func load(path: String) throws(ConfigError) -> Configuration {
-        let bytes: [UInt8]
-        do {
-            bytes = try ConfigFile.contents(path: path)
-        } catch {
-            throw ConfigError(diagnostics: [
-                ConfigDiagnostic(location: ConfigLocation(file: path), keyPath: nil, message: error.message)
-            ])
-        }
-        let tree: TOMLValue
-        do {
-            tree = try bytes.withUnsafeBufferPointer { buffer throws(TOMLSyntaxError) in
-                try TOMLReader.parse(bytes: buffer, sourceName: path)
-            }
-        } catch {
-            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: path)])
-        }
-        return try ConfigDecoder.decode(tree, fileName: path)
+        try ConfigDecoder.decode(try TOMLDocument.read(path: path), fileName: path)
     }
 
     /// Validates TOML text; `fileName` is what messages call it.
     public static func parse(text: String, fileName: String) throws(ConfigError) -> Configuration {
-        let tree: TOMLValue
-        do {
-            tree = try TOMLReader.parse(text: text, sourceName: fileName)
-        } catch {
-            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: fileName)])
-        }
-        return try ConfigDecoder.decode(tree, fileName: fileName)
+        try ConfigDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName)
     }
 
-    private static func syntaxDiagnostic(_ error: TOMLSyntaxError, fileName: String) -> ConfigDiagnostic {
-        ConfigDiagnostic(
-            location: ConfigLocation(file: fileName, error.position), keyPath: nil,
-            message: error.tooDeep ? "the file is refused: \(error.message)" : "TOML syntax error: \(error.message)")
-    }
 }
