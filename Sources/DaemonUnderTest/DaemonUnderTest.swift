@@ -124,3 +124,95 @@ public func statusKiB(_ pid: pid_t, _ key: String) -> Int {
     }
     return -1
 }
+
+/// A process's memory as /proc/PID/smaps_rollup counts it, in KiB.
+/// - `rss`: pages mapped, wherever they come from;
+/// - `pss`: each page divided by the number of processes mapping it (a library page five processes map
+///   counts a fifth): the process's fair share, what it costs the machine;
+/// - `privateDirty`: pages written that only this process has (heap, stacks, relocated data): what no
+///   other process shares and the kernel cannot drop without swap.
+/// A file page written shortly before (a freshly built binary, not yet written back) also counts as
+/// dirty: `flushToDisk` the binary before starting it.
+public struct ProcessMemory {
+    public var rss: Int
+    public var pss: Int
+    public var privateDirty: Int
+    public var anonymous: Int
+
+    /// nil when the process is gone or its smaps_rollup cannot be read.
+    public init?(pid: pid_t) {
+        let figures = smapsFigures(readWholeFile("/proc/\(pid)/smaps_rollup").split(separator: "\n"))
+        guard let rss = figures["Rss"], let pss = figures["Pss"], let dirty = figures["Private_Dirty"] else { return nil }
+        self.rss = rss
+        self.pss = pss
+        privateDirty = dirty
+        anonymous = figures["Anonymous"] ?? 0
+    }
+
+    public init(rss: Int, pss: Int, privateDirty: Int, anonymous: Int) {
+        self.rss = rss
+        self.pss = pss
+        self.privateDirty = privateDirty
+        self.anonymous = anonymous
+    }
+}
+
+/// One file (or kind of anonymous memory: [heap], [stack], [anon]) mapped by a process, its mappings'
+/// figures added up, in KiB.
+public struct MappedFile {
+    public var name: String
+    public var memory: ProcessMemory
+}
+
+/// What each file mapped by `pid` costs, from /proc/PID/smaps, largest PSS first.
+public func mappedFiles(_ pid: pid_t) -> [MappedFile] {
+    var totals: [String: ProcessMemory] = [:]
+    var order: [String] = []
+    var name = ""
+    var lines: [Substring] = []
+    func flush() {
+        guard !lines.isEmpty else { return }
+        let figures = smapsFigures(lines)
+        if totals[name] == nil { order.append(name) }
+        var sum = totals[name] ?? ProcessMemory(rss: 0, pss: 0, privateDirty: 0, anonymous: 0)
+        sum.rss += figures["Rss"] ?? 0
+        sum.pss += figures["Pss"] ?? 0
+        sum.privateDirty += figures["Private_Dirty"] ?? 0
+        sum.anonymous += figures["Anonymous"] ?? 0
+        totals[name] = sum
+        lines = []
+    }
+    for line in readWholeFile("/proc/\(pid)/smaps").split(separator: "\n") {
+        // A mapping's header: "start-end perms offset dev inode [name]"; its figures follow as "Key: N kB".
+        let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+        if fields.count >= 5, fields[0].contains("-"), !fields[0].hasSuffix(":") {
+            flush()
+            name = fields.count > 5 ? String(fields[5].drop(while: { $0 == " " })) : "[anon]"
+        } else {
+            lines.append(line)
+        }
+    }
+    flush()
+    return order.map { MappedFile(name: $0, memory: totals[$0]!) }.sorted { $0.memory.pss > $1.memory.pss }
+}
+
+/// The "Key:   N kB" lines of an smaps block as numbers.
+func smapsFigures(_ lines: [Substring]) -> [String: Int] {
+    var figures: [String: Int] = [:]
+    for line in lines {
+        let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard parts.count == 3, parts[2] == "kB", parts[0].hasSuffix(":"), let value = Int(parts[1]) else { continue }
+        figures[String(parts[0].dropLast())] = value
+    }
+    return figures
+}
+
+/// fsync(2) of the file at `path`: a binary just built sits in the page cache as dirty pages until the
+/// kernel writes it back, and smaps counts those as the process's Private_Dirty while they last.
+@discardableResult
+public func flushToDisk(_ path: String) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return fsync(fd) == 0
+}

@@ -1,9 +1,15 @@
 // gestured-socket-bench: gesture events per second the running daemon delivers through its socket to 1
-// and to 50 clients, and the resident memory of an idle daemon. It starts the real gestured (release
-// build, next to this binary) on a private socket with a looping --replay, subscribes N clients read by
-// one poll(2) loop, and raises the replay speed until the daemon no longer keeps up. Reports figures;
-// asserts nothing. Run with `make bench-socket`; the last line, `bench-socket: key=value …`, is the
-// summary for scripts (docs/testing.md, "Benchmarks").
+// and to 50 clients, and the memory of an idle daemon. It starts the real gestured (release build, next to
+// this binary, or the ones --gestured names) on a private socket with a looping --replay, subscribes N
+// clients read by one poll(2) loop, and raises the replay speed until the daemon no longer keeps up.
+// Reports figures; asserts nothing. Run with `make bench-socket`; the last line, `bench-socket: key=value …`,
+// is the summary for scripts (docs/testing.md, "Benchmarks").
+//
+//   gestured-socket-bench [--memory-only] [--gestured PATH]... [FIXTURES]
+//
+// --memory-only skips the throughput runs; each --gestured adds a daemon binary whose idle memory is
+// measured in the same run, the first one being the baseline the others are compared with (and the one
+// the throughput runs and the summary line use).
 import DaemonUnderTest
 import GestureCore
 import GestureProtocol
@@ -18,11 +24,29 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let arguments = CommandLine.arguments
-let fixtures = arguments.count > 1 ? arguments[1] : "Tests/Fixtures"
+var fixtures = "Tests/Fixtures"
+var binaries: [String] = []
+var memoryOnly = false
+do {
+    var rest = CommandLine.arguments.dropFirst()
+    while let argument = rest.popFirst() {
+        switch argument {
+        case "--memory-only": memoryOnly = true
+        case "--gestured":
+            guard let path = rest.popFirst() else { fail("gestured-socket-bench: --gestured needs the path of a gestured binary") }
+            binaries.append(path)
+        case _ where argument.hasPrefix("-"):
+            fail("gestured-socket-bench: unknown option \(argument); usage: gestured-socket-bench [--memory-only] [--gestured PATH]... [FIXTURES]")
+        default: fixtures = argument
+        }
+    }
+}
+if binaries.isEmpty { binaries = [executableDirectory + "/gestured"] }
+for binary in binaries where access(binary, X_OK) != 0 {
+    fail("gestured-socket-bench: no executable gestured at \(binary); build it in the same configuration (make bench-socket does)")
+}
+let gestured = binaries[0]
 let recording = fixtures + "/recordings/dell_canvas_touch.evemu"
-let gestured = executableDirectory + "/gestured"
-guard access(gestured, X_OK) == 0 else { fail("no gestured next to this benchmark (\(gestured)); build it in the same configuration") }
 
 // What one pass of the replay produces, and how long a pass lasts in recording time (plus the daemon's
 // one-second gap between passes).
@@ -51,10 +75,13 @@ let logPath = directory.path + "/gestured.log"
 let configPath = directory.write(
     "bench.toml",
     "[daemon]\nsocket_group = \"\"\nclient_buffer_bytes = 16777216\nmax_clients = 64\nlog_level = \"warning\"\n")
+// The memory runs use the defaults (a group-less socket aside): the idle figures are an installed daemon's.
+let memoryConfigPath = directory.write("memory.toml", "[daemon]\nsocket_group = \"\"\nlog_level = \"warning\"\n")
 
-/// Starts gestured with `extra` arguments; its log goes to DIR/gestured.log.
-func startDaemon(_ extra: [String]) -> pid_t {
-    switch spawnDaemon(gestured, ["--no-udev", "--socket", socketPath, "--config", configPath] + extra, logPath: logPath) {
+/// Starts gestured (`binary`, the first --gestured by default) with `extra` arguments and the configuration
+/// file `config`; its log goes to DIR/gestured.log.
+func startDaemon(_ extra: [String], binary: String = gestured, config: String = configPath) -> pid_t {
+    switch spawnDaemon(binary, ["--no-udev", "--socket", socketPath, "--config", config] + extra, logPath: logPath) {
     case .success(let pid): return pid
     case .failure(let error): fail("cannot start gestured: \(error)")
     }
@@ -76,12 +103,6 @@ func waitForSocket() -> Int32 {
         usleep(5000)
     }
     fail("gestured did not start listening; its log:\n" + readWholeFile(logPath))
-}
-
-/// "11912 KiB resident (1000 KiB anonymous: heap and stacks; the rest mapped from the binary and libraries), 1 thread"
-func memory(_ pid: pid_t) -> String {
-    "\(statusKiB(pid, "VmRSS")) KiB resident (\(statusKiB(pid, "RssAnon")) KiB anonymous, \(statusKiB(pid, "RssFile")) KiB "
-        + "file-backed: the binary and shared libraries), \(statusKiB(pid, "Threads")) thread(s)"
 }
 
 struct Run {
@@ -150,12 +171,14 @@ func fixed(_ v: Double, _ decimals: Int) -> String {
     return s
 }
 
-print("gestured-socket-bench: \(recording) loops, \(eventsPerPass) gesture events per \(fixed(passSeconds, 2)) s pass at speed 1")
-print("(events = gesture event lines, updates included; a client's rate is what it received per second;")
-print(" CPU is the daemon's user+system time over wall time; other load on the machine lowers the rates)")
+if !memoryOnly {
+    print("gestured-socket-bench: \(recording) loops, \(eventsPerPass) gesture events per \(fixed(passSeconds, 2)) s pass at speed 1")
+    print("(events = gesture event lines, updates included; a client's rate is what it received per second;")
+    print(" CPU is the daemon's user+system time over wall time; other load on the machine lowers the rates)")
+}
 /// The summary's fields, in order: `bench-socket: key=value …` is the last line, for scripts.
 var summary: [(String, String)] = []
-for clients in [1, 50] {
+for clients in (memoryOnly ? [] : [1, 50]) {
     print("\n\(clients) client\(clients == 1 ? "" : "s"):")
     print("  speed   offered ev/s   delivered ev/s per client   lines/s written   daemon CPU   CPU µs/line   dropped clients")
     var best: Run?
@@ -184,27 +207,92 @@ for clients in [1, 50] {
     }
 }
 
-// The idle daemon: no devices, then after a replay has finished, with one client connected.
-do {
-    let idle = startDaemon([])
-    let fd = waitForSocket()
-    usleep(300_000)
-    let rss = memory(idle)
-    summary.append(("idle_rss_kib", String(statusKiB(idle, "VmRSS"))))
-    close(fd)
-    stopDaemon(idle)
-    let played = startDaemon(["--replay", recording, "--speed", "1000"])
-    let fd2 = waitForSocket()
-    usleep(1_000_000)  // the 15 s recording at 1000x is over in 15 ms
-    let rss2 = memory(played)
-    summary.append(("after_replay_rss_kib", String(statusKiB(played, "VmRSS"))))
-    close(fd2)
-    stopDaemon(played)
-    print("\nidle daemon, no devices, one client: \(rss)")
-    print("idle daemon after replaying a recording, one client: \(rss2)")
+// The idle daemon's memory, for each binary: started with no devices and one client connected, then
+// started with a replay that is over a second later (one client again). Each state is measured on three
+// starts and the one with the median PSS is kept.
+struct Sample {
+    var memory: ProcessMemory
+    var files: [MappedFile]
+}
+
+/// The median-PSS sample of three starts of `binary` with `extra` arguments, `settle` seconds after the
+/// first client connected.
+func idleMemory(_ binary: String, _ extra: [String], settle: Double) -> Sample {
+    var samples: [Sample] = []
+    for _ in 0..<3 {
+        let pid = startDaemon(extra, binary: binary, config: memoryConfigPath)
+        let fd = waitForSocket()
+        usleep(useconds_t(settle * 1e6))
+        guard let memory = ProcessMemory(pid: pid) else {
+            fail("cannot read /proc/\(pid)/smaps_rollup of \(binary) (did it exit? its log:\n\(readWholeFile(logPath)))")
+        }
+        samples.append(Sample(memory: memory, files: mappedFiles(pid)))
+        close(fd)
+        stopDaemon(pid)
+    }
+    return samples.sorted { $0.memory.pss < $1.memory.pss }[1]
+}
+
+/// "1.23x" (or "-" when the baseline is 0).
+func ratio(_ value: Int, _ base: Int) -> String { base == 0 ? "-" : fixed(Double(value) / Double(base), 2) + "x" }
+
+print("\nidle daemon memory, KiB (/proc/PID/smaps_rollup; the median-PSS of 3 starts; \"idle\": no devices, one")
+print("client; \"after replay\": a recording replayed at 1000x and over, one client):")
+print("  RSS: pages mapped; PSS: each page divided by the processes sharing it (this process's fair share);")
+print("  Private_Dirty: written pages only this process has (heap, stacks, relocated data). PSS depends on")
+print("  who else maps the same libraries: on a build machine other Swift programs share libswiftCore with a")
+print("  dynamically linked daemon, on a phone the daemon may be their only user.")
+print("  state          RSS      PSS      Private_Dirty  Anonymous  gestured")
+var measured: [(binary: String, idle: Sample, afterReplay: Sample)] = []
+for binary in binaries {
+    // A binary just built is dirty in the page cache until written back, which smaps counts as the
+    // process's own dirty pages.
+    flushToDisk(binary)
+    let idle = idleMemory(binary, [], settle: 0.3)
+    let afterReplay = idleMemory(binary, ["--replay", recording, "--speed", "1000"], settle: 1)  // 15 s at 1000x: 15 ms
+    measured.append((binary, idle, afterReplay))
+    for (state, sample) in [("idle", idle), ("after replay", afterReplay)] {
+        let m = sample.memory
+        print(
+            "  " + state.padding(15) + "\(m.rss)".padding(9) + "\(m.pss)".padding(9) + "\(m.privateDirty)".padding(15)
+                + "\(m.anonymous)".padding(11) + binary)
+    }
+}
+if measured.count > 1 {
+    let base = measured[0]
+    print("\nratios to the first (\(base.binary)), idle / after replay:")
+    print("  RSS           PSS           Private_Dirty  gestured")
+    for other in measured.dropFirst() {
+        func pair(_ key: KeyPath<ProcessMemory, Int>) -> String {
+            ratio(other.idle.memory[keyPath: key], base.idle.memory[keyPath: key]) + " / "
+                + ratio(other.afterReplay.memory[keyPath: key], base.afterReplay.memory[keyPath: key])
+        }
+        print("  " + pair(\.rss).padding(14) + pair(\.pss).padding(14) + pair(\.privateDirty).padding(15) + other.binary)
+    }
+}
+for entry in measured {
+    print("\nwhere the idle daemon's memory goes (/proc/PID/smaps by file, KiB), \(entry.binary):")
+    print("  RSS      PSS      Private_Dirty  mapping")
+    for file in entry.idle.files where file.memory.rss > 0 {
+        print("  " + "\(file.memory.rss)".padding(9) + "\(file.memory.pss)".padding(9) + "\(file.memory.privateDirty)".padding(15) + file.name)
+    }
+}
+for (index, entry) in measured.enumerated() {
+    let fields = [
+        ("idle_rss_kib", entry.idle.memory.rss), ("idle_pss_kib", entry.idle.memory.pss),
+        ("idle_private_dirty_kib", entry.idle.memory.privateDirty), ("after_replay_rss_kib", entry.afterReplay.memory.rss),
+        ("after_replay_pss_kib", entry.afterReplay.memory.pss),
+        ("after_replay_private_dirty_kib", entry.afterReplay.memory.privateDirty),
+    ]
+    if index == 0 {
+        summary += fields.map { ($0.0, String($0.1)) }
+    }
+    if measured.count > 1 {
+        print("bench-socket-memory: gestured=\(entry.binary) " + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
+    }
 }
 print("bench-socket: " + summary.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
-directory.remove(["gestured.sock", "bench.toml", "gestured.log"])
+directory.remove(["gestured.sock", "bench.toml", "memory.toml", "gestured.log"])
 
 extension String {
     func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(1, width - count)) }
