@@ -12,9 +12,10 @@ VERSION := $(shell sed -n 's/^ *public static let daemonVersion = "\([^"]*\)".*/
 PYTHON     ?= /usr/bin/python3
 
 # Debian packages the build and the tests need (scdoc and man-db: the man pages are built and rendered
-# with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels).
-DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libsystemd-dev libtomlplusplus-dev evemu-tools socat python3 \
-                scdoc man-db groff-base librsvg2-bin
+# with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels;
+# binutils: a test reads the daemon's imported symbols with nm).
+DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libtomlplusplus-dev evemu-tools socat python3 \
+                scdoc man-db groff-base librsvg2-bin binutils
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 

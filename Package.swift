@@ -16,7 +16,6 @@ let package = Package(
         // System libraries (Debian -dev packages, found through pkg-config).
         .systemLibrary(name: "CLibevdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Linux headers Glibc's module lacks (epoll, timerfd, signalfd); no library to link.
         .systemLibrary(name: "CLinux"),
         // A small C++ shim over toml++ with a C API (parse -> node tree with line:column, or the error).
@@ -43,13 +42,14 @@ let package = Package(
         // TOML -> typed, validated configuration.
         .target(
             name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "CTOML", "SystemCalls"]),
-        // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify.
+        // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify
+        // (spoken directly, without libsystemd: SdNotify.swift).
         .target(
             name: "GestureDaemon",
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "RecordingFiles",
                 "CLibevdev",
-                "CLibudev", "CSystemd", "CLinux",
+                "CLibudev", "CLinux",
             ]
         ),
         // Client library for Swift programs that subscribe to gestures.

@@ -21,5 +21,6 @@ extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 /// Socket type flags as plain ints (glibc declares them as an enum plus macros, which Swift imports
 /// inconsistently across modules).
 static const int gestured_sock_stream = SOCK_STREAM;
+static const int gestured_sock_dgram = SOCK_DGRAM;
 static const int gestured_sock_nonblock = SOCK_NONBLOCK;
 static const int gestured_sock_cloexec = SOCK_CLOEXEC;

@@ -260,9 +260,31 @@ extension String {
             ("the daemon's user needs read permission", "your user needs read permission"),
             ("the configuration", "the bindings file"),
         ] {
-            s = s.replacing(from, with: to)
+            s = s.replacingEvery(from, with: to)
         }
         return s
+    }
+
+    /// Every `target` replaced with `replacement`, compared byte by byte (UTF-8). Not the standard
+    /// library's `replacing(_:with:)`: that is _StringProcessing's, which the daemon does not link
+    /// (docs/architecture.md, "Memory").
+    fileprivate func replacingEvery(_ target: String, with replacement: String) -> String {
+        let bytes = Array(utf8)
+        let needle = Array(target.utf8)
+        guard !needle.isEmpty else { return self }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if i + needle.count <= bytes.count && bytes[i..<(i + needle.count)].elementsEqual(needle) {
+                result += replacement.utf8
+                i += needle.count
+            } else {
+                result.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }
 

@@ -1,18 +1,44 @@
-import CLinux
-import CSystemd
 import Glibc
 import SystemCalls
 
-/// Talks to systemd: readiness notifications (sd_notify) and inherited sockets (sd_listen_fds). Outside
-/// systemd (no $NOTIFY_SOCKET, no $LISTEN_FDS) every call is a harmless no-op.
+/// Talks to systemd: readiness notifications and inherited sockets, through the two documented, stable
+/// protocols themselves rather than libsystemd: sd_notify(3) is one datagram to the Unix socket that
+/// $NOTIFY_SOCKET names, sd_listen_fds(3) is $LISTEN_PID and $LISTEN_FDS describing descriptors from 3 on.
+/// Linking libsystemd for these loaded it and six more libraries (libgcrypt, libgpg-error, liblzma,
+/// libzstd, liblz4, libcap) into the daemon: about 1.1 MB resident (docs/architecture.md, "Memory").
+/// Outside systemd (no $NOTIFY_SOCKET, no $LISTEN_FDS) every call is a harmless no-op.
 public enum SystemdNotifier {
-    /// `sd_notify(0, state)`; failures are logged at debug level only, since not running under systemd is
-    /// normal.
+    /// The first descriptor systemd passes (SD_LISTEN_FDS_START).
+    public static let firstPassedDescriptor: Int32 = 3
+
+    /// `sd_notify(0, state)`: `state` sent to $NOTIFY_SOCKET. Failures are logged at debug level only, since
+    /// not running under systemd is normal.
     public static func notify(_ state: String) {
-        let result = sd_notify(0, state)
-        if result < 0 {
-            Log.debug("sd_notify(\(state.split(separator: "\n").joined(separator: " "))) failed: \(String(cString: strerror(-result)))")
+        do {
+            try send(state, to: environment("NOTIFY_SOCKET"))
+        } catch {
+            Log.debug("sd_notify(\(state.split(separator: "\n").joined(separator: " "))) failed: \(error)")
         }
+    }
+
+    /// `state` as one datagram to the Unix datagram socket `socketPath`, a file path or "@name" in the
+    /// abstract namespace; nothing when `socketPath` is nil or empty (not started by systemd).
+    public static func send(_ state: String, to socketPath: String?) throws(SystemError) {
+        guard let socketPath, !socketPath.isEmpty else { return }
+        guard socketPath.hasPrefix("/") || socketPath.hasPrefix("@") else {
+            throw SystemError(
+                errno: EAFNOSUPPORT, operation: "sd_notify", path: socketPath,
+                hint: "$NOTIFY_SOCKET is neither a path nor an abstract socket (\"@name\"); gestured speaks only AF_UNIX to systemd")
+        }
+        var failure: SystemError?
+        Array(state.utf8).withUnsafeBytes { buffer in
+            do throws(SystemError) {
+                try SystemCall.sendDatagram(buffer, toUnixSocket: socketPath)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// READY=1 with a status line.
@@ -27,27 +53,46 @@ public enum SystemdNotifier {
     public static func stopping() { notify("STOPPING=1\nSTATUS=Shutting down") }
 
     /// The listening Unix stream socket systemd passed (socket activation through gestured.socket), or nil
-    /// when the daemon was not socket-activated. Unsets $LISTEN_FDS so children do not inherit it.
-    /// Throws when systemd passed something the daemon cannot use.
+    /// when the daemon was not socket-activated. Unsets $LISTEN_PID, $LISTEN_FDS and $LISTEN_FDNAMES so
+    /// children do not inherit them. Throws when systemd passed something the daemon cannot use.
     public static func activationSocket() throws(SystemError) -> Int32? {
-        let count = sd_listen_fds(1)
-        if count < 0 {
-            throw SystemError(errno: -count, operation: "sd_listen_fds")
+        let listenPID = environment("LISTEN_PID")
+        let listenFDs = environment("LISTEN_FDS")
+        for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
+        return try activationSocket(listenPID: listenPID, listenFDs: listenFDs, ownPID: getpid())
+    }
+
+    /// `activationSocket()` on given values of $LISTEN_PID and $LISTEN_FDS, for a process `ownPID`: what
+    /// sd_listen_fds(3) decides. The descriptors are not for this process when $LISTEN_PID names another
+    /// (a parent's variables inherited): nil then, and when there is no $LISTEN_PID.
+    public static func activationSocket(listenPID: String?, listenFDs: String?, ownPID: Int32) throws(SystemError) -> Int32? {
+        guard let listenPID else { return nil }
+        guard let pid = Int32(listenPID), pid > 0 else {
+            throw SystemError(
+                errno: EINVAL, operation: "sd_listen_fds",
+                hint: "$LISTEN_PID is \"\(listenPID)\", not a process id; unset LISTEN_PID and LISTEN_FDS, or start gestured through gestured.socket")
+        }
+        guard pid == ownPID else { return nil }
+        guard let listenFDs, let count = Int32(listenFDs), count >= 0, count <= Int32.max - firstPassedDescriptor else {
+            throw SystemError(
+                errno: EINVAL, operation: "sd_listen_fds",
+                hint: "$LISTEN_FDS is \(listenFDs.map { "\"\($0)\"" } ?? "missing"), not a number of descriptors; unset LISTEN_PID and LISTEN_FDS, or start gestured through gestured.socket")
         }
         if count == 0 { return nil }
-        let fd = SD_LISTEN_FDS_START
+        let fd = firstPassedDescriptor
+        for passed in fd..<(fd + count) { try SystemCall.setCloseOnExec(passed) }
         if count > 1 {
             Log.warning("systemd passed \(count) sockets; using the first (fd \(fd)) and closing the rest")
-            for extra in (fd + 1)..<(fd + count) { SystemCall.close(extra) }
+            for extra in (fd + 1)..<(fd + count) { _ = SystemCall.close(extra) }
         }
-        let isUnixStream = sd_is_socket_unix(fd, gestured_sock_stream, 1, nil, 0)
-        guard isUnixStream > 0 else {
+        guard try SystemCall.isListeningUnixStreamSocket(fd) else {
             throw SystemError(
-                errno: isUnixStream < 0 ? -isUnixStream : EINVAL, operation: "sd_is_socket_unix",
+                errno: EINVAL, operation: "sd_is_socket_unix",
                 hint: "the socket systemd passed is not a listening Unix stream socket; check gestured.socket (ListenStream=)")
         }
-        try SystemCall.setCloseOnExec(fd)
         try SystemCall.setNonBlocking(fd)
         return fd
     }
+
+    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 }

@@ -44,15 +44,30 @@ public struct PeerCredentials: Equatable, Sendable {
 
 extension SystemCall {
     /// Fills a `sockaddr_un` for `path`; throws ENAMETOOLONG with a hint when it does not fit in sun_path,
-    /// EINVAL when it is empty or holds a NUL byte.
+    /// EINVAL when it is empty or holds a NUL byte. With `abstractAt`, a path starting with "@" names a
+    /// socket in the abstract namespace (the "@" becomes the leading NUL byte), as systemd writes them.
     static func withUnixAddress<R>(
-        _ path: String, operation: String,
+        _ path: String, operation: String, abstractAt: Bool = false,
         _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
     ) throws(SystemError) -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
+        var bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        if abstractAt && bytes.count > 1 && bytes[0] == UInt8(ascii: "@") && !bytes.dropFirst().contains(0) {
+            bytes[0] = 0
+            guard bytes.count <= capacity else {
+                throw SystemError(
+                    errno: ENAMETOOLONG, operation: operation, path: path,
+                    hint: "an abstract Unix socket name must be 1 to \(capacity - 1) bytes")
+            }
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+            // An abstract name is exactly its bytes: no terminating NUL counted.
+            let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+            }
+        }
         if bytes.isEmpty || bytes.contains(0) {
             throw SystemError(
                 errno: EINVAL, operation: operation, path: path,
@@ -250,6 +265,47 @@ extension SystemCall {
             }
         }
         return offset
+    }
+
+    /// One datagram to the Unix datagram socket at `path` ("@name": in the abstract namespace), from a
+    /// socket made for it and closed after: `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC)`, `sendto(2)` with
+    /// MSG_NOSIGNAL. What sd_notify(3) does, for the daemon's readiness messages.
+    public static func sendDatagram(_ bytes: UnsafeRawBufferPointer, toUnixSocket path: String) throws(SystemError) {
+        let fd = try retryingInterrupts("socket") { Glibc.socket(AF_UNIX, gestured_sock_dgram | gestured_sock_cloexec, 0) }
+        defer { _ = Glibc.close(fd) }
+        let sent = try withUnixAddress(path, operation: "sendto", abstractAt: true) { address, length in
+            var result: Int
+            repeat {
+                result = Glibc.sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), address, length)
+            } while result == -1 && Glibc.errno == EINTR
+            return result == -1 ? -Int(Glibc.errno) : result
+        }
+        if sent < 0 { throw SystemError(errno: Int32(-sent), operation: "sendto", path: path) }
+        if sent != bytes.count { throw SystemError(errno: EMSGSIZE, operation: "sendto", path: path) }
+    }
+
+    /// Whether `fd` is a listening Unix stream socket (what sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0)
+    /// asks): `fstat(2)` says a socket, SO_TYPE stream, SO_ACCEPTCONN set, and `getsockname(2)` AF_UNIX.
+    public static func isListeningUnixStreamSocket(_ fd: Int32) throws(SystemError) -> Bool {
+        let status = try fstat(fd)
+        guard status.st_mode & S_IFMT == S_IFSOCK else { return false }
+        func option(_ name: Int32, _ operation: String) throws(SystemError) -> Int32 {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            _ = try retryingInterrupts(operation) { getsockopt(fd, SOL_SOCKET, name, &value, &length) }
+            return value
+        }
+        guard try option(SO_TYPE, "getsockopt(SO_TYPE)") == gestured_sock_stream,
+            try option(SO_ACCEPTCONN, "getsockopt(SO_ACCEPTCONN)") != 0
+        else { return false }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try retryingInterrupts("getsockname") {
+            withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            }
+        }
+        return Int32(address.ss_family) == AF_UNIX
     }
 
     /// `fcntl(F_SETFD, FD_CLOEXEC)`.

@@ -127,6 +127,22 @@ struct PackagingTests {
         #expect(String(debianVersion) == version, "debian/changelog is at \(debianVersion), the code at \(version)")
     }
 
+    /// The daemon calls nothing in libsystemd (it speaks sd_notify's protocol itself) nor in the standard
+    /// library's _StringProcessing: in the package's statically linked binary, one call into
+    /// _StringProcessing brings all of it and the regex parser along (about 1 MB of code), and libsystemd
+    /// loads six more libraries (docs/architecture.md, "Memory"). Read from the symbols the binary imports.
+    @Test func theDaemonImportsNothingFromLibsystemdOrStringProcessing() throws {
+        let directory = TemporaryDirectory()
+        let symbols = try run("/usr/bin/nm", ["--dynamic", "--undefined-only", try Paths.gestured()], in: directory)
+        try #require(symbols.status == 0, "nm failed: \(symbols.output)")
+        let imported = symbols.output.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+        try #require(imported.contains { $0.hasPrefix("$ss") }, "nm listed no Swift runtime imports: \(symbols.output)")
+        let unwanted = imported.filter {
+            $0.hasPrefix("sd_") || $0.contains("17_StringProcessing") || $0.contains("12_RegexParser")
+        }
+        #expect(unwanted.isEmpty, "gestured imports \(unwanted.joined(separator: ", "))")
+    }
+
     /// The bash completion offers what gesturectl's --help lists: commands, a command's options, the
     /// values of --kinds, files for replay's recording and the angles of orientation.
     @Test func bashCompletion() throws {
