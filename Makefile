@@ -19,7 +19,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libtomlplusplus-dev evemu-to
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
+.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -83,6 +83,13 @@ bench-socket: deps
 	$(SWIFT) build -c release --product gestured
 	$(SWIFT) build -c release --product gestured-socket-bench
 	$$($(SWIFT) build -c release --show-bin-path)/gestured-socket-bench Tests/Fixtures
+
+# Sources/gestured/link-order.txt: the code the daemon runs at start, idle and replaying, which the linker
+# lays out first (Package.swift), from callgrind profiles of the package's build (tools/link-order.sh;
+# docs/architecture.md, "Memory"). Run it after a change that moves much of what the idle daemon runs.
+link-order: deps
+	$(call apt_install,valgrind)
+	SWIFT=$(SWIFT) tools/link-order.sh
 
 # Coverage-guided fuzzing (libFuzzer + address sanitizer) of the evemu parser, the request decoder, the
 # configuration loader and the engine; FUZZ_SECONDS per target (docs/testing.md, "Fuzzing").

@@ -55,7 +55,19 @@ let package = Package(
         // Client library for Swift programs that subscribe to gestures.
         .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol", "SystemCalls"]),
 
-        .executableTarget(name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureProtocol"]),
+        // Linked by lld with the code the daemon runs at start, idle and replaying laid out first
+        // (link-order.txt, made by `make link-order`), and its relative relocations packed (DT_RELR,
+        // glibc 2.36): fewer of the binary's pages resident (docs/architecture.md, "Memory").
+        .executableTarget(
+            name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureProtocol"],
+            exclude: ["link-order.txt"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                    "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/gestured/link-order.txt",
+                    "-Xlinker", "--no-warn-symbol-ordering",
+                ])
+            ]),
         .executableTarget(
             name: "gesturectl",
             dependencies: [
