@@ -1,18 +1,29 @@
 /*
- * gesture-latency: a gestured client that measures, for every `update` gesture event it receives, the time
- * from the kernel timestamp of the input frame that caused it (the event's "time", CLOCK_MONOTONIC on a
- * live device: the moment evemu-play wrote the event into the evdev node) to the moment this client's
- * read() returned it, on the same clock. Prints one line per update: "<microseconds> <gesture id>".
+ * gesture-latency: the rig's latency probes, one per mode, all on CLOCK_MONOTONIC and line-buffered, each
+ * running until killed.
  *
- * usage: gesture-latency SOCKET    (runs until killed; output is line-buffered)
+ * usage: gesture-latency SOCKET [--no-updates]
+ *   A gestured client. For every gesture event it reads it prints "<phase> <microseconds> <gesture id>":
+ *   the time from the kernel timestamp of the input frame that caused the event (the event's "time", the
+ *   moment evemu-play wrote the frame into the evdev node) to the moment this client's read() returned it.
+ *   With --no-updates it subscribes with "updates":false (what a client acting on release asks for, and the
+ *   same work lisgd does): begin, end and cancel only. Prints "subscribed" on stderr once subscribed.
+ *
+ * usage: gesture-latency --device NODE
+ *   The floor: a plain reader of the input device. For every frame it prints "frame <microseconds>": the
+ *   time from the frame's kernel timestamp (its SYN_REPORT's, on CLOCK_MONOTONIC: EVIOCSCLOCKID) to the
+ *   moment read() returned it. Prints "opened" on stderr once the clock is set.
  *
  * Built by tests/vm/run.sh on the host and run in the rig's guest. Speaks the socket protocol of
  * docs/protocol.md with no library: read the hello, send a subscribe request, read JSON lines.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -31,24 +42,48 @@ static double number_after(const char *line, const char *key) {
     return strtod(p + strlen(key), NULL);
 }
 
-int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: gesture-latency SOCKET\n");
-        return 2;
+static int read_device(const char *node) {
+    int fd = open(node, O_RDONLY | O_CLOEXEC);
+    int clock = CLOCK_MONOTONIC;
+    if (fd < 0 || ioctl(fd, EVIOCSCLOCKID, &clock) != 0) {
+        fprintf(stderr, "gesture-latency: %s: %s\n", node, strerror(errno));
+        return 1;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    fprintf(stderr, "gesture-latency: opened\n");
+    struct input_event events[256];
+    for (;;) {
+        ssize_t n = read(fd, events, sizeof events);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            fprintf(stderr, "gesture-latency: %s: %s\n", node, n < 0 ? strerror(errno) : "end of file");
+            return n < 0 && errno == ENODEV ? 0 : 1;
+        }
+        double received = monotonic_seconds();
+        for (ssize_t i = 0; i < n / (ssize_t)sizeof *events; i++) {
+            const struct input_event *e = &events[i];
+            if (e->type == EV_SYN && e->code == SYN_REPORT) {
+                double t = (double)e->input_event_sec + (double)e->input_event_usec / 1e6;
+                printf("frame %.0f\n", (received - t) * 1e6);
+            }
+        }
+    }
+}
+
+static int read_socket(const char *path, int updates) {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (fd < 0 || strlen(argv[1]) >= sizeof addr.sun_path) {
+    if (fd < 0 || strlen(path) >= sizeof addr.sun_path) {
         fprintf(stderr, "gesture-latency: socket: %s\n", strerror(errno));
         return 1;
     }
-    strcpy(addr.sun_path, argv[1]);
+    strcpy(addr.sun_path, path);
     if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
-        fprintf(stderr, "gesture-latency: connect %s: %s\n", argv[1], strerror(errno));
+        fprintf(stderr, "gesture-latency: connect %s: %s\n", path, strerror(errno));
         return 1;
     }
-    static const char subscribe[] = "{\"type\":\"subscribe\"}\n";
-    if (write(fd, subscribe, sizeof subscribe - 1) != (ssize_t)(sizeof subscribe - 1)) {
+    const char *subscribe = updates ? "{\"type\":\"subscribe\"}\n" : "{\"type\":\"subscribe\",\"updates\":false}\n";
+    if (write(fd, subscribe, strlen(subscribe)) != (ssize_t)strlen(subscribe)) {
         fprintf(stderr, "gesture-latency: write: %s\n", strerror(errno));
         return 1;
     }
@@ -69,10 +104,16 @@ int main(int argc, char **argv) {
         char *line = buffer, *newline;
         while ((newline = strchr(line, '\n')) != NULL) {
             *newline = '\0';
-            if (strstr(line, "\"type\":\"gesture\"") && strstr(line, "\"phase\":\"update\"")) {
-                double t = number_after(line, "\"time\":");
-                long long id = (long long)number_after(line, "\"id\":");
-                printf("%.0f %lld\n", (received - t) * 1e6, id);
+            if (strstr(line, "\"type\":\"gesture\"")) {
+                static const char *const phases[] = {"begin", "update", "end", "cancel"};
+                for (size_t i = 0; i < sizeof phases / sizeof *phases; i++) {
+                    char quoted[32];
+                    snprintf(quoted, sizeof quoted, "\"phase\":\"%s\"", phases[i]);
+                    if (!strstr(line, quoted)) continue;
+                    double t = number_after(line, "\"time\":");
+                    long long id = (long long)number_after(line, "\"id\":");
+                    printf("%s %.0f %lld\n", phases[i], (received - t) * 1e6, id);
+                }
             } else if (strstr(line, "\"type\":\"subscribed\"")) {
                 fprintf(stderr, "gesture-latency: subscribed\n");
             }
@@ -82,4 +123,12 @@ int main(int argc, char **argv) {
         memmove(buffer, line, used);
         if (used >= sizeof buffer - 1) used = 0; /* a line longer than 1 MiB: not the protocol; drop it */
     }
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--device") == 0) return read_device(argv[2]);
+    if (argc == 2) return read_socket(argv[1], 1);
+    if (argc == 3 && strcmp(argv[2], "--no-updates") == 0) return read_socket(argv[1], 0);
+    fprintf(stderr, "usage: gesture-latency SOCKET [--no-updates] | gesture-latency --device NODE\n");
+    return 2;
 }

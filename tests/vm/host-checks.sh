@@ -94,20 +94,54 @@ report "lisgd and gestured on the same replays (both listening at once; the sent
 report "each process spent during the replay, from /proc/PID/schedstat; /proc/PID/stat ticks in $work/*.cpu):"
 report "$(cat "$table")"
 
-# Latency: evemu-play writing an event (its kernel timestamp) -> gesture-latency reading the update it caused.
-if [ -s "$work/latency.txt" ]; then
-    stats=$(awk '{print $1}' "$work/latency.txt" | sort -n | awk '{v[NR] = $1} END {
+# percentiles FILE — "COUNT MEDIAN P99 MAX" in ms of the second column of the lines (µs), or nothing.
+percentiles() {
+    awk '{print $2}' "$1" 2>/dev/null | sort -n | awk '{v[NR] = $1} END {
         if (NR == 0) exit
         m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.99 + 0.999999)]; if (p == "") p = v[NR]
-        printf "%d %.2f %.2f %.2f %.2f", NR, m / 1000, p / 1000, v[1] / 1000, v[NR] / 1000 }')
-    read -r count median p99 minimum maximum <<< "$stats"
+        printf "%d %.3f %.3f %.3f", NR, m / 1000, p / 1000, v[NR] / 1000 }'
+}
+
+# What gestured costs (tests/vm/guest/tests/35-cost.sh): CPU per frame against lisgd on the same replays,
+# latency against a plain reader of the device (the floor), idle memory beside lisgd.
+if [ -s "$work/cost-updates.cpu" ] || [ -s "$work/cost-no-updates.cpu" ]; then
     report ""
-    report "latency, evemu-play writing an input event -> a client reading the gesture update it caused (CLOCK_MONOTONIC,"
-    report "  in the TCG guest, $count updates): median $median ms, p99 $p99 ms, min $minimum ms, max $maximum ms"
-    if [ "$count" -ge 1000 ]; then
-        result latency PASS "median $median ms, p99 $p99 ms over $count updates"
-    else
-        result latency FAIL "only $count updates measured (need >= 1000); median $median ms, p99 $p99 ms"
+    report "What gestured costs on the same replays (3 EP0430M09 recordings x4 and the sentinel, lisgd listening too,"
+    report "one client connected; CPU from /proc/PID/schedstat; in the TCG guest, so only the ratios carry over):"
+    for mode in updates no-updates; do
+        read -r frames g_ns l_ns < "$work/cost-$mode.cpu" 2>/dev/null || continue
+        goal=$([ "$mode" = updates ] && echo 1.0 || echo 0.5)
+        line=$(awk -v f="$frames" -v g="$g_ns" -v l="$l_ns" -v goal="$goal" 'BEGIN {
+            printf "%.1f us/frame, lisgd %.1f us/frame: %.2fx lisgd (goal <= %sx)", g / f / 1000, l / f / 1000, (l > 0 ? g / l : 0), goal }')
+        report "  gestured, client with $([ "$mode" = updates ] && echo "every update" || echo "updates off "): $line over $frames frames"
+    done
+    for mode in updates no-updates; do
+        [ -s "$work/cost-$mode.txt" ] || continue
+        read -r fn f50 f99 fmax <<< "$(percentiles "$work/cost-$mode.floor.txt")"
+        phase=$([ "$mode" = updates ] && echo update || echo '(begin|end|cancel)')
+        grep -E "^$phase " "$work/cost-$mode.txt" > "$work/cost-$mode.latency.txt"
+        read -r gn g50 g99 gmax <<< "$(percentiles "$work/cost-$mode.latency.txt")"
+        [ -n "${fn:-}" ] && [ -n "${gn:-}" ] || continue
+        report "  latency, the frame's kernel timestamp -> read() returning it ($mode pass):"
+        report "    floor, a plain reader of the device: median $f50 ms, p99 $f99 ms, max $fmax ms over $fn frames"
+        report "    gestured's client ($([ "$mode" = updates ] && echo "updates" || echo "begin/end/cancel")):          median $g50 ms, p99 $g99 ms, max $gmax ms over $gn events"
+        excess=$(awk -v a="$g50" -v b="$f50" -v c="$g99" -v d="$f99" 'BEGIN { printf "median +%.3f ms, p99 +%.3f ms", a - b, c - d }')
+        report "    added by gestured: $excess (goal: median <= 0.5 ms, p99 <= 1 ms, on a quiet machine)"
+        if [ "$mode" = updates ]; then
+            if [ "$gn" -ge 1000 ] && [ "$fn" -ge 1000 ]; then
+                result latency PASS "gestured's client median $g50 ms, p99 $g99 ms over $gn updates; floor median $f50 ms, p99 $f99 ms over $fn frames; $excess"
+            else
+                result latency FAIL "too few measured (need >= 1000 each): $gn updates, $fn floor frames"
+            fi
+        fi
+    done
+    if [ -s "$work/cost-memory.txt" ]; then
+        report "  idle memory, one panel open (KiB, /proc/PID/smaps_rollup; goal for gestured: PSS <= 6144, Private_Dirty <= 1024):"
+        while read -r who rss pss dirty; do
+            report "$(printf '    %-9s RSS %6d  PSS %6d  Private_Dirty %6d' "$who" "$rss" "$pss" "$dirty")"
+        done < "$work/cost-memory.txt"
     fi
+elif [ "$(cat "$rig/tests-to-run")" = "*" ]; then
+    result latency FAIL "no cost figures from the guest (tests/vm/guest/tests/35-cost.sh did not run or failed early)"
 fi
 exit 0

@@ -121,8 +121,8 @@ build_kernel() { # -> sets $kernel (a directory with vmlinuz and initrd.gz)
 
 # --- root filesystem ---------------------------------------------------------------------------------------
 # systemd + udev + kmod, evemu for uinput devices, lisgd for the comparison, socat for raw socket clients,
-# procps for ps/pgrep; plus the runtime libraries gestured links (found from the staged binaries).
-GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps"
+# procps for ps/pgrep, libinput-tools for what a compositor makes of the passthrough copy; plus the runtime libraries gestured links (found from the staged binaries).
+GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps libinput-tools"
 
 # Debian packages that hold the shared libraries the staged gestured binaries need (ldd, then dpkg -S on
 # the path as ldd gives it or as it resolves: dpkg knows some by /lib, others by /usr/lib).
@@ -220,10 +220,12 @@ build_deb() {
     say "gestured: $(basename "$deb") built in $(( $(date +%s) - started ))s"
 }
 
-# The latency client (gesture-latency.c), built for the guest (same Debian release, so same glibc).
+# The latency probes (gesture-latency.c) and the passthrough checks' panel (passthrough-panel.c), built for
+# the guest (same Debian release, so same glibc).
 build_helpers() {
     mkdir -p "$run/rig/bin"
     ${CC:-cc} -O2 -Wall -Werror -o "$run/rig/bin/gesture-latency" "$here/gesture-latency.c"
+    ${CC:-cc} -O2 -Wall -Werror -o "$run/rig/bin/passthrough-panel" "$here/passthrough-panel.c"
 }
 
 # --- recordings and expectations ---------------------------------------------------------------------------

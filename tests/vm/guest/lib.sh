@@ -129,6 +129,16 @@ count_since() {
 at_least() { local n=$1; shift; [ "$("$@")" -ge "$n" ]; }
 # journal_count REGEX — lines of gestured's journal matching REGEX (this boot).
 journal_count() { journalctl -b -u gestured.service -o cat --no-pager | grep -cE "$1" || true; }
+# lisgd as the replay and cost checks run it (tests 30 and 35): one command per finger count and direction; each appends "<fingers>-<gesture>" to a file
+# (not "," — lisgd splits -g at commas). Screen 1000x1000 "pixels", so the sentinel is an exact diagonal;
+# 5 s to finish a gesture (the default 800 ms would reject the slower recordings).
+lisgd_args=(-w 1000 -h 1000 -m 5000)
+for n in 1 2 3 4 5; do
+    for g in LR RL DU UD DLUR DRUL URDL ULDR; do
+        lisgd_args+=(-g "$n,$g,*,*,R,echo $n-$g >> /run/lisgd.out")
+    done
+done
+
 # cpu_ticks PID — user + system CPU time in clock ticks (/proc/PID/stat fields 14 and 15);
 # cpu_ns PID — the same in nanoseconds from the scheduler (/proc/PID/schedstat field 1), finer grained.
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }

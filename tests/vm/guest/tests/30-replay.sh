@@ -1,27 +1,11 @@
 # Replays every recording in recordings.list into a fresh uinput touchscreen (created after the daemon
 # started: hotplug) with three listeners on the same replay: gestured (checked through the monitor client),
-# lisgd as a service (for the side-by-side table) and evemu-record (what the kernel delivered). A latency
-# client runs alongside. After the recording a sentinel (a 1-finger diagonal drag, tests/vm/gen-events.awk)
+# lisgd as a service (for the side-by-side table) and evemu-record (what the kernel delivered). After the recording a sentinel (a 1-finger diagonal drag, tests/vm/gen-events.awk)
 # is replayed: once a daemon has reported it, the daemon has seen everything before it — a fact to wait for.
 # The host compares each daemon's output with `gesturectl replay` (tests/vm/host-checks.sh).
 
-# lisgd: one command per finger count and direction; each appends "<fingers>-<gesture>" to a file
-# (not "," — lisgd splits -g at commas). Screen 1000x1000 "pixels", so the sentinel is an exact diagonal;
-# 5 s to finish a gesture (the default 800 ms would reject the slower recordings).
-lisgd_args=(-w 1000 -h 1000 -m 5000)
-for n in 1 2 3 4 5; do
-    for g in LR RL DU UD DLUR DRUL URDL ULDR; do
-        lisgd_args+=(-g "$n,$g,*,*,R,echo $n-$g >> /run/lisgd.out")
-    done
-done
 tick_ms=$(( 1000 / $(getconf CLK_TCK) ))
 
-if [ "$GESTURED_UP" = 1 ]; then
-    "$RIG/bin/gesture-latency" /run/gestured/gestured.sock > "$WORK/latency.txt" 2> "$WORK/latency.stderr" &
-    latency_pid=$!
-    wait_for 20 "the latency client to subscribe" file_has_line "$WORK/latency.stderr" subscribed \
-        || fail latency-client "gesture-latency did not subscribe: $(cat "$WORK/latency.stderr")"
-fi
 
 first_device=1
 while read -r name desc events <&3; do
@@ -113,8 +97,3 @@ done 3< <(recordings)
 
 # lisgd, a service on a real uinput touchscreen, recognizes a plain one-finger swipe left to right.
 check lisgd-recognizes-swipe "1-finger top swipe -> 1-LR" file_has_line "$WORK/wacom-1f-top-swipe.lisgd" '^1-LR$'
-
-if [ -n "${latency_pid:-}" ]; then
-    kill "$latency_pid" 2>/dev/null; wait "$latency_pid" 2>/dev/null
-    log "latency client: $(wc -l < "$WORK/latency.txt") updates measured"
-fi

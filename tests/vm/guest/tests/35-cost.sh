@@ -1,0 +1,100 @@
+# What gestured costs beside lisgd and beside the floor (issue 11's figures, printed in the report): one
+# touchscreen, three real recordings replayed four times each (then the sentinel), twice:
+#   1. gestured with one client subscribed to everything, updates included (gesture-latency SOCKET);
+#   2. gestured with one client subscribed with updates off (gesture-latency SOCKET --no-updates): begin,
+#      end and cancel only, the same work lisgd does, acting when a gesture is over;
+# with lisgd listening to the same replays both times, and a plain reader of the device (gesture-latency
+# --device NODE) timestamping every frame as it reads it: the floor any reader of the panel pays. The
+# monitor client of 20-gestured.sh is stopped meanwhile, so gestured serves exactly the one client.
+# Each pass must give at least 1000 frames to the floor reader and (with updates) 1000 updates to the client.
+# Then the idle memory of both daemons (/proc/PID/smaps_rollup). The host turns the files into the report
+# (tests/vm/host-checks.sh): CPU per frame and the ratios to lisgd, latency median and p99 above the floor.
+cost_desc=whot_evemu-devices__EP0430M09.desc
+cost_names=(ep-1f-drag-up-down ep-2f-scroll-down ep-4f-drag-down)
+cost_rounds=4
+
+# cost_events NAME — the recording's events file, from recordings.list.
+cost_events() { recordings | awk -v n="$1" '$1 == n {print $3}'; }
+# finished_in FILE — gestures that end or cancel in a gesture-latency output.
+finished_in() { grep -cE '^(end|cancel) ' "$1" 2>/dev/null || true; }
+# smaps_rollup PID — "RSS PSS PRIVATE_DIRTY" in KiB.
+smaps_rollup() { awk '$1 == "Rss:" {r = $2} $1 == "Pss:" {p = $2} $1 == "Private_Dirty:" {d = $2} END {print r, p, d}' "/proc/$1/smaps_rollup"; }
+
+if require_gestured cost:updates; then
+    # Gestures per round as `gesturectl replay` counts them on the host, and the sentinel's.
+    want=0
+    for name in "${cost_names[@]}"; do
+        want=$(( want + cost_rounds * $(grep -cE '"phase":"(end|cancel)"' "$RIG/expected/$name.jsonl") ))
+    done
+    want=$(( want + $(grep -cE '"phase":"(end|cancel)"' "$RIG/expected/$cost_desc.sentinel.jsonl") ))
+
+    kill "$monitor_pid" 2>/dev/null; wait "$monitor_pid" 2>/dev/null
+    if create_device "$REC/$cost_desc"; then
+        node=$DEV_NODE
+        rm -f /run/lisgd.out; touch /run/lisgd.out
+        systemd-run --quiet --unit=lisgd-cost -p Type=simple lisgd -d "$node" "${lisgd_args[@]}"
+        lisgd_pid=$(systemctl show -p MainPID --value lisgd-cost)
+        "$RIG/bin/gesture-latency" --device "$node" > "$WORK/cost-floor.txt" 2> "$WORK/cost-floor.stderr" &
+        floor_pid=$!
+        pid=$(gestured_pid)
+        ready=1
+        wait_for 20 "lisgd to open $node" has_fd_open "$lisgd_pid" "$node" || ready=0
+        wait_for 20 "the floor reader to open $node" file_has_line "$WORK/cost-floor.stderr" opened || ready=0
+        wait_for 20 "gestured to open $node" has_fd_open "$pid" "$node" || ready=0
+        frames_per_pass=0
+        for name in "${cost_names[@]}"; do
+            frames_per_pass=$(( frames_per_pass + cost_rounds * $(grep -cE '^E: [0-9.]+ 0000 0000 0+([[:space:]]|$)' "$REC/$(cost_events "$name")") ))
+        done
+        frames_per_pass=$(( frames_per_pass + $(grep -cE '^E: [0-9.]+ 0000 0000 0+([[:space:]]|$)' "$REC/$cost_desc.sentinel.events") ))
+
+        for mode in updates no-updates; do
+            check_name=cost:$mode
+            if [ "$ready" != 1 ]; then fail "$check_name" "lisgd, the floor reader or gestured did not open $node"; continue; fi
+            out=$WORK/cost-$mode.txt
+            "$RIG/bin/gesture-latency" /run/gestured/gestured.sock $([ "$mode" = no-updates ] && echo --no-updates) \
+                > "$out" 2> "$WORK/cost-$mode.stderr" &
+            client_pid=$!
+            if ! wait_for 20 "the $mode client to subscribe" file_has_line "$WORK/cost-$mode.stderr" subscribed; then
+                fail "$check_name" "gesture-latency did not subscribe: $(cat "$WORK/cost-$mode.stderr")"
+                kill "$client_pid" 2>/dev/null; continue
+            fi
+            : > /run/lisgd.out
+            floor_before=$(wc -l < "$WORK/cost-floor.txt")
+            g0=$(cpu_ns "$pid"); l0=$(cpu_ns "$lisgd_pid")
+            for ((round = 0; round < cost_rounds; round++)); do
+                for name in "${cost_names[@]}"; do evemu-play "$node" < "$REC/$(cost_events "$name")"; done
+            done
+            evemu-play "$node" < "$REC/$cost_desc.sentinel.events"
+            done_g=1; done_l=1
+            wait_for 30 "gestured's client to see $want gestures finish" at_least "$want" finished_in "$out" || done_g=0
+            wait_for 30 "lisgd to recognize the sentinel" file_has_line /run/lisgd.out '^1-DRUL$' || done_l=0
+            g_ns=$(( $(cpu_ns "$pid") - g0 )); l_ns=$(( $(cpu_ns "$lisgd_pid") - l0 ))
+            tail -n +"$(( floor_before + 1 ))" "$WORK/cost-floor.txt" > "$WORK/cost-$mode.floor.txt"
+            floor_frames=$(wc -l < "$WORK/cost-$mode.floor.txt")
+            kill "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null
+            echo "$frames_per_pass $g_ns $l_ns" > "$WORK/cost-$mode.cpu"
+            check "$check_name" "$frames_per_pass frames replayed, the floor reader read $floor_frames; gestured's client saw $(finished_in "$out") of $want gestures finish ($(grep -c '^update ' "$out") updates); lisgd recognized the sentinel: $([ "$done_l" = 1 ] && echo yes || echo no); CPU ns gestured $g_ns, lisgd $l_ns" \
+                eval '[ "$done_g" = 1 ] && [ "$done_l" = 1 ] && [ "$floor_frames" -ge 1000 ] && { [ "$mode" = no-updates ] || [ "$(grep -c "^update " "$out")" -ge 1000 ]; }'
+        done
+
+        # Idle: nothing touches the panel; both daemons hold it open, gestured has no client.
+        sleep 1
+        read -r g_rss g_pss g_dirty <<< "$(smaps_rollup "$(gestured_pid)")"
+        read -r l_rss l_pss l_dirty <<< "$(smaps_rollup "$lisgd_pid")"
+        echo "gestured $g_rss $g_pss $g_dirty" > "$WORK/cost-memory.txt"
+        echo "lisgd $l_rss $l_pss $l_dirty" >> "$WORK/cost-memory.txt"
+        check cost:memory "idle, one panel open, KiB: gestured RSS $g_rss PSS $g_pss Private_Dirty $g_dirty; lisgd RSS $l_rss PSS $l_pss Private_Dirty $l_dirty" \
+            eval '[ -n "$g_pss" ] && [ -n "$l_pss" ]'
+
+        systemctl stop lisgd-cost
+        kill "$floor_pid" 2>/dev/null; wait "$floor_pid" 2>/dev/null
+        destroy_device "$DEV_PID" "$node"
+    else
+        fail cost:updates "evemu-device made no device"
+    fi
+    # The monitor again, appending, for the checks after this file.
+    gesturectl monitor --json >> "$MONITOR" 2>> "$WORK/monitor.stderr" &
+    monitor_pid=$!
+    wait_for 20 "gesturectl monitor to subscribe again" eval '[ "$(grep -c "\"type\":\"subscribed\"" "$MONITOR")" -ge 2 ]' \
+        || fail cost:monitor-again "gesturectl monitor did not subscribe again: $(tail -2 "$WORK/monitor.stderr")"
+fi

@@ -1,0 +1,266 @@
+# Passthrough (touch ownership, docs/configuration.md "Passthrough"): a uinput panel (passthrough-panel,
+# which writes through its uinput descriptor, so its touches reach the panel while gestured grabs it),
+# gestured with `passthrough = true` for it, and on its virtual copy `evemu-record` (what is written) and
+# `libinput debug-events` (what a compositor makes of it). Then the copy's udev properties against the
+# panel's, SIGHUP off and on, unplug with a finger down and kill -9 giving the panel back; and the figures:
+# the delay passthrough adds to a forwarded frame beside a plain reader's floor, and gestured's CPU per frame.
+config=/etc/gestured/gestured.toml
+pt_name="gestured passthrough test panel"
+pt_rule=/run/udev/rules.d/99-gestured-test-passthrough.rules
+
+# Touch scripts as evemu event files: "d SLOT X Y" lands a finger, "m SLOT X Y" moves it, "u SLOT" lifts
+# it, "f" ends a frame (10 ms apart). BTN_TOUCH follows the fingers down. Units: 10 per mm. Codes are
+# decimal in the awk program (ABS_MT_SLOT 47, TRACKING_ID 57, POSITION_X 53, _Y 54, BTN_TOUCH 330): the
+# guest's awk is mawk, which reads 0x2f as 0.
+pt_script() { # pt_script NAME < commands
+    awk 'BEGIN { t = 1000000; id = 100; down = 0 }
+        function e(type, code, value) { printf "E: %d.%06d %04x %04x %d\n", int(t / 1000000), t % 1000000, type, code, value }
+        $1 == "d" { e(3, 47, $2); e(3, 57, id++); e(3, 53, $3); e(3, 54, $4); if (down++ == 0) e(1, 330, 1) }
+        $1 == "m" { e(3, 47, $2); e(3, 53, $3); e(3, 54, $4) }
+        $1 == "u" { e(3, 47, $2); e(3, 57, -1); if (--down == 0) e(1, 330, 0) }
+        $1 == "f" { e(0, 0, 0); t += 10000 }' > "$WORK/pt-$1.events"
+}
+# pt_drag "SLOT X0 Y0 X1 Y1"... : the fingers move together in PT_STEPS frames (default 20).
+pt_drag() {
+    local steps=${PT_STEPS:-20} i spec specs=("$@") f
+    for ((i = 1; i <= steps; i++)); do
+        for spec in "${specs[@]}"; do
+            read -r -a f <<< "$spec"
+            echo "m ${f[0]} $(( f[1] + (f[3] - f[1]) * i / steps )) $(( f[2] + (f[4] - f[2]) * i / steps ))"
+        done
+        echo f
+    done
+}
+{ echo "d 0 500 800"; echo f; pt_drag "0 500 800 500 500"; echo "u 0"; echo f; } | pt_script centre-pan
+{ echo "d 0 10 800"; echo f; pt_drag "0 10 800 600 800"; echo "u 0"; echo f; } | pt_script edge-swipe
+{ echo "d 0 10 800"; echo f; echo f; echo f; echo "u 0"; echo f; } | pt_script edge-tap
+{ echo "d 0 20 400"; echo f; pt_drag "0 20 400 20 1000"; echo "u 0"; echo f; } | pt_script along-edge
+# The three-finger pan moves for 0.4 s, so it begins (and is claimed) while the fingers are still down,
+# past the 0.2 s a pan that may still gain fingers is held back.
+{ echo "d 0 300 800"; echo "d 1 500 800"; echo "d 2 700 800"; echo f
+  PT_STEPS=40 pt_drag "0 300 800 300 400" "1 500 800 500 400" "2 700 800 700 400"
+  echo "u 0"; echo "u 1"; echo "u 2"; echo f; } | pt_script three-finger-pan
+# The sentinel: a tap in the middle at X 555, a value no other script uses.
+{ echo "d 0 555 555"; echo f; echo "u 0"; echo f; } | pt_script sentinel-tap
+{ echo "d 0 500 800"; echo f; echo "m 0 500 700"; echo f; } | pt_script down-only
+
+# The panel process: pt_start sets PT_NODE; pt_cmd sends one command and reads its answer into PT_REPLY;
+# pt_stop closes its input, which destroys the panel (an unplug).
+pt_start() {
+    coproc PTP { exec "$RIG/bin/passthrough-panel" "$pt_name" 2>> "$WORK/pt-panel.stderr"; }
+    PT_PANEL_PID=$PTP_PID
+    PT_NODE=""
+    read -r -t 30 PT_NODE <&"${PTP[0]}" || { log "passthrough-panel: $(cat "$WORK/pt-panel.stderr")"; return 1; }
+    wait_for 20 "udev to finish with $PT_NODE" udev_done "$PT_NODE"
+}
+pt_cmd() { PT_REPLY=""; echo "$1" >&"${PTP[1]}" && read -r -t 300 PT_REPLY <&"${PTP[0]}"; }
+pt_stop() {
+    local fd=${PTP[1]:-}
+    [ -n "$fd" ] && eval "exec $fd>&-"
+    wait "$PT_PANEL_PID" 2>/dev/null
+    wait_for 20 "$PT_NODE to disappear" test ! -e "$PT_NODE"
+}
+# pt_reload — systemctl reload, then wait for the journal's next "configuration reloaded".
+pt_reload() {
+    local before
+    before=$(journal_count 'configuration reloaded')
+    systemctl reload gestured.service
+    wait_for 20 "the reload" at_least $(( before + 1 )) journal_count 'configuration reloaded'
+}
+# The copy's node as gestured lists it (virtual_path of the device whose path is $1).
+pt_virtual_of() {
+    gesturectl devices --json 2>/dev/null | tr '{' '\n' | grep "\"path\":\"$1\"" \
+        | grep -oE '"virtual_path":"[^"]*"' | cut -d'"' -f4
+}
+pt_has_virtual() { local v; v=$(pt_virtual_of "$1"); [ -n "$v" ] && [ -e "$v" ]; }
+pt_no_virtual() { gesturectl devices --json 2>/dev/null | grep -q '"type":"devices"' && [ -z "$(pt_virtual_of "$1")" ]; }
+# libinput's lines of one kind in the debug-events log.
+pt_count() { grep -c " $1 " "$WORK/pt-libinput.txt" 2>/dev/null || true; }
+# Touches the copy was given (tracking ids >= 0 in its evemu-record capture): libinput reports a
+# TOUCH_DOWN for each once it has read them.
+pt_copy_touches() { grep -cE '^E: [0-9.]+ 0003 0039 [0-9]+([[:space:]]|$)' "$WORK/pt-copy.evemu" 2>/dev/null || true; }
+pt_copy_sentinels() { grep -cE '^E: [0-9.]+ 0003 0035 555([[:space:]]|$)' "$WORK/pt-copy.evemu" 2>/dev/null || true; }
+# pt_play NAME — plays a script into the panel, then the sentinel tap; waits until the copy has been given
+# the sentinel and libinput has reported as many touches as the copy was given (so everything the script
+# produced has been reported, the sentinel last); keeps libinput's lines of the script alone in
+# pt-libinput-NAME.only.
+pt_play() {
+    local before_lines sentinels last
+    before_lines=$(wc -l < "$WORK/pt-libinput.txt")
+    sentinels=$(pt_copy_sentinels)
+    pt_cmd "play $WORK/pt-$1.events"
+    pt_cmd "play $WORK/pt-sentinel-tap.events"
+    wait_for 20 "the copy to be given the sentinel tap after $1" at_least $(( sentinels + 1 )) pt_copy_sentinels || true
+    wait_for 20 "libinput to report every touch of the copy after $1" eval '[ "$(pt_count TOUCH_DOWN)" -ge "$(pt_copy_touches)" ] && [ $(( $(pt_count TOUCH_UP) + $(pt_count TOUCH_CANCEL) )) -ge "$(pt_count TOUCH_DOWN)" ]' || true
+    tail -n +"$(( before_lines + 1 ))" "$WORK/pt-libinput.txt" > "$WORK/pt-libinput-$1.txt"
+    last=$(grep -n ' TOUCH_DOWN ' "$WORK/pt-libinput-$1.txt" | tail -1 | cut -d: -f1)
+    if [ -n "$last" ]; then head -n $(( last - 1 )) "$WORK/pt-libinput-$1.txt"; fi > "$WORK/pt-libinput-$1.only"
+}
+# kinds NAME — the touch event kinds libinput reported for a script, repeats collapsed.
+kinds() { awk '{print $2}' "$WORK/pt-libinput-$1.only" | grep -E '^TOUCH_(DOWN|UP|CANCEL|MOTION)$' | uniq | tr '\n' ' '; }
+# evemu-record lines: "E: <time> <type> <code> <value>[\t# comment]".
+evemu_count() { grep -cE "^E: [0-9.]+ $1 $2 $3([[:space:]]|\$)" "$4" 2>/dev/null || true; }
+record_start() { stdbuf -oL evemu-record "$1" > "$2" 2>/dev/null & REC_PID=$!; wait_for 10 "evemu-record on $1" file_has_line "$2" '^N:'; }
+record_stop() { kill "$REC_PID" 2>/dev/null; wait "$REC_PID" 2>/dev/null; }
+
+systemctl reset-failed gestured.service 2>/dev/null
+systemctl start gestured.service 2>/dev/null
+if wait_for 30 "gestured to be active for the passthrough checks" systemctl is-active --quiet gestured.service \
+        && wait_for 20 "the socket" test -S /run/gestured/gestured.sock; then
+    GESTURED_UP=1
+fi
+if require_gestured passthrough:copy-created; then
+    # What a package's post-install step does for the shipped udev rule: /dev/uinput to group gestured.
+    udevadm control --reload
+    udevadm trigger --action=change --sysname-match=uinput
+    check passthrough:uinput-for-the-service "$(stat -c '%n %A %U:%G' /dev/uinput)" \
+        wait_for 20 "/dev/uinput to be given to group gestured" eval '[ "$(stat -c %G /dev/uinput)" = gestured ]'
+    cp "$config" /run/gestured.toml.pt-orig
+    # The panel is mounted rotated (the calibration check's matrix) and mapped to an output: the copy must
+    # carry both. The rule matches the panel only (its phys is empty; the copy's is gestured-passthrough/...).
+    mkdir -p /run/udev/rules.d
+    printf '%s\n' "SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"$pt_name\", ATTRS{phys}==\"\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"0 -1 1 1 0 0\", ENV{WL_OUTPUT}=\"DSI-1\"" > "$pt_rule"
+    udevadm control --reload
+    if pt_start && wait_for 20 "gestured to open $PT_NODE" has_fd_open "$(gestured_pid)" "$PT_NODE"; then
+        # The floor: passthrough is not on yet, this process reads the panel as any plain reader does.
+        pid=$(gestured_pid)
+        cpu0=$(cpu_ns "$pid")
+        pt_cmd "latency $PT_NODE 1000"; floor=$PT_REPLY
+        cpu_floor=$(( $(cpu_ns "$pid") - cpu0 ))
+        {
+            cat /run/gestured.toml.pt-orig
+            printf '\n[[device]]\nmatch_name = "%s"\npassthrough = true\n' "$pt_name"
+        } > "$config"
+        pt_reload || true
+        if wait_for 20 "gestured to list a copy of $PT_NODE" pt_has_virtual "$PT_NODE"; then
+            VNODE=$(pt_virtual_of "$PT_NODE")
+            wait_for 20 "udev to finish with $VNODE" udev_done "$VNODE" || true
+            pass passthrough:copy-created "SIGHUP turned it on: $PT_NODE -> $VNODE; gesturectl devices: $(gesturectl devices | grep "$PT_NODE" | tr '\t' ' ')"
+            sys=/sys/class/input/$(basename "$VNODE")/device
+            name=$(cat "$sys/name"); phys=$(cat "$sys/phys"); ids="$(cat "$sys/id/vendor"):$(cat "$sys/id/product")"
+            tool=$(evemu-describe "$VNODE" 2>/dev/null | grep -c 'ABS_MT_TOOL_TYPE' || true)
+            check passthrough:copy-identity "name \"$name\", ids $ids, phys $phys, ABS_MT_TOOL_TYPE described $tool time(s)" \
+                eval '[ "$name" = "$pt_name" ] && [ "$ids" = 1234:5678 ] && [[ $phys == gestured-passthrough/* ]] && [ "$tool" -ge 1 ]'
+            check passthrough:gestured-ignores-its-copy "gestured lists $VNODE: $(listed "$VNODE" && echo yes || echo no), holds it open: $(has_fd_open "$(gestured_pid)" "$VNODE" && echo yes || echo no)" \
+                eval '! listed "$VNODE" && ! has_fd_open "$(gestured_pid)" "$VNODE"'
+            props() { udevadm info --query=property --name="$1" | grep -E '^(ID_INPUT[A-Z0-9_]*|LIBINPUT_[A-Z0-9_]*|WL_[A-Z0-9_]*)=' | sort; }
+            props "$PT_NODE" > "$WORK/pt-props-panel.txt"; props "$VNODE" > "$WORK/pt-props-copy.txt"
+            check passthrough:udev-properties-equal "panel and copy: $(tr '\n' ' ' < "$WORK/pt-props-panel.txt")" \
+                eval 'diff "$WORK/pt-props-panel.txt" "$WORK/pt-props-copy.txt" > "$WORK/pt-props.diff" && grep -qx "LIBINPUT_CALIBRATION_MATRIX=0 -1 1 1 0 0" "$WORK/pt-props-copy.txt" && grep -qx "WL_OUTPUT=DSI-1" "$WORK/pt-props-copy.txt"'
+
+            # The figures, through the copy.
+            cpu0=$(cpu_ns "$pid")
+            pt_cmd "latency $VNODE 1000"; copy=$PT_REPLY
+            cpu_copy=$(( $(cpu_ns "$pid") - cpu0 ))
+            read -r _ _ fn f50 f99 fmax <<< "$floor"
+            read -r _ _ cn c50 c99 cmax <<< "$copy"
+            report ""
+            report "passthrough: one forwarded frame, from just before the write into the panel to read() returning it:"
+            report "  plain reader of the panel (floor): p50 ${f50} us, p99 ${f99} us, max ${fmax} us over ${fn} frames"
+            report "  reader of gestured's copy:         p50 ${c50} us, p99 ${c99} us, max ${cmax} us over ${cn} frames"
+            if [ "${fn:-0}" -gt 0 ] && [ "${cn:-0}" -gt 0 ]; then
+                report "  added by passthrough:              p50 $(( c50 - f50 )) us, p99 $(( c99 - f99 )) us (goal: p99 <= 500 us above the floor)"
+                report "  gestured's CPU per frame: $(( cpu_floor / fn )) ns reading the panel, $(( cpu_copy / cn )) ns with passthrough (+$(( cpu_copy / cn - cpu_floor / fn )) ns)"
+            fi
+            check passthrough:latency-measured "floor: $floor; copy: $copy" \
+                eval '[ "${fn:-0}" -ge 1000 ] && [ "${cn:-0}" -ge 1000 ]'
+
+            record_start "$VNODE" "$WORK/pt-copy.evemu"
+            stdbuf -oL libinput debug-events --device "$VNODE" > "$WORK/pt-libinput.txt" 2>&1 &
+            li_pid=$!
+            wait_for 20 "libinput debug-events to open $VNODE" file_has_line "$WORK/pt-libinput.txt" 'DEVICE_ADDED' || true
+            # What libinput (a compositor's view) makes of each script on the copy; repeats collapsed.
+            pt_expect() { # pt_expect NAME "KINDS" DESCRIPTION
+                pt_play "$1"
+                check "passthrough:$1" "$3; libinput: ${2:-nothing} expected, got: $(kinds "$1")" eval '[ "$(kinds "$1")" = "$2" ]'
+            }
+            pt_expect centre-pan "TOUCH_DOWN TOUCH_MOTION TOUCH_UP " "a pan in the middle is forwarded as it came"
+            pt_expect edge-swipe "" "an edge swipe never reaches the app, lift included"
+            pt_expect edge-tap "TOUCH_DOWN TOUCH_UP " "a tap in an edge zone is released and reaches the app as a tap"
+            pt_expect along-edge "TOUCH_DOWN TOUCH_MOTION TOUCH_UP " "a stroke along the edge is released and forwarded whole"
+            sed -i '0,/^claim = false/s//claim = true/' "$config"   # [recognizer.pan]'s, the first in the file
+            pt_reload || true
+            pt_expect three-finger-pan "TOUCH_DOWN TOUCH_MOTION TOUCH_CANCEL " "a claimed three-finger pan cancels the touches already forwarded"
+            palms=$(evemu_count 0003 0037 '0*2' "$WORK/pt-copy.evemu")
+            check passthrough:claim-writes-palm "the copy was given MT_TOOL_PALM $palms time(s) (once per claimed finger)" eval '[ "$palms" -ge 3 ]'
+            kill "$li_pid" 2>/dev/null; wait "$li_pid" 2>/dev/null
+            record_stop
+
+            # SIGHUP turning passthrough off: the copy goes, the panel is read directly again.
+            cp /run/gestured.toml.pt-orig "$config"
+            pt_reload || true
+            if wait_for 20 "the copy of $PT_NODE to go" pt_no_virtual "$PT_NODE"; then
+                record_start "$PT_NODE" "$WORK/pt-panel-after-off.evemu"
+                pt_cmd "play $WORK/pt-sentinel-tap.events"
+                wait_for 10 "the tap on the panel" at_least 1 count_presses "$WORK/pt-panel-after-off.evemu" || true
+                record_stop
+                check passthrough:sighup-off "copy gone ($VNODE exists: $([ -e "$VNODE" ] && echo yes || echo no)); a plain reader of the panel sees $(count_presses "$WORK/pt-panel-after-off.evemu") tap(s)" \
+                    eval '[ ! -e "$VNODE" ] && [ "$(count_presses "$WORK/pt-panel-after-off.evemu")" -ge 1 ]'
+            else
+                fail passthrough:sighup-off "gestured still lists a copy of $PT_NODE after the reload"
+            fi
+            # SIGHUP on again, a finger down, then unplug: the copy lifts (cancels) it, then goes.
+            printf '\n[[device]]\nmatch_name = "%s"\npassthrough = true\n' "$pt_name" >> "$config"
+            pt_reload || true
+            if wait_for 20 "the copy again" pt_has_virtual "$PT_NODE"; then
+                VNODE=$(pt_virtual_of "$PT_NODE")
+                pass passthrough:sighup-on "$PT_NODE -> $VNODE"
+                record_start "$VNODE" "$WORK/pt-copy-unplug.evemu"
+                pt_cmd "play $WORK/pt-down-only.events"
+                wait_for 10 "the finger on the copy" at_least 1 count_presses "$WORK/pt-copy-unplug.evemu" || true
+                pt_stop
+                wait_for 20 "the copy to go with the panel" test ! -e "$VNODE" || true
+                wait "$REC_PID" 2>/dev/null
+                palms=$(evemu_count 0003 0037 '0*2' "$WORK/pt-copy-unplug.evemu")
+                lifts=$(evemu_count 0003 0039 '-0*1' "$WORK/pt-copy-unplug.evemu")
+                releases=$(evemu_count 0001 014a '0+' "$WORK/pt-copy-unplug.evemu")
+                check passthrough:unplug-nothing-stuck "before it went the copy wrote MT_TOOL_PALM $palms, lift $lifts, BTN_TOUCH 0 $releases time(s); gone: $([ -e "$VNODE" ] && echo no || echo yes)" \
+                    eval '[ "$palms" -ge 1 ] && [ "$lifts" -ge 1 ] && [ "$releases" -ge 1 ] && [ ! -e "$VNODE" ]'
+            else
+                fail passthrough:sighup-on "no copy of $PT_NODE after passthrough was turned on again"
+                pt_stop
+            fi
+
+            # kill -9: the kernel releases the grab and the panel works directly again.
+            if pt_start && wait_for 20 "a copy of the new panel" pt_has_virtual "$PT_NODE"; then
+                VNODE=$(pt_virtual_of "$PT_NODE")
+                record_start "$VNODE" "$WORK/pt-copy-kill.evemu"; copy_rec=$REC_PID
+                record_start "$PT_NODE" "$WORK/pt-panel-grabbed.evemu"
+                pt_cmd "play $WORK/pt-sentinel-tap.events"
+                # The tap went through the panel (the copy has it); a plain reader of the panel saw nothing.
+                wait_for 10 "the tap on the copy" at_least 1 count_presses "$WORK/pt-copy-kill.evemu" || true
+                grabbed=$(count_presses "$WORK/pt-panel-grabbed.evemu")
+                through=$(count_presses "$WORK/pt-copy-kill.evemu")
+                pid=$(gestured_pid)
+                # No restart for this check: a restarted gestured would grab the panel again.
+                mkdir -p /run/systemd/system/gestured.service.d
+                printf '[Service]\nRestart=no\n' > /run/systemd/system/gestured.service.d/pt-no-restart.conf
+                systemctl daemon-reload
+                kill -9 "$pid"
+                wait_for 20 "gestured $pid to die" eval "! kill -0 $pid 2>/dev/null" || true
+                pt_cmd "play $WORK/pt-sentinel-tap.events"
+                wait_for 10 "the tap on the released panel" at_least 1 count_presses "$WORK/pt-panel-grabbed.evemu" || true
+                record_stop
+                kill "$copy_rec" 2>/dev/null; wait "$copy_rec" 2>/dev/null
+                after=$(count_presses "$WORK/pt-panel-grabbed.evemu")
+                rm -f /run/systemd/system/gestured.service.d/pt-no-restart.conf
+                systemctl daemon-reload
+                check passthrough:kill-9-releases-grab "a tap reached the copy $through time(s) while a plain reader of the panel saw $grabbed; after kill -9 the reader saw $after; copy gone: $([ -e "$VNODE" ] && echo no || echo yes)" \
+                    eval '[ "$through" -ge 1 ] && [ "$grabbed" = 0 ] && [ "$after" -ge 1 ] && [ ! -e "$VNODE" ]'
+                pt_stop
+            else
+                fail passthrough:kill-9-releases-grab "no copy of a new panel: $(gesturectl devices 2>&1 | tr '\t\n' '  ')"
+                pt_stop
+            fi
+        else
+            fail passthrough:copy-created "gestured lists no copy of $PT_NODE: $(gesturectl devices 2>&1 | tr '\t\n' '  ')"
+            pt_stop
+        fi
+    else
+        fail passthrough:copy-created "no panel, or gestured did not open it: $(cat "$WORK/pt-panel.stderr" 2>/dev/null)"
+    fi
+    cp /run/gestured.toml.pt-orig "$config"
+    rm -f "$pt_rule"
+    udevadm control --reload
+    systemctl reset-failed gestured.service 2>/dev/null
+fi
