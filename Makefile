@@ -234,9 +234,9 @@ install-files: $(MAN_PAGES)
 	  "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)" "$(DESTDIR)$(LIBEXECDIR)"; \
 	install -m 755 "$$bin/gestured" "$$bin/gesturectl" "$(DESTDIR)$(BINDIR)/"; \
 	install -m 755 systemd/gestured-passthrough-properties "$(DESTDIR)$(LIBEXECDIR)/"; \
-	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' systemd/70-gestured-passthrough.rules > "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules.tmp"; \
-	chmod 644 "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules.tmp"; \
-	mv "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules.tmp" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules"; \
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' systemd/95-gestured-passthrough.rules > "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules.tmp"; \
+	chmod 644 "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules.tmp"; \
+	mv "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules.tmp" "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules"; \
 	for page in $(MAN_PAGES); do install -m 644 "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/"; done; \
 	install -m 644 completions/gesturectl.bash "$(DESTDIR)$(BASHCOMPDIR)/gesturectl"; \
 	install -m 644 completions/_gesturectl "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
@@ -275,7 +275,7 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
 	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
 	  "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service" \
-	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/70-gestured-passthrough.rules" \
+	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules" \
 	  "$(DESTDIR)$(LIBEXECDIR)/gestured-passthrough-properties" \
 	  "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man1/gesturectl.1" \
 	  "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" \

@@ -51,12 +51,21 @@ extension Daemon {
         Log.info("\(slot.info.id): passthrough on: \(slot.source.path) grabbed, its touches forwarded to \(slot.info.virtualPath!)")
     }
 
-    /// Cancels what the copy has down, destroys it and releases the grab (unless `grab = true`).
+    /// How long a copy outlives its panel's passthrough (`retiringCopies`): a compositor reads its input
+    /// within milliseconds; this leaves room for a loaded machine.
+    static let copyRetirementMicroseconds: Int64 = 250_000
+
+    /// Cancels what the copy has down, releases the grab (unless `grab = true`) and retires the copy: it
+    /// is destroyed `copyRetirementMicroseconds` later, once its readers have read the cancels.
     func stopPassthrough(_ slot: DeviceSlot, reason: String) {
         guard let passthrough = slot.passthrough else { return }
-        let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
+        let monotonicNow = SystemCall.monotonicMicroseconds()
+        let now = slot.source.eventMicroseconds(forMonotonic: monotonicNow)
         passthrough.forwarder.finish(atMicroseconds: now, into: &passthrough.writes)
         flushPassthrough(slot)
+        if slot.passthrough != nil {  // nil when the write failed: the copy is gone already
+            retiringCopies.append((passthrough.copy, monotonicNow + Daemon.copyRetirementMicroseconds))
+        }
         slot.passthrough = nil
         slot.info.virtualPath = nil
         if let evdev = (slot.source as? EvdevInputSource)?.device, !slot.settings.grab {
@@ -67,6 +76,11 @@ extension Daemon {
             }
         }
         Log.info("\(slot.info.id): passthrough off (\(reason))")
+    }
+
+    /// Destroys the retired copies whose time has come.
+    func retireCopies(now: Int64) {
+        retiringCopies.removeAll { $0.untilMicroseconds <= now }
     }
 
     /// Writes what the forwarder produced to the copy: one write for the loop iteration. A failed write

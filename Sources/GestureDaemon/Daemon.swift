@@ -102,6 +102,11 @@ public final class Daemon {
     var refusedClients = 0
     /// Bounds the info lines about clients dropped for misbehaving: 10 a minute.
     var problemDisconnections = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
+    /// Passthrough copies whose panel went (unplugged, passthrough turned off, the daemon stopping), each
+    /// kept until its time: the kernel hands a device's readers nothing more once it is destroyed, so the
+    /// copy outlives its last writes (the cancel and lift of what it had down) long enough for the
+    /// compositor to read them.
+    var retiringCopies: [(copy: VirtualTouchscreen, untilMicroseconds: Int64)] = []
     /// Read buffer shared by every client read.
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
 
@@ -235,6 +240,7 @@ public final class Daemon {
                 Log.error("timerfd: \(error)")
             }
             serviceDueDevices()
+            retireCopies(now: SystemCall.monotonicMicroseconds())
         case .udev:
             handleUdevChanges()
         case .client(let session):
@@ -256,6 +262,7 @@ public final class Daemon {
         for slot in devices {
             if let wake = slot.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
         }
+        for retiring in retiringCopies { earliest = min(earliest ?? retiring.untilMicroseconds, retiring.untilMicroseconds) }
         try timer.set(earliest)
     }
 
@@ -302,6 +309,12 @@ public final class Daemon {
             watches[slot.token] = nil
         }
         devices.removeAll()
+        // The loop is over: waiting here holds up nothing but the exit, and lets the compositor read the
+        // cancels written to the copies before they go.
+        if let last = retiringCopies.map(\.untilMicroseconds).max() {
+            SystemCall.sleep(microseconds: max(0, last - SystemCall.monotonicMicroseconds()))
+        }
+        retiringCopies.removeAll()
         if let listener {
             loop.remove(listener.fd)
             listener.removeSocketFile()

@@ -16,7 +16,7 @@ import SystemCalls
 
 public final class VirtualTouchscreen {
     /// The `phys` of every virtual device gestured makes ("gestured-passthrough/<panel node>"): gestured
-    /// never opens a device whose phys starts with it, and 70-gestured-passthrough.rules matches it.
+    /// never opens a device whose phys starts with it, and 95-gestured-passthrough.rules matches it.
     public static let physPrefix = "gestured-passthrough"
 
     /// The uinput node the copies are made through.

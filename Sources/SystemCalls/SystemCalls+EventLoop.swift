@@ -112,4 +112,13 @@ extension SystemCall {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
+
+    /// Sleeps `microseconds` (nanosleep, resumed after a signal). Only outside the event loop: the
+    /// daemon's shutdown, after the loop has ended.
+    public static func sleep(microseconds: Int64) {
+        guard microseconds > 0 else { return }
+        var request = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
 }

@@ -9,9 +9,10 @@
  *   reads commands, one a line, and answers each with one line:
  *     play FILE           write the E: lines of an evemu event file, paced by their timestamps -> "played N"
  *     latency NODE N      N frames of one finger sliding in the middle, one at a time, each read back from
- *                         NODE (the panel itself: a plain reader, the floor; or gestured's copy of it) ->
- *                         "latency NODE <frames read> <p50 us> <p99 us> <max us>": from just before the
- *                         write to the moment read() returned the frame, CLOCK_MONOTONIC
+ *                         NODE (the panel itself: a plain reader, the floor; or gestured's copy of it) by a
+ *                         reader in a separate process (as any client is: its wake-up is part of the path)
+ *                         -> "latency NODE <frames read> <p50 us> <p99 us> <max us>": from just before the
+ *                         write to the moment the reader's read() returned the frame, CLOCK_MONOTONIC
  *   EOF destroys the panel (an unplug).
  *
  * The X position of each latency frame carries its sequence number, so a frame is recognised on the other
@@ -22,10 +23,12 @@
 #include <linux/input.h>
 #include <linux/uinput.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,15 +82,56 @@ static long play(const char *path) {
     return count;
 }
 
+/* What the latency reader tells the writer: the X value of a frame it read and when read() returned it. */
+struct seen {
+    int x;
+    long long at;
+};
+
+/* The reader: a separate process, as any client of the node is, so a frame's path is the same as for any
+ * reader (a wake-up of another process included). Reports every ABS_MT_POSITION_X it reads on `out`;
+ * x = -1 once it has the node open. Exits when the writer closes the pipe. */
+static void reader(const char *node, int out) {
+    int rd = open(node, O_RDONLY | O_CLOEXEC);
+    struct seen ready = {.x = -1, .at = 0};
+    if (rd < 0) ready.x = -2;
+    if (write(out, &ready, sizeof ready) != sizeof ready || rd < 0) _exit(1);
+    struct input_event in[64];
+    for (;;) {
+        ssize_t n = read(rd, in, sizeof in);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) _exit(0);
+        long long at = now_us();
+        for (ssize_t k = 0; k < n / (ssize_t)sizeof *in; k++) {
+            if (in[k].type == EV_ABS && in[k].code == ABS_MT_POSITION_X) {
+                struct seen s = {.x = in[k].value, .at = at};
+                if (write(out, &s, sizeof s) != sizeof s) _exit(0);
+            }
+        }
+    }
+}
+
 static void latency(const char *node, int frames, int *tracking) {
     static long long delays[100000];
     if (frames < 1 || frames > 100000) {
         printf("latency %s bad-frame-count\n", node);
         return;
     }
-    int rd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (rd < 0) {
-        printf("latency %s cannot-open %s\n", node, strerror(errno));
+    int p[2];
+    if (pipe(p) != 0) die("pipe");
+    pid_t child = fork();
+    if (child < 0) die("fork");
+    if (child == 0) {
+        close(p[0]);
+        close(ui);
+        reader(node, p[1]);
+    }
+    close(p[1]);
+    struct seen s;
+    if (read(p[0], &s, sizeof s) != sizeof s || s.x != -1) {
+        printf("latency %s cannot-open\n", node);
+        close(p[0]);
+        waitpid(child, NULL, 0);
         return;
     }
     struct input_event down[] = {
@@ -101,9 +145,11 @@ static void latency(const char *node, int frames, int *tracking) {
         {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
     };
     emit(down, sizeof down / sizeof *down);
-    usleep(50000);
-    struct input_event in[64];
-    while (read(rd, in, sizeof in) > 0) {}
+    /* The landing comes through (x = 100) before the frames are timed. */
+    for (;;) {
+        struct pollfd pf = {.fd = p[0], .events = POLLIN};
+        if (poll(&pf, 1, 2000) <= 0 || read(p[0], &s, sizeof s) != sizeof s || s.x == 100) break;
+    }
     int received = 0;
     for (int i = 0; i < frames; i++) {
         int x = 200 + (i % 600); /* the middle of the panel, away from the edge zones */
@@ -116,15 +162,11 @@ static void latency(const char *node, int frames, int *tracking) {
         emit(move, 3);
         int got = 0;
         while (!got) {
-            struct pollfd p = {.fd = rd, .events = POLLIN};
-            if (poll(&p, 1, 1000) <= 0) break;
-            ssize_t n = read(rd, in, sizeof in);
-            long long at = now_us();
-            for (ssize_t k = 0; n > 0 && k < n / (ssize_t)sizeof *in; k++) {
-                if (in[k].type == EV_ABS && in[k].code == ABS_MT_POSITION_X && in[k].value == x) {
-                    delays[received++] = at - sent;
-                    got = 1;
-                }
+            struct pollfd pf = {.fd = p[0], .events = POLLIN};
+            if (poll(&pf, 1, 1000) <= 0 || read(p[0], &s, sizeof s) != sizeof s) break;
+            if (s.x == x) {
+                delays[received++] = s.at - sent;
+                got = 1;
             }
         }
         if (!got) break; /* a frame lost for a second: the reader gets nothing; report what came */
@@ -136,7 +178,9 @@ static void latency(const char *node, int frames, int *tracking) {
     };
     emit(up, 3);
     usleep(50000);
-    close(rd);
+    close(p[0]);
+    kill(child, SIGTERM);
+    waitpid(child, NULL, 0);
     if (received == 0) {
         printf("latency %s 0 - - -\n", node);
         return;
