@@ -233,6 +233,7 @@ public struct TouchForwarder: Sendable {
     ) {
         clearScratch()
         let n = TouchForwarder.valueCount
+        let slotAtFrameStart = panelSlot
         // The panel's new state.
         for e in pending {
             if e.type == EV.abs && (e.code == ABS.mtSlot || e.code == ABS.mtTrackingID || e.code >= TouchForwarder.firstValueCode) {
@@ -280,7 +281,15 @@ public struct TouchForwarder: Sendable {
             }
         }
         if fast {
-            // The virtual device mirrors the panel and keeps doing so: the frame as it came.
+            // The virtual device mirrors the panel and keeps doing so: the frame as it came. The kernel sends
+            // no ABS_MT_SLOT for a slot that is already current; when the copy's current slot is another (or
+            // not known: a new copy, a fresh forwarder), the frame's first slot events get one.
+            if virtualSlot != slotAtFrameStart,
+                let firstSlotted = pending.firstIndex(where: TouchForwarder.isSlotted),
+                !pending[..<firstSlotted].contains(where: { $0.type == EV.abs && $0.code == ABS.mtSlot })
+            {
+                emit(EV.abs, ABS.mtSlot, Int32(slotAtFrameStart), pending[firstSlotted].timeMicroseconds, into: &out)
+            }
             for e in pending {
                 out.append(e)
                 record(e)
@@ -427,12 +436,21 @@ public struct TouchForwarder: Sendable {
     ) {
         let n = TouchForwarder.valueCount
         let isNew = virtualTracking[slot] != tracking
+        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
         if isNew {
             emitSlot(slot, time: time, into: &out)
+            // A slot last used by a cancelled (palm) contact says "finger" before the new contact's tracking
+            // id: libinput takes the slot's tool type at that moment, and a contact that starts as a palm
+            // is never reported to the compositor.
+            if virtualValues[slot * n + toolIndex] == MTTool.palm {
+                let panelTool = values[slot * n + toolIndex]
+                let tool = panelTool == TouchForwarder.unknown ? MTTool.finger : panelTool
+                emit(EV.abs, ABS.mtToolType, tool, time, into: &out)
+                virtualValues[slot * n + toolIndex] = tool
+            }
             emit(EV.abs, ABS.mtTrackingID, tracking, time, into: &out)
             virtualTracking[slot] = tracking
         }
-        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
         for k in 0..<n {
             var value = values[slot * n + k]
             if k == toolIndex && value == TouchForwarder.unknown && (isNew || virtualValues[slot * n + k] == MTTool.palm) {
@@ -495,6 +513,11 @@ public struct TouchForwarder: Sendable {
         if type == EV.key && value == 0 && virtualLegacy[key] == nil { return }
         emit(type, code, value, time, into: &out)
         virtualLegacy[key] = value
+    }
+
+    /// An event that applies to the current slot: ABS_MT_TRACKING_ID or a slot value.
+    private static func isSlotted(_ e: InputEvent) -> Bool {
+        e.type == EV.abs && (e.code == ABS.mtTrackingID || e.code >= TouchForwarder.firstValueCode)
     }
 
     private mutating func emitSlot(_ slot: Int, time: Int64, into out: inout [InputEvent]) {

@@ -177,9 +177,13 @@ import GestureVocabulary
         s.down(0, 50, 80); s.frame()
         s.up(0); s.frame()
         let run = try TouchForwarderTests.run(s, decisions: [1: [.claim([1])]])
-        // The slot's tool type was set to palm by the cancel: the next contact is announced as a finger.
-        let afterCancel = run.written.suffix(from: run.written.firstIndex { $0.code == ABS.mtTrackingID && $0.value == -1 }!)
-        #expect(afterCancel.contains { $0.code == ABS.mtToolType && $0.value == MTTool.finger })
+        // The slot's tool type was set to palm by the cancel: the next contact is announced as a finger,
+        // before its tracking id (libinput reads the slot's tool type when the tracking id arrives, and never
+        // reports a contact that starts as a palm).
+        let afterCancel = Array(run.written.suffix(from: run.written.firstIndex { $0.code == ABS.mtTrackingID && $0.value == -1 }!))
+        let finger = try #require(afterCancel.firstIndex { $0.code == ABS.mtToolType && $0.value == MTTool.finger })
+        let newContact = try #require(afterCancel.firstIndex { $0.code == ABS.mtTrackingID && $0.value >= 0 })
+        #expect(finger < newContact)
         #expect(run.frames.contains { $0.down.count == 1 && $0.lost.isEmpty })
         #expect(run.frames.last?.lifted.count == 1)
         TouchForwarderTests.expectClean(run)
@@ -292,6 +296,25 @@ import GestureVocabulary
         decisions[2] = [.release([2])]
         let run = try TouchForwarderTests.run(s, decisions: decisions)
         #expect(run.frames.first?.down.count == 1)
+        TouchForwarderTests.expectClean(run)
+    }
+
+    @Test func unpluggedPanelLeavesNothingDownOnTheCopy() throws {
+        // A finger down in the middle, forwarded; the panel is unplugged: the kernel releases its keys (a
+        // BTN_TOUCH 0 frame whose SYN_REPORT has value 1) but not its slots, then the daemon finishes.
+        // As the kernel sends it to a new reader: no ABS_MT_SLOT, slot 0 being current already.
+        var s = TouchScript()
+        s.raw(EV.abs, ABS.mtTrackingID, 100); s.raw(EV.abs, ABS.mtPositionX, 500); s.raw(EV.abs, ABS.mtPositionY, 800)
+        s.raw(EV.key, BTN.touch, 1); s.frame()
+        s.raw(EV.abs, ABS.mtPositionY, 700); s.frame()
+        s.raw(EV.key, BTN.touch, 0); s.raw(EV.syn, SYN.report, 1)
+        let run = try TouchForwarderTests.run(s, finishAt: 1_100_000)
+        let lastRelease = try #require(run.written.lastIndex { $0.type == EV.key && $0.code == BTN.touch && $0.value == 0 })
+        let after = Array(run.written[lastRelease...])
+        #expect(run.written.contains { $0.code == ABS.mtToolType && $0.value == MTTool.palm })
+        #expect(run.written.contains { $0.code == ABS.mtTrackingID && $0.value == -1 })
+        #expect(run.frames.contains { $0.lost.count == 1 })
+        #expect(!after.isEmpty)
         TouchForwarderTests.expectClean(run)
     }
 

@@ -5,7 +5,8 @@
  *
  * usage: passthrough-panel NAME
  *   Creates a touchscreen called NAME: 10 slots, 0..1000 x 0..1600 at 10 units/mm (100 x 160 mm),
- *   INPUT_PROP_DIRECT, BTN_TOUCH, ABS_X/ABS_Y, no ABS_MT_TOOL_TYPE; prints its event node on a line. Then
+ *   INPUT_PROP_DIRECT, BTN_TOUCH, ABS_X/ABS_Y, no ABS_MT_TOOL_TYPE, phys passthrough-panel/input0; prints
+ *   its event node on a line. Then
  *   reads commands, one a line, and answers each with one line:
  *     play FILE           write the E: lines of an evemu event file, paced by their timestamps -> "played N"
  *     latency NODE N      N frames of one finger sliding in the middle, one at a time, each read back from
@@ -206,6 +207,9 @@ int main(int argc, char **argv) {
     axis(ui, ABS_MT_POSITION_X, 0, 1000, 10);
     axis(ui, ABS_MT_POSITION_Y, 0, 1600, 10);
     axis(ui, ABS_MT_TRACKING_ID, 0, 65535, 0);
+    /* A phys, as real panels have: libinput's udev rules derive the panel's device group from it, and the
+     * copy must carry that group. */
+    if (ioctl(ui, UI_SET_PHYS, "passthrough-panel/input0") < 0) die("UI_SET_PHYS");
     struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL, .vendor = 0x1234, .product = 0x5678, .version = 1}};
     snprintf(setup.name, sizeof setup.name, "%s", argv[1]);
     if (ioctl(ui, UI_DEV_SETUP, &setup) < 0 || ioctl(ui, UI_DEV_CREATE) < 0) die("UI_DEV_CREATE");

@@ -79,7 +79,7 @@ pt_count() { grep -c " $1 " "$WORK/pt-libinput.txt" 2>/dev/null || true; }
 # Touches the copy was given (tracking ids >= 0 in its evemu-record capture): libinput reports a
 # TOUCH_DOWN for each once it has read them.
 pt_copy_touches() { grep -cE '^E: [0-9.]+ 0003 0039 [0-9]+([[:space:]]|$)' "$WORK/pt-copy.evemu" 2>/dev/null || true; }
-pt_copy_sentinels() { grep -cE '^E: [0-9.]+ 0003 0035 555([[:space:]]|$)' "$WORK/pt-copy.evemu" 2>/dev/null || true; }
+pt_copy_sentinels() { grep -cE '^E: [0-9.]+ 0003 0035 0*555([[:space:]]|$)' "$WORK/pt-copy.evemu" 2>/dev/null || true; }
 # pt_play NAME — plays a script into the panel, then the sentinel tap; waits until the copy has been given
 # the sentinel and libinput has reported as many touches as the copy was given (so everything the script
 # produced has been reported, the sentinel last); keeps libinput's lines of the script alone in
@@ -113,13 +113,13 @@ if require_gestured passthrough:copy-created; then
     # What a package's post-install step does for the shipped udev rule: /dev/uinput to group gestured.
     udevadm control --reload
     udevadm trigger --action=change --sysname-match=uinput
-    check passthrough:uinput-for-the-service "$(stat -c '%n %A %U:%G' /dev/uinput)" \
-        wait_for 20 "/dev/uinput to be given to group gestured" eval '[ "$(stat -c %G /dev/uinput)" = gestured ]'
+    wait_for 20 "/dev/uinput to be given to group gestured" eval '[ "$(stat -c %G /dev/uinput)" = gestured ]' || true
+    check passthrough:uinput-for-the-service "$(stat -c '%n %A %U:%G' /dev/uinput)" eval '[ "$(stat -c %G:%a /dev/uinput)" = gestured:660 ]'
     cp "$config" /run/gestured.toml.pt-orig
     # The panel is mounted rotated (the calibration check's matrix) and mapped to an output: the copy must
-    # carry both. The rule matches the panel only (its phys is empty; the copy's is gestured-passthrough/...).
+    # carry both. The rule matches the panel only (by its phys; the copy's is gestured-passthrough/...).
     mkdir -p /run/udev/rules.d
-    printf '%s\n' "SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"$pt_name\", ATTRS{phys}==\"\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"0 -1 1 1 0 0\", ENV{WL_OUTPUT}=\"DSI-1\"" > "$pt_rule"
+    printf '%s\n' "SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"$pt_name\", ATTRS{phys}==\"passthrough-panel/*\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"0 -1 1 1 0 0\", ENV{WL_OUTPUT}=\"DSI-1\"" > "$pt_rule"
     udevadm control --reload
     if pt_start && wait_for 20 "gestured to open $PT_NODE" has_fd_open "$(gestured_pid)" "$PT_NODE"; then
         # The floor: passthrough is not on yet, this process reads the panel as any plain reader does.
@@ -146,7 +146,7 @@ if require_gestured passthrough:copy-created; then
             props() { udevadm info --query=property --name="$1" | grep -E '^(ID_INPUT[A-Z0-9_]*|LIBINPUT_[A-Z0-9_]*|WL_[A-Z0-9_]*)=' | sort; }
             props "$PT_NODE" > "$WORK/pt-props-panel.txt"; props "$VNODE" > "$WORK/pt-props-copy.txt"
             check passthrough:udev-properties-equal "panel and copy: $(tr '\n' ' ' < "$WORK/pt-props-panel.txt")" \
-                eval 'diff "$WORK/pt-props-panel.txt" "$WORK/pt-props-copy.txt" > "$WORK/pt-props.diff" && grep -qx "LIBINPUT_CALIBRATION_MATRIX=0 -1 1 1 0 0" "$WORK/pt-props-copy.txt" && grep -qx "WL_OUTPUT=DSI-1" "$WORK/pt-props-copy.txt"'
+                eval 'diff "$WORK/pt-props-panel.txt" "$WORK/pt-props-copy.txt" > "$WORK/pt-props.diff" && grep -qx "LIBINPUT_CALIBRATION_MATRIX=0 -1 1 1 0 0" "$WORK/pt-props-copy.txt" && grep -qx "WL_OUTPUT=DSI-1" "$WORK/pt-props-copy.txt" && grep -q "^LIBINPUT_DEVICE_GROUP=" "$WORK/pt-props-copy.txt"'
 
             # The figures, through the copy.
             cpu0=$(cpu_ns "$pid")
