@@ -19,7 +19,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libtomlplusplus-dev evemu-to
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
 
-.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
+.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -90,6 +90,19 @@ bench-socket: deps
 link-order: deps
 	$(call apt_install,valgrind)
 	SWIFT=$(SWIFT) tools/link-order.sh
+
+# What one input frame costs the release daemon: instructions (callgrind) and system calls (strace) per frame
+# of a replayed recording, with a client taking every update, one with updates off, and none. BASELINE=FILE,
+# another build of gestured (say main's, from a second worktree), is measured in the same run and compared;
+# FRAME_COST_ARGS passes more options (tools/frame-cost.py --help). docs/architecture.md, "What a frame costs".
+PROFILE_PACKAGES := valgrind strace
+BASELINE ?=
+FRAME_COST_ARGS ?=
+frame-cost: deps
+	$(call apt_install,$(PROFILE_PACKAGES))
+	$(SWIFT) build -c release --product gestured
+	SWIFT=$(SWIFT) $(PYTHON) tools/frame-cost.py --gestured $$($(SWIFT) build -c release --show-bin-path)/gestured \
+	  $(if $(BASELINE),--baseline $(BASELINE)) $(FRAME_COST_ARGS)
 
 # Coverage-guided fuzzing (libFuzzer + address sanitizer) of the evemu parser, the request decoder, the
 # configuration loader and the engine; FUZZ_SECONDS per target (docs/testing.md, "Fuzzing").
