@@ -17,12 +17,27 @@ public enum GestureEventJSON {
 
     /// One line of JSON (without the newline). `device` is the daemon's device id; replay passes nil.
     public static func encode(_ e: GestureEvent, device: String? = nil) -> String {
-        String(decoding: encodeBytes(e, device: device), as: UTF8.self)
+        var w = JSONObjectWriter()
+        write(e, device: device, to: &w)
+        return w.finish()
     }
 
     /// The same line as UTF-8 bytes, for writers that send bytes.
     public static func encodeBytes(_ e: GestureEvent, device: String? = nil) -> [UInt8] {
         var w = JSONObjectWriter()
+        write(e, device: device, to: &w)
+        return w.finishBytes()
+    }
+
+    /// The same line and a newline into `buffer` (replacing what it held), with no allocation once the
+    /// buffer has grown to a line's size: how the daemon encodes each event, once for all its clients.
+    public static func encode(_ e: GestureEvent, device: String?, into buffer: JSONLineBuffer) {
+        var w = JSONObjectWriter(into: buffer)
+        write(e, device: device, to: &w)
+        w.finish(newline: true)
+    }
+
+    private static func write(_ e: GestureEvent, device: String?, to w: inout JSONObjectWriter) {
         w.plainString("type", "gesture")
         w.plainString("gesture", name(e.kind))
         w.plainString("phase", name(e.phase))
@@ -49,7 +64,6 @@ public enum GestureEventJSON {
         if let scale = e.scale { w.number("scale", scale, decimals: normalisedDecimals) }
         if let rotation = e.rotationDegrees { w.number("rotation", rotation, decimals: 2) }
         if let span = e.spanMM { w.number("span_mm", span, decimals: millimetreDecimals) }
-        return w.finishBytes()
     }
 
     // The wire names, as static strings (they equal the enums' raw values; a test checks it).

@@ -1,36 +1,115 @@
+/// Memory a JSON line is written into, kept from line to line: the daemon encodes every gesture event
+/// into its one buffer, so an event costs no allocation. It grows (doubling) when a line needs more.
+public final class JSONLineBuffer {
+    fileprivate var base: UnsafeMutablePointer<UInt8>
+    fileprivate var capacity: Int
+    /// Bytes of the last line written (its newline included when `finish(newline: true)` added one).
+    public fileprivate(set) var count = 0
+
+    public init(capacity: Int = 512) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The last line written.
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// Room for at least `needed` bytes, keeping the first `used`.
+    fileprivate func grow(toHold needed: Int, keeping used: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: used)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+}
+
 /// A small JSON object writer with a fixed key order, so every event line is byte-for-byte deterministic
-/// (golden tests compare lines) and cheap enough for the daemon's hot path: it appends ASCII bytes to one
-/// buffer and makes a String once, with no Unicode-aware string appends per field.
-public struct JSONObjectWriter {
-    public private(set) var bytes: [UInt8]
+/// (golden tests compare lines) and cheap enough for the daemon's hot path: it stores ASCII bytes through
+/// a pointer into a `JSONLineBuffer`, checking the room once per field rather than once per byte, and
+/// formats numbers with integer arithmetic (no String, no Foundation). Not copyable: two writers never
+/// write into one buffer.
+public struct JSONObjectWriter: ~Copyable {
+    private let buffer: JSONLineBuffer
+    // The buffer's pointer and size, held here while writing so that the loop stores bytes without
+    // going through the class (and its exclusivity checks) for each one.
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
     private var first = true
 
-    public init(capacity: Int = 384) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
-        bytes.append(UInt8(ascii: "{"))
+    /// Most bytes one number takes: Int64.min, UInt64.max, or a Double's shortest form
+    /// ("-2.2250738585072014e-308", 24).
+    static let maximumNumberBytes = 32
+
+    /// Starts an object at the beginning of `buffer`, replacing the line it held.
+    public init(into buffer: JSONLineBuffer) {
+        self.buffer = buffer
+        base = buffer.base
+        capacity = buffer.capacity
+        base[0] = UInt8(ascii: "{")
+        count = 1
+    }
+
+    /// Starts an object in a buffer of its own.
+    public init(capacity: Int = 512) {
+        self.init(into: JSONLineBuffer(capacity: capacity))
+    }
+
+    /// Makes sure `extra` more bytes fit.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity {
+            buffer.grow(toHold: count + extra, keeping: count)
+            base = buffer.base
+            capacity = buffer.capacity
+        }
     }
 
     @inline(__always)
-    private mutating func key(_ name: StaticString) {
-        if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        JSONObjectWriter.appendStatic(name, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+    private mutating func put(_ byte: UInt8) {
+        base[count] = byte
+        count += 1
+    }
+
+    /// Copies a static string; the caller reserved the room.
+    @inline(__always)
+    private mutating func put(_ s: StaticString) {
+        let source = s.utf8Start
+        for i in 0..<s.utf8CodeUnitCount { base[count + i] = source[i] }
+        count += s.utf8CodeUnitCount
+    }
+
+    /// `,"name":` (no comma before the first), with room reserved for the key and `value` more bytes.
+    @inline(__always)
+    private mutating func key(_ name: StaticString, value: Int) {
+        reserve(name.utf8CodeUnitCount + 4 + value)
+        if first { first = false } else { put(UInt8(ascii: ",")) }
+        put(UInt8(ascii: "\""))
+        put(name)
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
     }
 
     public mutating func string(_ name: StaticString, _ value: String) {
-        key(name)
-        JSONObjectWriter.appendQuoted(value, to: &bytes)
+        var value = value
+        value.withUTF8 { utf8 in
+            // The worst case: every byte a \u00XX escape.
+            key(name, value: utf8.count * 6 + 2)
+            count += JSONObjectWriter.writeQuoted(utf8, at: base + count)
+        }
     }
 
     /// A value known to need no escaping (an enum's raw value, say).
     public mutating func plainString(_ name: StaticString, _ value: StaticString) {
-        key(name)
-        bytes.append(UInt8(ascii: "\""))
-        JSONObjectWriter.appendStatic(value, to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        key(name, value: value.utf8CodeUnitCount + 2)
+        put(UInt8(ascii: "\""))
+        put(value)
+        put(UInt8(ascii: "\""))
     }
 
     public mutating func optionalString(_ name: StaticString, _ value: String?) {
@@ -38,178 +117,284 @@ public struct JSONObjectWriter {
     }
 
     public mutating func null(_ name: StaticString) {
-        key(name)
-        JSONObjectWriter.appendStatic("null", to: &bytes)
+        key(name, value: 4)
+        put("null")
     }
 
     public mutating func bool(_ name: StaticString, _ value: Bool) {
-        key(name)
-        JSONObjectWriter.appendStatic(value ? "true" : "false", to: &bytes)
+        key(name, value: 5)
+        put(value ? "true" : "false")
     }
 
     public mutating func int(_ name: StaticString, _ value: Int64) {
-        key(name)
-        JSONObjectWriter.appendInteger(value, to: &bytes)
+        key(name, value: JSONObjectWriter.maximumNumberBytes)
+        count += JSONObjectWriter.writeInteger(value, at: base + count)
     }
 
     public mutating func int(_ name: StaticString, _ value: Int) { int(name, Int64(value)) }
 
     public mutating func int(_ name: StaticString, _ value: UInt64) {
-        key(name)
-        JSONObjectWriter.appendUnsigned(value, to: &bytes)
+        key(name, value: JSONObjectWriter.maximumNumberBytes)
+        count += JSONObjectWriter.writeUnsigned(value, at: base + count)
     }
 
     /// A number written with a fixed count of decimals (trailing zeros trimmed); non-finite values are
     /// written as null, since JSON has no NaN.
     public mutating func number(_ name: StaticString, _ value: Double, decimals: Int) {
-        key(name)
-        JSONObjectWriter.appendFixed(value, decimals: decimals, to: &bytes)
+        key(name, value: JSONObjectWriter.maximumNumberBytes)
+        count += JSONObjectWriter.writeFixed(value, decimals: decimals, at: base + count)
     }
 
     /// `{"x":…,"y":…}`
     public mutating func pair(_ name: StaticString, x: Double, y: Double, decimals: Int) {
-        key(name)
-        JSONObjectWriter.appendStatic("{\"x\":", to: &bytes)
-        JSONObjectWriter.appendFixed(x, decimals: decimals, to: &bytes)
-        JSONObjectWriter.appendStatic(",\"y\":", to: &bytes)
-        JSONObjectWriter.appendFixed(y, decimals: decimals, to: &bytes)
-        bytes.append(UInt8(ascii: "}"))
+        key(name, value: 2 * JSONObjectWriter.maximumNumberBytes + 12)
+        put("{\"x\":")
+        count += JSONObjectWriter.writeFixed(x, decimals: decimals, at: base + count)
+        put(",\"y\":")
+        count += JSONObjectWriter.writeFixed(y, decimals: decimals, at: base + count)
+        put(UInt8(ascii: "}"))
     }
 
     /// Seconds with six decimals from microseconds, exactly.
     public mutating func seconds(_ name: StaticString, microseconds: Int64) {
-        key(name)
-        JSONObjectWriter.appendSeconds(microseconds, to: &bytes)
+        key(name, value: JSONObjectWriter.maximumNumberBytes)
+        count += JSONObjectWriter.writeSeconds(microseconds, at: base + count)
     }
 
     /// Inserts already-encoded JSON as the value of `name`.
     public mutating func raw(_ name: StaticString, _ json: String) {
-        key(name)
-        bytes.append(contentsOf: json.utf8)
+        var json = json
+        json.withUTF8 { utf8 in
+            key(name, value: utf8.count)
+            (base + count).update(from: utf8.baseAddress!, count: utf8.count)
+            count += utf8.count
+        }
+    }
+
+    /// Closes the object, with a newline after it when asked; the buffer holds the line.
+    public consuming func finish(newline: Bool) {
+        reserve(2)
+        put(UInt8(ascii: "}"))
+        if newline { put(0x0a) }
+        buffer.count = count
     }
 
     /// Closes the object and returns its bytes (UTF-8, no newline).
-    public mutating func finishBytes() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+    public consuming func finishBytes() -> [UInt8] {
+        let buffer = self.buffer
+        finish(newline: false)
+        return Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
     }
 
-    public mutating func finish() -> String {
-        String(decoding: finishBytes(), as: UTF8.self)
+    public consuming func finish() -> String {
+        let buffer = self.buffer
+        finish(newline: false)
+        return String(decoding: UnsafeBufferPointer(start: buffer.base, count: buffer.count), as: UTF8.self)
     }
 
-    // MARK: - Appending to byte buffers
+    // MARK: - Formatting into memory
+    // Each writes at `p`, which has room for `maximumNumberBytes` (a quoted string: 6 per byte + 2), and
+    // returns the count of bytes written.
 
+    /// "00", "01", … "99": digits are written two at a time.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// The decimal digits of `value`.
+    static func writeUnsigned(_ value: UInt64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        var digits = 1
+        var limit: UInt64 = 10
+        while value >= limit {
+            digits += 1
+            if digits == 20 { break }  // 10^20 does not fit; UInt64.max has 20 digits
+            limit &*= 10
+        }
+        writeDigits(value, count: digits, at: p)
+        return digits
+    }
+
+    static func writeInteger(_ value: Int64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value < 0 else { return writeUnsigned(UInt64(value), at: p) }
+        p[0] = UInt8(ascii: "-")
+        return 1 + writeUnsigned(value.magnitude, at: p + 1)
+    }
+
+    /// Microseconds as seconds with exactly six decimals ("12.000340"; "-1.500000").
+    static func writeSeconds(_ microseconds: Int64, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        var n = 0
+        if microseconds < 0 {
+            p[0] = UInt8(ascii: "-")
+            n = 1
+        }
+        let m = microseconds.magnitude
+        n += writeUnsigned(m / 1_000_000, at: p + n)
+        p[n] = UInt8(ascii: ".")
+        writeDigits(m % 1_000_000, count: 6, at: p + n + 1)
+        return n + 7
+    }
+
+    /// Exactly `count` digits of `value` (below 10^count), with leading zeros.
     @inline(__always)
-    static func appendStatic(_ s: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    private static func writeDigits(_ value: UInt64, count: Int, at p: UnsafeMutablePointer<UInt8>) {
+        let pairs = digitPairs.utf8Start
+        var v = value
+        var i = count
+        while i >= 2 {
+            let pair = Int(truncatingIfNeeded: v % 100) &* 2
+            v /= 100
+            i -= 2
+            p[i] = pairs[pair]
+            p[i + 1] = pairs[pair + 1]
+        }
+        if i == 1 { p[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v) }
+    }
+
+    /// `units` split at `places` decimals: (units / 10^places, units % 10^places), by constants.
+    @inline(__always)
+    private static func split(_ units: UInt64, places: Int) -> (whole: UInt64, fraction: UInt64) {
+        switch places {
+        case 0: return (units, 0)
+        case 1: return (units / 10, units % 10)
+        case 2: return (units / 100, units % 100)
+        case 3: return (units / 1_000, units % 1_000)
+        case 4: return (units / 10_000, units % 10_000)
+        case 5: return (units / 100_000, units % 100_000)
+        case 6: return (units / 1_000_000, units % 1_000_000)
+        default: return (units / 10_000_000, units % 10_000_000)
+        }
+    }
+
+    /// 10^places for 0...7 (exact in a Double).
+    @inline(__always)
+    private static func powerOfTen(_ places: Int) -> Double {
+        switch places {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1_000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        default: return 10_000_000
+        }
+    }
+
+    /// `value` rounded to `decimals` places (0...7; half away from zero, on `value` × 10^decimals), without
+    /// exponent and with trailing zeros trimmed: 1.5 -> "1.5", 2 -> "2", -0.00001 (4 decimals) -> "0";
+    /// "null" for NaN and infinities; beyond 9e15 units Swift's shortest round-trip form ("1e+20").
+    static func writeFixed(_ value: Double, decimals: Int, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value.isFinite else {
+            for (i, byte) in "null".utf8.enumerated() { p[i] = byte }
+            return 4
+        }
+        let places = min(max(decimals, 0), 7)
+        let scaled = abs(value) * powerOfTen(places)
+        // Beyond 2^52 every Double is a whole number, so comparing before rounding decides as after it.
+        guard scaled < 9.0e15 else {
+            // Too large for exact fixed-point: Swift's shortest round-trip form is still valid JSON.
+            var text = String(value)
+            return text.withUTF8 { utf8 in
+                p.update(from: utf8.baseAddress!, count: utf8.count)
+                return utf8.count
+            }
+        }
+        // Rounded half away from zero, as `scaled.rounded()`, without the libm call: the whole part and
+        // the fraction below 2^53 are exact.
+        let truncated = UInt64(scaled)
+        let units = scaled - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+        if units == 0 {
+            p[0] = UInt8(ascii: "0")
+            return 1
+        }
+        var n = 0
+        if value < 0 {
+            p[0] = UInt8(ascii: "-")
+            n = 1
+        }
+        let (whole, decimalPart) = split(units, places: places)
+        n += writeUnsigned(whole, at: p + n)
+        var fraction = decimalPart
+        if fraction == 0 { return n }
+        var digits = places
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        p[n] = UInt8(ascii: ".")
+        writeDigits(fraction, count: digits, at: p + n + 1)
+        return n + 1 + digits
+    }
+
+    /// `utf8` as a JSON string literal, escaping quotes, backslashes and control characters.
+    static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, at p: UnsafeMutablePointer<UInt8>) -> Int {
+        let hex: StaticString = "0123456789abcdef"
+        var n = 0
+        @inline(__always) func put(_ a: UInt8, _ b: UInt8) {
+            p[n] = a
+            p[n + 1] = b
+            n += 2
+        }
+        p[n] = UInt8(ascii: "\"")
+        n += 1
+        for u in utf8 {
+            switch u {
+            case UInt8(ascii: "\""): put(UInt8(ascii: "\\"), UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"), UInt8(ascii: "\\"))
+            case UInt8(ascii: "\n"): put(UInt8(ascii: "\\"), UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
+            case 0..<0x20:
+                put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
+                put(UInt8(ascii: "0"), UInt8(ascii: "0"))
+                put(hex.utf8Start[Int(u >> 4)], hex.utf8Start[Int(u & 0xf)])
+            default:
+                p[n] = u
+                n += 1
+            }
+        }
+        p[n] = UInt8(ascii: "\"")
+        return n + 1
+    }
+
+    // MARK: - Appending to byte arrays and strings (readable output, messages, tests)
+
+    /// Formats with `write` into stack memory of `room` bytes and appends the result.
+    @inline(__always)
+    private static func append(
+        to out: inout [UInt8], room: Int = maximumNumberBytes, _ write: (UnsafeMutablePointer<UInt8>) -> Int
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { scratch in
+            let n = write(scratch.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<n]))
+        }
     }
 
     static func appendUnsigned(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(ascii: "0") &+ UInt8(value))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // room for 20 digits, written backwards
-        var count = 0
-        var v = value
-        withUnsafeMutableBytes(of: &digits) { buf in
-            while v > 0 {
-                buf[31 - count] = UInt8(ascii: "0") &+ UInt8(v % 10)
-                v /= 10
-                count += 1
-            }
-            out.append(contentsOf: buf[(32 - count)...])
-        }
+        append(to: &out) { writeUnsigned(value, at: $0) }
     }
 
     static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        appendUnsigned(value.magnitude, to: &out)
+        append(to: &out) { writeInteger(value, at: $0) }
     }
 
     /// Microseconds as seconds with exactly six decimals ("12.000340"; "-1.500000").
     static func appendSeconds(_ microseconds: Int64, to out: inout [UInt8]) {
-        if microseconds < 0 { out.append(UInt8(ascii: "-")) }
-        let m = microseconds.magnitude
-        appendUnsigned(m / 1_000_000, to: &out)
-        out.append(UInt8(ascii: "."))
-        var frac = m % 1_000_000
-        var divisor: UInt64 = 100_000
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") &+ UInt8(frac / divisor))
-            frac %= divisor
-            divisor /= 10
-        }
+        append(to: &out) { writeSeconds(microseconds, at: $0) }
     }
-
-    /// Appends `value` as a JSON string literal, escaping quotes, backslashes and control characters.
-    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for u in value.utf8 {
-            switch u {
-            case UInt8(ascii: "\""): appendStatic("\\\"", to: &out)
-            case UInt8(ascii: "\\"): appendStatic("\\\\", to: &out)
-            case UInt8(ascii: "\n"): appendStatic("\\n", to: &out)
-            case UInt8(ascii: "\r"): appendStatic("\\r", to: &out)
-            case UInt8(ascii: "\t"): appendStatic("\\t", to: &out)
-            case 0..<0x20:
-                appendStatic("\\u00", to: &out)
-                let hex: StaticString = "0123456789abcdef"
-                out.append(hex.utf8Start[Int(u >> 4)])
-                out.append(hex.utf8Start[Int(u & 0xf)])
-            default:
-                out.append(u)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static let powersOfTen: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
 
     /// Appends `value` rounded to `decimals` places (0...7), without exponent and with trailing zeros
     /// trimmed: 1.5 -> "1.5", 2 -> "2", -0.00001 (4 decimals) -> "0".
     public static func appendFixed(_ value: Double, decimals: Int, to out: inout [UInt8]) {
-        guard value.isFinite else {
-            appendStatic("null", to: &out)
-            return
-        }
-        let places = min(max(decimals, 0), powersOfTen.count - 1)
-        let scale = powersOfTen[places]
-        let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e15 else {
-            // Too large for exact fixed-point: Swift's shortest round-trip form is still valid JSON.
-            out.append(contentsOf: String(value).utf8)
-            return
-        }
-        var units = UInt64(scaled)
-        if units == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
-        }
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        let divisor = UInt64(scale)
-        appendUnsigned(units / divisor, to: &out)
-        units %= divisor
-        if units == 0 { return }
-        var digits = places
-        while units % 10 == 0 {
-            units /= 10
-            digits -= 1
-        }
-        out.append(UInt8(ascii: "."))
-        // Leading zeros of the fraction, then its digits.
-        var width = 1
-        var probe = units
-        while probe >= 10 {
-            probe /= 10
-            width += 1
-        }
-        for _ in width..<digits { out.append(UInt8(ascii: "0")) }
-        appendUnsigned(units, to: &out)
+        append(to: &out) { writeFixed(value, decimals: decimals, at: $0) }
     }
 
-    // MARK: - String conveniences (readable output, tests)
+    /// Appends `value` as a JSON string literal, escaping quotes, backslashes and control characters.
+    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { utf8 in
+            append(to: &out, room: utf8.count * 6 + 2) { writeQuoted(utf8, at: $0) }
+        }
+    }
 
     public static func appendFixed(_ value: Double, decimals: Int, to out: inout String) {
         var bytes: [UInt8] = []

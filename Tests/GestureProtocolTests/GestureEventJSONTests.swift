@@ -43,6 +43,86 @@ import GestureVocabulary
         #expect(s == expected)
     }
 
+    // The edges of the fixed-point formatter: signs and zeros, rounding of halves (half away from zero on
+    // value × 10^decimals, so a decimal half that is not one in binary rounds the way the binary value
+    // lies), digits carried into the integer part, the fixed-point limit (9e15 units) and beyond it, and
+    // decimals outside 0...7.
+    @Test(arguments: [
+        (0.0, 2, "0"), (-0.0, 2, "0"), (-0.0, 0, "0"), (0.004, 2, "0"), (-0.004, 2, "0"), (-0.005, 2, "-0.01"),
+        (0.125, 2, "0.13"), (-0.125, 2, "-0.13"), (2.5, 0, "3"), (-2.5, 0, "-3"), (0.5, 0, "1"), (1.005, 2, "1"),
+        (0.994, 2, "0.99"), (0.995, 2, "1"), (-9.9999, 3, "-10"), (99.99999, 4, "100"), (10.0, 5, "10"),
+        (1.000001, 5, "1"), (1.00001, 5, "1.00001"), (0.1, 7, "0.1"), (1e-7, 7, "0.0000001"), (0.00000005, 7, "0.0000001"),
+        (123456789.123456, 5, "123456789.12346"), (89_999_999_999.0, 5, "89999999999"),
+        (90_000_000_000.0, 5, "90000000000.0"), (-1e20, 2, "-1e+20"), (1e300, 0, "1e+300"),
+        (8_999_999_999_999_999.0, 0, "8999999999999999"), (9e15, 0, "9000000000000000.0"), (4_503_599_627_370_497.0, 0, "4503599627370497"),
+        (1.23456789, 9, "1.2345679"), (2.7, -1, "3"), (Double.infinity, 5, "null"), (-Double.nan, 0, "null"),
+        (Double.leastNonzeroMagnitude, 7, "0"), (-Double.greatestFiniteMagnitude, 2, "-1.7976931348623157e+308"),
+    ])
+    func fixedNumberEdges(value: Double, decimals: Int, expected: String) {
+        var bytes: [UInt8] = []
+        JSONObjectWriter.appendFixed(value, decimals: decimals, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+
+    /// The formatter against a plain one written with Swift's integer-to-string conversion, over a spread of
+    /// values and every count of decimals.
+    @Test func fixedNumbersMatchAPlainFormatter() {
+        func plain(_ value: Double, _ decimals: Int) -> String {
+            guard value.isFinite else { return "null" }
+            let places = min(max(decimals, 0), 7)
+            var scale = 1.0
+            for _ in 0..<places { scale *= 10 }
+            let scaled = (abs(value) * scale).rounded()
+            if scaled >= 9.0e15 { return String(value) }
+            let units = UInt64(scaled)
+            if units == 0 { return "0" }
+            var digits = String(units)
+            if digits.count <= places { digits = String(repeating: "0", count: places - digits.count + 1) + digits }
+            var whole = String(digits.dropLast(places))
+            var fraction = String(digits.suffix(places))
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            if !fraction.isEmpty { whole += "." + fraction }
+            return (value < 0 ? "-" : "") + whole
+        }
+        for i in 0..<20_000 {
+            // Six-digit mantissas at magnitudes from 1e-9 to 1e13, both signs, every count of decimals and
+            // some outside 0...7; every seventh value an exact thousandth (halves included).
+            let mantissa = Double((i &* 7_919) % 1_000_003) / 1_000_000
+            var value = mantissa * pow10(i % 23 - 9) * ((i / 10) % 2 == 0 ? 1 : -1)
+            if i % 7 == 0 { value = (value * 1000).rounded() / 1000 }
+            let decimals = i % 10 - 1
+            var bytes: [UInt8] = []
+            JSONObjectWriter.appendFixed(value, decimals: decimals, to: &bytes)
+            let written = String(decoding: bytes, as: UTF8.self)
+            #expect(written == plain(value, decimals), "\(value) with \(decimals) decimals")
+            if written != plain(value, decimals) { break }
+        }
+    }
+
+    private func pow10(_ n: Int) -> Double {
+        var p = 1.0
+        for _ in 0..<abs(n) { p *= 10 }
+        return n < 0 ? 1 / p : p
+    }
+
+    /// Lines written into one reused buffer: a long line grows it, a shorter one after it is whole and
+    /// alone, and both equal the line `encode` returns; a device name with every kind of escape survives.
+    @Test func reusedLineBuffer() {
+        let buffer = JSONLineBuffer(capacity: 64)
+        let long = String(repeating: "\u{1}\"\\é", count: 500)
+        let e = GestureEvent(
+            kind: .pinch, phase: .update, id: 9, timeMicroseconds: -1, fingers: 2, scale: 0.5, rotationDegrees: -0.0,
+            spanMM: 123.456)
+        GestureEventJSON.encode(e, device: long, into: buffer)
+        #expect(Array(buffer.bytes) == Array((GestureEventJSON.encode(e, device: long) + "\n").utf8))
+        #expect(buffer.count > 64 * 16)
+        GestureEventJSON.encode(e, device: nil, into: buffer)
+        let short = GestureEventJSON.encode(e)
+        #expect(Array(buffer.bytes) == Array((short + "\n").utf8))
+        #expect(short.contains("\"time\":-0.000001,"))
+        #expect(short.hasSuffix("\"scale\":0.5,\"rotation\":0,\"span_mm\":123.46}"))
+    }
+
     @Test func stringEscapes() {
         var s = ""
         JSONObjectWriter.appendQuoted("a\"b\\c\nd\u{1}é", to: &s)
@@ -74,5 +154,26 @@ import GestureVocabulary
         b.append(32)
         JSONObjectWriter.appendSeconds(123_000_045, to: &b)
         #expect(String(decoding: b, as: UTF8.self) == "-9223372036854775808 18446744073709551615 0 123.000045")
+    }
+
+    /// Every digit count, from 1 to 20, at both ends; seconds at the ends of Int64 and just below zero.
+    @Test func integerDigitCounts() {
+        var power: UInt64 = 1
+        for digits in 1...20 {
+            for value in [power, digits == 20 ? UInt64.max : power * 10 - 1] {
+                var b: [UInt8] = []
+                JSONObjectWriter.appendUnsigned(value, to: &b)
+                #expect(String(decoding: b, as: UTF8.self) == String(value))
+            }
+            if digits < 20 { power *= 10 }
+        }
+        for value in [Int64.max, Int64.min + 1, -1, -10, 1] {
+            var b: [UInt8] = []
+            JSONObjectWriter.appendInteger(value, to: &b)
+            #expect(String(decoding: b, as: UTF8.self) == String(value))
+        }
+        #expect(GestureEventJSON.seconds(-1) == "-0.000001")
+        #expect(GestureEventJSON.seconds(Int64.max) == "9223372036854.775807")
+        #expect(GestureEventJSON.seconds(Int64.min) == "-9223372036854.775808")
     }
 }
