@@ -118,7 +118,9 @@ extension Daemon {
 
     /// Writes what each client has queued and watches for writability only where something is left.
     func flushClients() {
-        for session in Array(clients.values) {
+        // Over the dictionary as it is now (a value: disconnecting below changes `clients`, not this
+        // iteration), without copying it into an array every wake-up.
+        for session in clients.values {
             if session.wantsWrite {
                 if case .close(let reason) = session.flush() {
                     disconnect(session, reason: reason)
@@ -156,19 +158,21 @@ extension Daemon {
 
     /// Sends a gesture event to the clients that want it.
     private func publish(_ event: GestureEvent, from slot: DeviceSlot) {
-        // Encoded once, as bytes, and only when some client takes it (or the debug log shows it).
-        var line: [UInt8] = []
-        func encoded() -> [UInt8] {
-            if line.isEmpty {
-                line = GestureEventJSON.encodeBytes(event, device: slot.info.id)
-                line.append(0x0a)
+        // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
+        // log shows it); each client copies the line into its queue.
+        let info = slot.info
+        let buffer = lineBuffer
+        var encoded = false
+        func line() -> UnsafeRawBufferPointer {
+            if !encoded {
+                GestureEventJSON.encode(event, device: info.id, into: buffer)
+                encoded = true
             }
-            return line
+            return buffer.bytes
         }
-        if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: encoded().dropLast(), as: UTF8.self))") }
-        for session in clients.values where session.wants(event, from: slot.info) {
-            let accepted = encoded().withUnsafeBytes { session.enqueue(bytes: $0) }
-            if !accepted { slowClient(session) }
+        if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
+        for session in clients.values where session.wants(event, from: info) {
+            if !session.enqueue(bytes: line()) { slowClient(session) }
         }
     }
 

@@ -211,39 +211,17 @@ extension Daemon {
 
     /// Reads what a device has (or what a replay has due by `now`) through its engine to the clients.
     func pump(_ slot: DeviceSlot, now: Int64) {
-        var out: [EngineOutput] = []
+        var out = takeOutputs()
+        defer { returnOutputs(&out) }
         do {
             if let passthrough = slot.passthrough {
                 // Every frame is forwarded as it is read: the write below is in this same loop iteration.
-                try slot.source.read(nowMicroseconds: now) { report in
-                    switch report {
-                    case .event(let event):
-                        passthrough.forwarder.process(event, engine: &slot.engine, outputs: &out, into: &passthrough.writes)
-                    case .dropped(let time):
-                        let start = out.count
-                        slot.engine.eventsDropped(atMicroseconds: time, into: &out)
-                        passthrough.forwarder.eventsDropped()
-                        passthrough.forwarder.apply(
-                            TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &passthrough.writes)
-                    case .reset(let time):
-                        let start = out.count
-                        slot.engine.reset(atMicroseconds: time, into: &out)
-                        passthrough.forwarder.apply(
-                            TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &passthrough.writes)
-                        passthrough.forwarder.finish(atMicroseconds: time, into: &passthrough.writes)
-                        // A replay's next pass starts from nothing, like a device plugged in again.
-                        if let fresh = try? TouchForwarder(device: slot.source.description) { passthrough.forwarder = fresh }
-                    }
-                }
+                try Daemon.read(
+                    slot.source, now: now, into: &slot.engine, forwarder: &passthrough.forwarder, writes: &passthrough.writes,
+                    outputs: &out)
                 flushPassthrough(slot)
             } else {
-                try slot.source.read(nowMicroseconds: now) { report in
-                    switch report {
-                    case .event(let event): slot.engine.process(event, into: &out)
-                    case .dropped(let time): slot.engine.eventsDropped(atMicroseconds: time, into: &out)
-                    case .reset(let time): slot.engine.reset(atMicroseconds: time, into: &out)
-                    }
-                }
+                try Daemon.read(slot.source, now: now, into: &slot.engine, outputs: &out)
             }
         } catch {
             flushPassthrough(slot)
@@ -259,6 +237,49 @@ extension Daemon {
         }
         deliver(out, from: slot)
         if slot.passthroughWanted != nil { applyPendingPassthrough(slot) }
+    }
+
+    // The engine (and a passthrough's forwarder and writes) come in as inout arguments: borrowed from the
+    // slot once for the whole read, rather than reached through the slot, a class, with a run-time
+    // exclusivity check, for every event.
+
+    /// Feeds what `source` has due by `now` to `engine`.
+    private static func read(
+        _ source: InputSource, now: Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
+    ) throws(InputSourceEnded) {
+        try source.read(nowMicroseconds: now) { report in
+            switch report {
+            case .event(let event): engine.process(event, into: &out)
+            case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out)
+            case .reset(let time): engine.reset(atMicroseconds: time, into: &out)
+            }
+        }
+    }
+
+    /// The same for a device in passthrough: each event goes through its forwarder, which feeds the engine
+    /// and queues what the copy receives in `writes`.
+    private static func read(
+        _ source: InputSource, now: Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
+        writes: inout [InputEvent], outputs out: inout [EngineOutput]
+    ) throws(InputSourceEnded) {
+        try source.read(nowMicroseconds: now) { report in
+            switch report {
+            case .event(let event):
+                forwarder.process(event, engine: &engine, outputs: &out, into: &writes)
+            case .dropped(let time):
+                let start = out.count
+                engine.eventsDropped(atMicroseconds: time, into: &out)
+                forwarder.eventsDropped()
+                forwarder.apply(TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &writes)
+            case .reset(let time):
+                let start = out.count
+                engine.reset(atMicroseconds: time, into: &out)
+                forwarder.apply(TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &writes)
+                forwarder.finish(atMicroseconds: time, into: &writes)
+                // A replay's next pass starts from nothing, like a device plugged in again.
+                if let fresh = try? TouchForwarder(device: source.description) { forwarder = fresh }
+            }
+        }
     }
 
     /// After the timer fired: replays with events due, and recognizer deadlines that have passed.
@@ -282,7 +303,8 @@ extension Daemon {
                         let stillDue = slot.engine.nextDeadlineMicroseconds, stillDue == deadline
                     else { continue }
                 }
-                var out: [EngineOutput] = []
+                var out = takeOutputs()
+                defer { returnOutputs(&out) }
                 slot.engine.advance(toMicroseconds: deadline, into: &out)
                 // A withheld touch whose limit passed is released now, not at the panel's next frame.
                 forwardDecisions(slot, out, from: 0, atMicroseconds: deadline)

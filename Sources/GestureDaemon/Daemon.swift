@@ -109,6 +109,11 @@ public final class Daemon {
     var retiringCopies: [(copy: VirtualTouchscreen, untilMicroseconds: Int64)] = []
     /// Read buffer shared by every client read.
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
+    /// Where each gesture event is encoded, once for every client that takes it.
+    let lineBuffer = JSONLineBuffer()
+    /// The array engines' outputs are collected in, kept with its capacity from one wake-up to the next
+    /// (`takeOutputs`, `returnOutputs`), so that a frame allocates nothing for them.
+    private var spareOutputs: [EngineOutput] = []
 
     /// Sets the daemon up: signals, configuration, socket, devices. Nothing runs until `run()`.
     public init(
@@ -158,6 +163,19 @@ public final class Daemon {
     }
 
     deinit { scratch.deallocate() }
+
+    /// An empty array for engine outputs, with the capacity of those used before.
+    func takeOutputs() -> [EngineOutput] {
+        var outputs: [EngineOutput] = []
+        swap(&outputs, &spareOutputs)
+        return outputs
+    }
+
+    /// Gives an outputs array back, emptied, for the next frame.
+    func returnOutputs(_ outputs: inout [EngineOutput]) {
+        outputs.removeAll(keepingCapacity: true)
+        swap(&outputs, &spareOutputs)
+    }
 
     // MARK: Tokens
 
@@ -212,11 +230,10 @@ public final class Daemon {
         Log.notice("gestured \(ProtocolConstants.daemonVersion) ready: \(statusLine)")
         while running {
             try rearmTimer()
-            let ready = try loop.wait(timeoutMilliseconds: -1)
-            for readiness in ready {
-                guard let watch = watches[readiness.token] else { continue }  // closed earlier in this batch
+            try loop.wait(timeoutMilliseconds: -1) { readiness in
+                guard let watch = watches[readiness.token] else { return true }  // closed earlier in this batch
                 dispatch(watch, readiness)
-                if !running { break }
+                return running
             }
             flushClients()
         }

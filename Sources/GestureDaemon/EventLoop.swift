@@ -74,13 +74,21 @@ public final class EventLoop {
     /// Sleeps until at least one descriptor is ready (or `timeoutMilliseconds` passes; -1 = forever) and
     /// returns what is ready.
     public func wait(timeoutMilliseconds: Int32 = -1) throws(SystemError) -> [Readiness] {
-        let count = try SystemCall.epollWait(epollFD, into: buffer, timeoutMilliseconds: timeoutMilliseconds)
         var ready: [Readiness] = []
-        ready.reserveCapacity(count)
-        for i in 0..<count {
-            ready.append(Readiness(token: buffer[i].data.u64, events: buffer[i].events))
+        try wait(timeoutMilliseconds: timeoutMilliseconds) { readiness in
+            ready.append(readiness)
+            return true
         }
         return ready
+    }
+
+    /// The same without building an array (the daemon's loop: a wake-up allocates nothing): hands what is
+    /// ready to `handle`, in order, until it returns false.
+    public func wait(timeoutMilliseconds: Int32 = -1, _ handle: (Readiness) -> Bool) throws(SystemError) {
+        let count = try SystemCall.epollWait(epollFD, into: buffer, timeoutMilliseconds: timeoutMilliseconds)
+        for i in 0..<count {
+            guard handle(Readiness(token: buffer[i].data.u64, events: buffer[i].events)) else { return }
+        }
     }
 }
 

@@ -135,7 +135,11 @@ public final class ReplaySource: InputSource {
 
     public func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) {
         var budget = ReplaySource.maximumReportsPerRead
-        while budget > 0, let time = nextEventTime, monotonicMicroseconds(forEventTime: time) <= nowMicroseconds {
+        // A frame's events share their time: its schedule is worked out once, for the first.
+        var scheduled: (time: Int64, due: Bool)?
+        while budget > 0, let time = nextEventTime {
+            if scheduled?.time != time { scheduled = (time, monotonicMicroseconds(forEventTime: time) <= nowMicroseconds) }
+            guard scheduled!.due else { break }
             lastReportedTime = time
             if index < events.count {
                 var event = events[index]

@@ -80,6 +80,28 @@ import Testing
         #expect(try loop.wait(timeoutMilliseconds: 0).isEmpty)
     }
 
+    @Test func waitingWithAHandlerStopsWhereTheHandlerSays() throws {
+        // The daemon's loop stops handling a batch when SIGTERM arrives in it.
+        let loop = try EventLoop()
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, 1 | 0o4000 | 0o2000000, 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        try loop.add(fds[0], token: 1, interest: .writable)
+        try loop.add(fds[1], token: 2, interest: .writable)
+        var handled: [UInt64] = []
+        try loop.wait(timeoutMilliseconds: 5000) { readiness in
+            handled.append(readiness.token)
+            return true
+        }
+        #expect(handled.sorted() == [1, 2])
+        handled = []
+        try loop.wait(timeoutMilliseconds: 5000) { readiness in
+            handled.append(readiness.token)
+            return false
+        }
+        #expect(handled.count == 1)
+    }
+
     @Test func nonBlockingReadAndSendReportWouldBlockAndEndOfFile() throws {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, 1 | 0o4000 | 0o2000000, 0, &fds) == 0)
