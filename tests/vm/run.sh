@@ -4,7 +4,7 @@
 # docs/testing.md explains how it works and how to debug a failure. Usage: tests/vm/run.sh (or make test-vm).
 #
 # Environment knobs:
-#   VM_TIMEOUT=seconds   hard limit for the guest (default 600); QEMU is killed when it passes
+#   VM_TIMEOUT=seconds   hard limit for the guest (default 900); QEMU is killed when it passes
 #   VM_VERBOSE=1         stream the guest's serial console to stdout while it runs
 #   VM_ACCEL=tcg|kvm     force the accelerator (default: kvm only where the CPU has vmx/svm and kvm_pvm is absent)
 #   VM_SHELL=1           boot the same guest with a root login on this terminal instead of running the tests
@@ -19,7 +19,7 @@ top=$(cd "$here/../.." && pwd)
 vmdir=$top/.build/vm                 # cache: downloads, kernel-<key>/, rootfs-<key>.ext4
 run=$vmdir/run                       # this run: rig/ (read-only share), out/ (results share)
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-VM_TIMEOUT=${VM_TIMEOUT:-600}
+VM_TIMEOUT=${VM_TIMEOUT:-900}
 SWIFT=${SWIFT:-swift}
 
 t0=$(date +%s)
