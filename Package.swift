@@ -50,7 +50,11 @@ let package = Package(
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "RecordingFiles",
                 "CLibevdev",
                 "CLibudev", "CLinux",
-            ]
+            ],
+            // The loop runs on one thread and every build the tests run (debug, sanitizers) keeps the run-time
+            // exclusivity checks; the release daemon leaves them out: one per access to a class property on
+            // the hot path, about a tenth of a frame's instructions (docs/architecture.md, "What a frame costs").
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         // Client library for Swift programs that subscribe to gestures.
         .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol", "SystemCalls"]),

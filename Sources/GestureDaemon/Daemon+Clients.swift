@@ -162,13 +162,12 @@ extension Daemon {
         // log shows it); each client copies the line into its queue.
         let info = slot.info
         let buffer = lineBuffer
-        var encoded = false
+        var encoded: UnsafeRawBufferPointer?
         func line() -> UnsafeRawBufferPointer {
-            if !encoded {
-                GestureEventJSON.encode(event, device: info.id, into: buffer)
-                encoded = true
-            }
-            return buffer.bytes
+            if let encoded { return encoded }
+            let bytes = GestureEventJSON.encode(event, device: info.id, into: buffer)
+            encoded = bytes
+            return bytes
         }
         if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
         for session in clients.values where session.wants(event, from: info) {

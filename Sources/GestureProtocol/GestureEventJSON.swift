@@ -31,10 +31,12 @@ public enum GestureEventJSON {
 
     /// The same line and a newline into `buffer` (replacing what it held), with no allocation once the
     /// buffer has grown to a line's size: how the daemon encodes each event, once for all its clients.
-    public static func encode(_ e: GestureEvent, device: String?, into buffer: JSONLineBuffer) {
+    /// Returns the line, in the buffer's memory: valid until the buffer is written again or released.
+    @discardableResult
+    public static func encode(_ e: GestureEvent, device: String?, into buffer: JSONLineBuffer) -> UnsafeRawBufferPointer {
         var w = JSONObjectWriter(into: buffer)
         write(e, device: device, to: &w)
-        w.finish(newline: true)
+        return w.finish(newline: true)
     }
 
     private static func write(_ e: GestureEvent, device: String?, to w: inout JSONObjectWriter) {

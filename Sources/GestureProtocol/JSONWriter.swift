@@ -3,8 +3,6 @@
 public final class JSONLineBuffer {
     fileprivate var base: UnsafeMutablePointer<UInt8>
     fileprivate var capacity: Int
-    /// Bytes of the last line written (its newline included when `finish(newline: true)` added one).
-    public fileprivate(set) var count = 0
 
     public init(capacity: Int = 512) {
         self.capacity = max(capacity, 64)
@@ -12,9 +10,6 @@ public final class JSONLineBuffer {
     }
 
     deinit { base.deallocate() }
-
-    /// The last line written.
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// Room for at least `needed` bytes, keeping the first `used`.
     fileprivate func grow(toHold needed: Int, keeping used: Int) {
@@ -79,8 +74,7 @@ public struct JSONObjectWriter: ~Copyable {
     /// Copies a static string; the caller reserved the room.
     @inline(__always)
     private mutating func put(_ s: StaticString) {
-        let source = s.utf8Start
-        for i in 0..<s.utf8CodeUnitCount { base[count + i] = source[i] }
+        (base + count).update(from: s.utf8Start, count: s.utf8CodeUnitCount)
         count += s.utf8CodeUnitCount
     }
 
@@ -171,25 +165,27 @@ public struct JSONObjectWriter: ~Copyable {
         }
     }
 
-    /// Closes the object, with a newline after it when asked; the buffer holds the line.
-    public consuming func finish(newline: Bool) {
+    /// Closes the object, with a newline after it when asked, and returns the line: the buffer's memory,
+    /// valid until the buffer is written again or released.
+    @discardableResult
+    public consuming func finish(newline: Bool) -> UnsafeRawBufferPointer {
         reserve(2)
         put(UInt8(ascii: "}"))
         if newline { put(0x0a) }
-        buffer.count = count
+        return UnsafeRawBufferPointer(start: base, count: count)
     }
 
     /// Closes the object and returns its bytes (UTF-8, no newline).
     public consuming func finishBytes() -> [UInt8] {
         let buffer = self.buffer
-        finish(newline: false)
-        return Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count))
+        let line = finish(newline: false)
+        return withExtendedLifetime(buffer) { Array(line) }
     }
 
     public consuming func finish() -> String {
         let buffer = self.buffer
-        finish(newline: false)
-        return String(decoding: UnsafeBufferPointer(start: buffer.base, count: buffer.count), as: UTF8.self)
+        let line = finish(newline: false)
+        return withExtendedLifetime(buffer) { String(decoding: line, as: UTF8.self) }
     }
 
     // MARK: - Formatting into memory

@@ -113,12 +113,12 @@ import GestureVocabulary
         let e = GestureEvent(
             kind: .pinch, phase: .update, id: 9, timeMicroseconds: -1, fingers: 2, scale: 0.5, rotationDegrees: -0.0,
             spanMM: 123.456)
-        GestureEventJSON.encode(e, device: long, into: buffer)
-        #expect(Array(buffer.bytes) == Array((GestureEventJSON.encode(e, device: long) + "\n").utf8))
-        #expect(buffer.count > 64 * 16)
-        GestureEventJSON.encode(e, device: nil, into: buffer)
+        let first = Array(GestureEventJSON.encode(e, device: long, into: buffer))
+        #expect(first == Array((GestureEventJSON.encode(e, device: long) + "\n").utf8))
+        #expect(first.count > 64 * 16)
+        let second = Array(GestureEventJSON.encode(e, device: nil, into: buffer))
         let short = GestureEventJSON.encode(e)
-        #expect(Array(buffer.bytes) == Array((short + "\n").utf8))
+        #expect(second == Array((short + "\n").utf8))
         #expect(short.contains("\"time\":-0.000001,"))
         #expect(short.hasSuffix("\"scale\":0.5,\"rotation\":0,\"span_mm\":123.46}"))
     }
