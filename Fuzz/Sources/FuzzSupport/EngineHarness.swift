@@ -84,3 +84,92 @@ public func checkGestureStream(_ events: [GestureEvent], context: @autoclosure (
     }
     fuzzCheck(open == nil, "gesture \(open?.id ?? 0) was left open at the end of the stream \(context())")
 }
+
+/// The same stream with passthrough on, the way the daemon runs a panel in passthrough (Daemon+Devices
+/// `pump` and `serviceDueDevices`, Daemon+Reload, `stopPassthrough`): the engine withholds and claims
+/// touches, TouchForwarder turns the panel's events and those decisions into the copy's events. Checks
+/// what the copy shows, read back as a compositor reads it (a FrameAssembler over the copy's description):
+/// nothing is left down once the device goes, every write ends with SYN_REPORT, the copy's values stay in
+/// its axes' ranges for the tool type (finger..palm), and the gestures keep their invariants.
+///
+/// Returns nil when the engine or the forwarder refuses the device (single-touch panels have no
+/// passthrough: a clear error, not a crash).
+public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
+    var settings = stream.settings
+    settings.withholdsTouches = true
+    guard var engine = try? GestureEngine(device: stream.device, settings: settings, geometry: stream.geometry),
+        var forwarder = try? TouchForwarder(device: stream.device)
+    else { return nil }
+    var out: [EngineOutput] = []
+    var written: [InputEvent] = []
+    var writes = 0
+    var now = stream.startMicroseconds
+    /// The daemon writes once per loop iteration: what one iteration produced must be whole frames.
+    func flush(_ what: @autoclosure () -> String) {
+        guard written.count > writes else { return }
+        let last = written[written.count - 1]
+        fuzzCheck(last.type == EV.syn && last.code == SYN.report, "a write to the copy ends without SYN_REPORT (\(what()))")
+        writes = written.count
+    }
+    func decisions(from start: Int) -> [TouchDecision] { TouchForwarder.decisions(in: out, from: start) }
+    for op in stream.operations {
+        switch op {
+        case .event(let type, let code, let value):
+            forwarder.process(
+                InputEvent(timeMicroseconds: now, type: type, code: code, value: value), engine: &engine, outputs: &out,
+                into: &written)
+            if type == EV.syn && code == SYN.report { flush("after a frame") }
+        case .wait(let microseconds):
+            let (later, overflow) = now.addingReportingOverflow(microseconds)
+            now = overflow ? (microseconds > 0 ? .max : .min) : later
+        case .timer:
+            guard let deadline = engine.nextDeadlineMicroseconds, deadline <= now else { break }
+            let start = out.count
+            engine.advance(toMicroseconds: deadline, into: &out)
+            forwarder.apply(decisions(from: start), atMicroseconds: deadline, into: &written)
+            flush("after a deadline")
+        case .eventsDropped:
+            let start = out.count
+            engine.eventsDropped(atMicroseconds: now, into: &out)
+            forwarder.eventsDropped()
+            forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+        case .reset:
+            let start = out.count
+            engine.reset(atMicroseconds: now, into: &out)
+            forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+            forwarder.finish(atMicroseconds: now, into: &written)
+            flush("after a replay's reset")
+            fuzzCheck(!forwarder.hasContactsDown, "a replay's reset left contacts down on the copy")
+            guard let fresh = try? TouchForwarder(device: stream.device) else { return nil }
+            forwarder = fresh
+        case .reconfigure(let variant):
+            var next = EngineStream.settingsVariant(variant)
+            next.withholdsTouches = true
+            let start = out.count
+            engine.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &out)
+            forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+            forwarder.releaseWithheld(atMicroseconds: now, into: &written)
+            flush("after a reload")
+        }
+    }
+    // The device goes: its gestures are cancelled, then what the copy has down.
+    let start = out.count
+    engine.cancelAll(atMicroseconds: now, into: &out)
+    forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+    forwarder.finish(atMicroseconds: now, into: &written)
+    flush("when the device goes")
+    fuzzCheck(!forwarder.hasContactsDown, "the forwarder still has contacts down on the copy after finish")
+    checkCopy(written, device: TouchForwarder.virtualDescription(of: stream.device))
+    return out.gestures
+}
+
+/// What a compositor reading the copy would see: every frame's contacts, and none left at the end; tool
+/// types finger or palm only where the panel had none.
+func checkCopy(_ written: [InputEvent], device: DeviceDescription) {
+    guard let axes = device.positionAxes else { return }
+    var assembler = FrameAssembler(
+        geometry: DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: GeometrySettings()), touchProtocol: device.touchProtocol)
+    var down = 0
+    for e in written where assembler.process(e) == .frame { down = assembler.frame.contacts.count }
+    fuzzCheck(down == 0, "the copy is left with \(down) contact(s) down after the device went")
+}

@@ -1,5 +1,7 @@
 // The engine fed event streams built from the fuzzer's bytes (EngineStream), every stream's gestures
-// checked against the invariants (checkGestureStream).
+// checked against the invariants (checkGestureStream); then the same stream with passthrough on
+// (runPassthrough: the engine's touch decisions and the TouchForwarder, the copy read back as a compositor
+// reads it, nothing left down).
 //
 //   fuzz-engine [libFuzzer options] [corpus directories]
 //   fuzz-engine --seed OUT_DIR RECORDING...   writes one corpus input per evemu recording (header and
@@ -27,4 +29,9 @@ runFuzzer(name: "fuzz-engine") { bytes in
     fuzzCount("input-operations", stream.operations.count)
     fuzzCount("gesture-events", gestures.count)
     checkGestureStream(gestures)
+    // The same stream with passthrough on: the engine withholding and claiming, the forwarder writing the
+    // copy's events.
+    guard let passthroughGestures = runPassthrough(stream) else { return }
+    fuzzCount("passthrough-streams")
+    checkGestureStream(passthroughGestures, context: "(with passthrough)")
 }
