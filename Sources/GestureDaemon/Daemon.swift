@@ -173,7 +173,8 @@ public final class Daemon {
 
     /// Gives an outputs array back, emptied, for the next frame.
     func returnOutputs(_ outputs: inout [EngineOutput]) {
-        outputs.removeAll(keepingCapacity: true)
+        // removeAll(keepingCapacity:) goes through the generic replaceSubrange even for an empty array.
+        if !outputs.isEmpty { outputs.removeAll(keepingCapacity: true) }
         swap(&outputs, &spareOutputs)
     }
 
