@@ -140,6 +140,8 @@ if [ -s "$work/cost-updates.cpu" ] || [ -s "$work/cost-no-updates.cpu" ]; then
         while read -r who rss pss dirty; do
             report "$(printf '    %-9s RSS %6d  PSS %6d  Private_Dirty %6d' "$who" "$rss" "$pss" "$dirty")"
         done < "$work/cost-memory.txt"
+        report "  the mappings that cost the most (tools/process-memory.sh -v; all of them in $work/cost-memory-detail.txt):"
+        awk '/^memory:/ {n = 0; print "    " $0; next} n < 6 && NF >= 4 {print "    " $0; n++}' "$work/cost-memory-detail.txt" >> "$out/report.txt"
     fi
 elif [ "$(cat "$rig/tests-to-run")" = "*" ]; then
     result latency FAIL "no cost figures from the guest (tests/vm/guest/tests/35-cost.sh did not run or failed early)"

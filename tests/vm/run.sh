@@ -221,11 +221,12 @@ build_deb() {
 }
 
 # The latency probes (gesture-latency.c) and the passthrough checks' panel (passthrough-panel.c), built for
-# the guest (same Debian release, so same glibc).
+# the guest (same Debian release, so same glibc), and the memory report (tools/process-memory.sh).
 build_helpers() {
     mkdir -p "$run/rig/bin"
     ${CC:-cc} -O2 -Wall -Werror -o "$run/rig/bin/gesture-latency" "$here/gesture-latency.c"
     ${CC:-cc} -O2 -Wall -Werror -o "$run/rig/bin/passthrough-panel" "$here/passthrough-panel.c"
+    cp "$top/tools/process-memory.sh" "$run/rig/bin/process-memory.sh"
 }
 
 # --- recordings and expectations ---------------------------------------------------------------------------

@@ -17,8 +17,9 @@ cost_rounds=4
 cost_events() { recordings | awk -v n="$1" '$1 == n {print $3}'; }
 # finished_in FILE — gestures that end or cancel in a gesture-latency output.
 finished_in() { grep -cE '^(end|cancel) ' "$1" 2>/dev/null || true; }
-# smaps_rollup PID — "RSS PSS PRIVATE_DIRTY" in KiB.
-smaps_rollup() { awk '$1 == "Rss:" {r = $2} $1 == "Pss:" {p = $2} $1 == "Private_Dirty:" {d = $2} END {print r, p, d}' "/proc/$1/smaps_rollup"; }
+# smaps_rollup PID — "RSS PSS PRIVATE_DIRTY" in KiB, from tools/process-memory.sh (also what the host's
+# gestured-socket-bench reports).
+smaps_rollup() { sh "$RIG/bin/process-memory.sh" "$1" | sed -n 's/.* rss_kib=\([0-9]*\) pss_kib=\([0-9]*\) private_dirty_kib=\([0-9]*\).*/\1 \2 \3/p'; }
 
 if require_gestured cost:updates; then
     # Gestures per round as `gesturectl replay` counts them on the host, and the sentinel's.
@@ -83,6 +84,8 @@ if require_gestured cost:updates; then
         read -r l_rss l_pss l_dirty <<< "$(smaps_rollup "$lisgd_pid")"
         echo "gestured $g_rss $g_pss $g_dirty" > "$WORK/cost-memory.txt"
         echo "lisgd $l_rss $l_pss $l_dirty" >> "$WORK/cost-memory.txt"
+        # What each mapped file costs, for the report.
+        sh "$RIG/bin/process-memory.sh" -v "$(gestured_pid)" "$lisgd_pid" > "$WORK/cost-memory-detail.txt" 2>&1
         check cost:memory "idle, one panel open, KiB: gestured RSS $g_rss PSS $g_pss Private_Dirty $g_dirty; lisgd RSS $l_rss PSS $l_pss Private_Dirty $l_dirty" \
             eval '[ -n "$g_pss" ] && [ -n "$l_pss" ]'
 
