@@ -30,7 +30,9 @@ let package = Package(
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
 
         // The words the daemon and its clients share: gesture events, kinds, phases, edges, directions.
-        .target(name: "GestureVocabulary"),
+        // Double.squareRoot() becomes a call to libm's sqrt in unoptimized builds: a client that links this
+        // library alone (no other module brings libm in) needs it named.
+        .target(name: "GestureVocabulary", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
         // Glibc (not even libm).
         .target(name: "GestureCore", dependencies: ["GestureVocabulary"]),
