@@ -2,7 +2,8 @@
 # which writes through its uinput descriptor, so its touches reach the panel while gestured grabs it),
 # gestured with `passthrough = true` for it, and on its virtual copy `evemu-record` (what is written) and
 # `libinput debug-events` (what a compositor makes of it). Then the copy's udev properties against the
-# panel's, SIGHUP off and on, unplug with a finger down and kill -9 giving the panel back; and the figures:
+# panel's, SIGHUP off and on, unplug with a finger down, kill -9 giving the panel back and systemctl stop
+# with a finger down; and the figures:
 # the delay passthrough adds to a forwarded frame beside a plain reader's floor, and gestured's CPU per frame.
 config=/etc/gestured/gestured.toml
 pt_name="gestured passthrough test panel"
@@ -258,6 +259,23 @@ if require_gestured passthrough:copy-created; then
                 systemctl daemon-reload
                 check passthrough:kill-9-releases-grab "a tap reached the copy $through time(s) while a plain reader of the panel read $grabbed frame(s); after kill -9 the reader read $after; copy gone: $([ -e "$VNODE" ] && echo no || echo yes)" \
                     eval '[ "$through" -ge 1 ] && [ "$grabbed" = 0 ] && [ "$after" -ge 2 ] && [ ! -e "$VNODE" ]'
+                # The daemon stopped (systemctl stop) with a finger down: the copy cancels and lifts it first.
+                systemctl reset-failed gestured.service 2>/dev/null
+                if timeout 60 systemctl start gestured.service && wait_for 20 "a copy after the restart" pt_has_virtual "$PT_NODE"; then
+                    VNODE=$(pt_virtual_of "$PT_NODE")
+                    record_start "$VNODE" "$WORK/pt-copy-stop.evemu"
+                    pt_cmd "play $WORK/pt-down-only.events"
+                    wait_for 10 "the finger on the copy" at_least 1 count_presses "$WORK/pt-copy-stop.evemu" || true
+                    timeout 60 systemctl stop gestured.service
+                    wait_for 20 "the copy to go with the daemon" test ! -e "$VNODE" || true
+                    wait "$REC_PID" 2>/dev/null
+                    palms=$(evemu_count 0003 0037 '0*2' "$WORK/pt-copy-stop.evemu")
+                    lifts=$(evemu_count 0003 0039 '-0*1' "$WORK/pt-copy-stop.evemu")
+                    check passthrough:stop-nothing-stuck "systemctl stop with a finger down: the copy was given MT_TOOL_PALM $palms and a lift $lifts time(s) before it went (gone: $([ -e "$VNODE" ] && echo no || echo yes))" \
+                        eval '[ "$palms" -ge 1 ] && [ "$lifts" -ge 1 ] && [ ! -e "$VNODE" ]'
+                else
+                    fail passthrough:stop-nothing-stuck "gestured did not start again with a copy of $PT_NODE: $(systemctl status --no-pager gestured.service 2>&1 | tail -3 | tr '\n' ' ')"
+                fi
                 pt_stop
             else
                 fail passthrough:kill-9-releases-grab "no copy of a new panel: $(gesturectl devices 2>&1 | tr '\t\n' '  ')"
