@@ -104,7 +104,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "RecordingFiles"]),
+            dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "RecordingFiles", "DaemonUnderTest"]),
     ],
     cxxLanguageStandard: .cxx17
 )

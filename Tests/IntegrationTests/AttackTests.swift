@@ -1,5 +1,6 @@
 // What an adversarial pass (a hostile user, a careless admin) found against the real binaries, each kept
 // as a regression test: real processes, real files and sockets.
+import DaemonUnderTest
 import GestureClient
 import GestureProtocol
 import Glibc

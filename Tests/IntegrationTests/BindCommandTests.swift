@@ -1,6 +1,7 @@
 // `gesturectl bind` against the real daemon replaying recordings the tests write (SyntheticRecording):
 // each binding runs its command for its gesture and no other binding does; a command that hangs and floods
 // its output does not delay the next gesture's command; skip, rate limit, reload, reconnect, --check.
+import DaemonUnderTest
 import GestureClient
 import GestureProtocol
 import GestureVocabulary

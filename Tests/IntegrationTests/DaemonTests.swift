@@ -1,4 +1,5 @@
 // The real gestured binary, replaying real recordings on a private socket, with real clients.
+import DaemonUnderTest
 import GestureClient
 import GestureCore
 import GestureProtocol

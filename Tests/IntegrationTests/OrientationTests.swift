@@ -1,5 +1,6 @@
 // Screen orientation at run time: the real gestured replaying recordings, turned by gesturectl and by the
 // protocol's `orientation` request while it runs.
+import DaemonUnderTest
 import GestureClient
 import GestureCore
 import GestureProtocol

@@ -3,6 +3,7 @@
 // added to gesturectl fails here until gesturectl(1) documents it), one version everywhere, and the bash
 // completion completes what gesturectl's --help lists. gestured.toml(5) is checked against the
 // configuration schema in GestureConfigTests/ManPageTests.
+import DaemonUnderTest
 import GestureProtocol
 import Glibc
 import Testing

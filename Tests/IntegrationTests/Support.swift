@@ -2,6 +2,7 @@
 // with its log captured and an optional NOTIFY_SOCKET to receive what it tells systemd. Every wait polls
 // for a fact with a bound (generous, for slow machines) and fails with the daemon's log when the bound
 // passes; nothing sleeps hoping something happened.
+import DaemonUnderTest
 import GestureClient
 import GestureCore
 import GestureProtocol
@@ -96,20 +97,6 @@ final class TemporaryDirectory {
         close(fd)
         return file
     }
-}
-
-func readWholeFile(_ path: String) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return "" }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n <= 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// A datagram socket standing in for systemd's notification socket.
