@@ -111,7 +111,13 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
         fuzzCheck(last.type == EV.syn && last.code == SYN.report, "a write to the copy ends without SYN_REPORT (\(what()))")
         writes = written.count
     }
-    func decisions(from start: Int) -> [TouchDecision] { TouchForwarder.decisions(in: out, from: start) }
+    /// An engine step outside a frame (a deadline, SYN_DROPPED, a reset, a reload, the device going), then
+    /// its touch decisions applied to the copy, as the daemon's `forwardDecisions` does.
+    func engineStep(at time: Int64, _ step: (inout GestureEngine, inout [EngineOutput]) -> Void) {
+        let start = out.count
+        step(&engine, &out)
+        forwarder.apply(TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &written)
+    }
     for op in stream.operations {
         switch op {
         case .event(let type, let code, let value):
@@ -124,19 +130,13 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
             now = overflow ? (microseconds > 0 ? .max : .min) : later
         case .timer:
             guard let deadline = engine.nextDeadlineMicroseconds, deadline <= now else { break }
-            let start = out.count
-            engine.advance(toMicroseconds: deadline, into: &out)
-            forwarder.apply(decisions(from: start), atMicroseconds: deadline, into: &written)
+            engineStep(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1) }
             flush("after a deadline")
         case .eventsDropped:
-            let start = out.count
-            engine.eventsDropped(atMicroseconds: now, into: &out)
             forwarder.eventsDropped()
-            forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+            engineStep(at: now) { $0.eventsDropped(atMicroseconds: now, into: &$1) }
         case .reset:
-            let start = out.count
-            engine.reset(atMicroseconds: now, into: &out)
-            forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+            engineStep(at: now) { $0.reset(atMicroseconds: now, into: &$1) }
             forwarder.finish(atMicroseconds: now, into: &written)
             flush("after a replay's reset")
             fuzzCheck(!forwarder.hasContactsDown, "a replay's reset left contacts down on the copy")
@@ -145,17 +145,13 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
         case .reconfigure(let variant):
             var next = EngineStream.settingsVariant(variant)
             next.withholdsTouches = true
-            let start = out.count
-            engine.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &out)
-            forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+            engineStep(at: now) { $0.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &$1) }
             forwarder.releaseWithheld(atMicroseconds: now, into: &written)
             flush("after a reload")
         }
     }
     // The device goes: its gestures are cancelled, then what the copy has down.
-    let start = out.count
-    engine.cancelAll(atMicroseconds: now, into: &out)
-    forwarder.apply(decisions(from: start), atMicroseconds: now, into: &written)
+    engineStep(at: now) { $0.cancelAll(atMicroseconds: now, into: &$1) }
     forwarder.finish(atMicroseconds: now, into: &written)
     flush("when the device goes")
     fuzzCheck(!forwarder.hasContactsDown, "the forwarder still has contacts down on the copy after finish")
