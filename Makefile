@@ -44,12 +44,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The Swift suites, then the Python client (clients/python) against the daemon replaying a recording, then
+# The Swift suites, then the TOML parser's differential check against tomllib, then the Python client (clients/python) against the daemon replaying a recording, then
 # the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed), then
 # `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@# The TOML parser against Python's tomllib on generated and mutated documents (tools/toml-differential.py;
+	@# about 2 s here, longer with --count).
+	$(PYTHON) tools/toml-differential.py --dump "$$($(SWIFT) build --show-bin-path)/toml-dump" --count 4000
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot

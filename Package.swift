@@ -82,6 +82,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
+        // The TOML parser's trees as tagged JSON, for the differential check against Python's tomllib
+        // (tools/toml-differential.py).
+        .executableTarget(name: "toml-dump", dependencies: ["GestureConfig", "GestureProtocol"]),
         // Starting a real gestured and talking to it from outside (the socket bench and the soak).
         .target(name: "DaemonUnderTest"),
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
@@ -96,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
-        .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore"]),
+        .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol"]),
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [

@@ -10,7 +10,7 @@ struct SourcePosition: Equatable, Sendable, Comparable {
     }
 }
 
-/// A TOML value as toml++ parsed it, with where it was written.
+/// A TOML value as parsed, with where it was written.
 struct TOMLValue: Sendable {
     enum Kind: Sendable {
         case table([TOMLMember])
@@ -49,15 +49,42 @@ struct TOMLMember: Sendable {
     var value: TOMLValue
 }
 
-/// A TOML syntax error, as toml++ reported it, or a document refused for nesting too deep.
+/// A TOML syntax error, or a document refused for nesting too deep.
 struct TOMLSyntaxError: Error, Sendable {
     var message: String
     var position: SourcePosition
-    /// The text nests deeper than `TOMLReader.maximumDepth` (its syntax was not looked at).
+    /// The text nests deeper than `TOMLReader.maximumDepth` (its syntax after that point was not looked at).
     var tooDeep = false
 }
 
 enum TOMLReader {
+    /// Deepest a document may nest: each segment of a header or dotted key is a level, and so is each array
+    /// or inline table a value opens. A deeper document is refused where it goes past the limit (no gestured
+    /// setting is more than a few levels deep, and the parser's recursion stays within this bound).
+    static let maximumDepth = 64
+
+    /// Parses TOML 1.0 text (TOMLParser). Members of every table come back in the order they are written in
+    /// the file.
+    static func parse(bytes: UnsafeBufferPointer<UInt8>, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
+        var parser = TOMLParser(bytes: bytes, maximumDepth: maximumDepth)
+        return try parser.parseDocument()
+    }
+
+    static func parse(text: String, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
+        var text = text
+        let result: Result<TOMLValue, TOMLSyntaxError> = text.withUTF8 { bytes in
+            do throws(TOMLSyntaxError) {
+                return .success(try parse(bytes: bytes, sourceName: sourceName))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// The toml++ shim (CTOML), kept beside TOMLReader until the Swift parser replaces it, to compare the two.
+enum CTOMLReader {
     /// Deepest a document may nest (each header or dotted-key segment, array and inline table is a level).
     static let maximumDepth = Int(CTOML_MAXIMUM_DEPTH)
 

@@ -12,11 +12,11 @@ struct ErrorMessageTests {
     @Test func syntaxErrorsComeThroughWithLineAndColumn() {
         #expect(
             errors("[daemon]\nlog_level = \n")
-                == ["gestured.toml:2:13: TOML syntax error: Error while parsing key-value pair: expected value, saw '\\n'"])
+                == ["gestured.toml:2:13: TOML syntax error: expected a value after '=', found the end of the line"])
         #expect(
             errors("[daemon]\nmax_clients = 1\nmax_clients = 2\n")
                 == [
-                    "gestured.toml:3:15: TOML syntax error: Error while parsing key-value pair: cannot redefine existing integer 'max_clients'"
+                    "gestured.toml:3:15: TOML syntax error: max_clients is already defined (line 2, as an integer); each key is set once"
                 ])
     }
 
