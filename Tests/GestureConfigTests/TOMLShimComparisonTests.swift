@@ -27,14 +27,14 @@ struct TOMLShimComparisonTests {
         do {
             shim = try bytes.withUnsafeBufferPointer { b throws(TOMLSyntaxError) in try CTOMLReader.parse(bytes: b, sourceName: "x") }
         } catch {
-            print("SHIMREFUSES \(name): \(error.message)")
+            // toml++ refuses one corpus document: 1e400, a float past Double's range that TOML reads as inf.
+            #expect(name == "floats-extremes", "the shim refuses \(name): \(error.message)")
             return
         }
         let ours = try bytes.withUnsafeBufferPointer { b throws(TOMLSyntaxError) in try TOMLReader.parse(bytes: b, sourceName: "x") }
         var a: [String] = [], b: [String] = []
         Self.flatten(shim, "", into: &a)
         Self.flatten(ours, "", into: &b)
-        for (x, y) in zip(a, b) where x != y { print("DIFF \(name): shim \(x) | ours \(y)") }
-        if a.count != b.count { print("DIFF \(name): count \(a.count) vs \(b.count)") }
+        #expect(a == b, "\(name): \(zip(a, b).filter { $0 != $1 }.prefix(3))")
     }
 }
