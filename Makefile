@@ -14,7 +14,7 @@ PYTHON     ?= /usr/bin/python3
 # Debian packages the build and the tests need (scdoc and man-db: the man pages are built and rendered
 # with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels;
 # binutils: a test reads the daemon's imported symbols with nm).
-DEB_PACKAGES := pkg-config libevdev-dev libudev-dev libtomlplusplus-dev evemu-tools socat python3 \
+DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
                 scdoc man-db groff-base librsvg2-bin binutils
 # What `make deb` needs on top: the Debian packaging toolchain and lintian.
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
@@ -61,16 +61,15 @@ test: deps
 	$(MAKE) --no-print-directory demo > "$$($(SWIFT) build --show-bin-path)/demo.log" 2>&1 \
 	  || { tail -20 "$$($(SWIFT) build --show-bin-path)/demo.log"; echo "make test: make demo failed (log above)" >&2; exit 1; }
 
-# The test suite under the address sanitizer (Swift and C/C++; leaks included) and, for the C/C++ code (the
-# CTOML shim over toml++), the undefined-behaviour sanitizer: swiftc has no -sanitize=undefined on Linux,
+# The test suite under the address sanitizer (Swift and C; leaks included) and, for the C code (the inline
+# helpers of the system-library shims' headers), the undefined-behaviour sanitizer: swiftc has no -sanitize=undefined on Linux,
 # and Swift code traps on overflow and out-of-bounds access by itself. The integration tests run the
 # sanitized gestured and gesturectl. Then the thread sanitizer over the in-process suites: the daemon has
 # one thread, but the tests run in parallel threads and share the libraries' globals (the log). The
 # integration tests talk to a daemon in another process, where it has nothing to watch, and under its
 # slowdown their readers fall behind the replays they read (they ran under ASan above).
 SANITIZE_FLAGS := --sanitize=address \
-	-Xcc -fsanitize=undefined -Xcxx -fsanitize=undefined \
-	-Xcc -fno-sanitize-recover=undefined -Xcxx -fno-sanitize-recover=undefined \
+	-Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 	-Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined
 SANITIZE_ENV := SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

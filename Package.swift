@@ -18,13 +18,6 @@ let package = Package(
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // Linux headers Glibc's module lacks (epoll, timerfd, signalfd); no library to link.
         .systemLibrary(name: "CLinux"),
-        // A small C++ shim over toml++ with a C API (parse -> node tree with line:column, or the error).
-        .target(
-            name: "CTOML",
-            // What `pkg-config --cflags --libs tomlplusplus` says: link Debian's shared toml++.
-            cxxSettings: [.define("TOML_HEADER_ONLY", to: "0"), .define("TOML_SHARED_LIB", to: "1")],
-            linkerSettings: [.linkedLibrary("tomlplusplus")]
-        ),
 
         // The system calls every program here makes, wrapped once: errno carried, EINTR retried in one place.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
@@ -41,9 +34,9 @@ let package = Package(
         // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
         // vocabulary, not the recognizer.
         .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
-        // TOML -> typed, validated configuration.
+        // TOML (our own TOML 1.0 parser, pure Swift) -> typed, validated configuration.
         .target(
-            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "CTOML", "SystemCalls"]),
+            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls"]),
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify
         // (spoken directly, without libsystemd: SdNotify.swift).
         .target(
@@ -108,8 +101,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "RecordingFiles", "DaemonUnderTest"]),
-    ],
-    cxxLanguageStandard: .cxx17
+    ]
 )
 
 // Coverage-guided fuzz targets (libFuzzer), only when GESTURED_FUZZ=1: they link libFuzzer, which only the

@@ -1,5 +1,3 @@
-import CTOML
-
 /// A position in the configuration file (1-based; 0 means unknown).
 struct SourcePosition: Equatable, Sendable, Comparable {
     var line: Int
@@ -80,97 +78,6 @@ enum TOMLReader {
             }
         }
         return try result.get()
-    }
-}
-
-/// The toml++ shim (CTOML), kept beside TOMLReader until the Swift parser replaces it, to compare the two.
-enum CTOMLReader {
-    /// Deepest a document may nest (each header or dotted-key segment, array and inline table is a level).
-    static let maximumDepth = Int(CTOML_MAXIMUM_DEPTH)
-
-    /// Parses TOML text through toml++ (the CTOML shim). Members of every table come back in the order
-    /// they are written in the file.
-    static func parse(bytes: UnsafeBufferPointer<UInt8>, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
-        let document: OpaquePointer? = bytes.withMemoryRebound(to: CChar.self) { chars in
-            ctoml_parse(chars.baseAddress, chars.count, sourceName)
-        }
-        guard let document else {
-            throw TOMLSyntaxError(message: "out of memory while parsing", position: SourcePosition(line: 0, column: 0))
-        }
-        defer { ctoml_free(document) }
-        guard ctoml_succeeded(document) != 0 else {
-            throw TOMLSyntaxError(
-                message: String(cString: ctoml_error_description(document)),
-                position: SourcePosition(
-                    line: Int(ctoml_error_line(document)), column: Int(ctoml_error_column(document))),
-                tooDeep: ctoml_error_is_too_deep(document) != 0)
-        }
-        let count = ctoml_node_count(document)
-        guard count > 0, let nodes = ctoml_nodes(document) else {
-            return TOMLValue(kind: .table([]), position: SourcePosition(line: 1, column: 1))
-        }
-        var index = 0
-        let root = build(UnsafeBufferPointer(start: nodes, count: count), &index)
-        return root.value
-    }
-
-    static func parse(text: String, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
-        var text = text
-        let result: Result<TOMLValue, TOMLSyntaxError> = text.withUTF8 { bytes in
-            do throws(TOMLSyntaxError) {
-                return .success(try parse(bytes: bytes, sourceName: sourceName))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    /// Builds the node at `index` and its subtree, leaving `index` just past the subtree.
-    private static func build(
-        _ nodes: UnsafeBufferPointer<ctoml_node>, _ index: inout Int
-    ) -> (key: String?, keyPosition: SourcePosition, value: TOMLValue) {
-        let node = nodes[index]
-        index += 1
-        let position = SourcePosition(line: Int(node.line), column: Int(node.column))
-        let key = node.key.map { string($0, node.key_length) }
-        let keyPosition =
-            node.key_line > 0
-            ? SourcePosition(line: Int(node.key_line), column: Int(node.key_column)) : position
-        let kind: TOMLValue.Kind
-        switch node.kind {
-        case CTOML_TABLE:
-            var members: [TOMLMember] = []
-            for _ in 0..<node.child_count {
-                let child = build(nodes, &index)
-                members.append(TOMLMember(key: child.key ?? "", keyPosition: child.keyPosition, value: child.value))
-            }
-            // toml++ keeps tables sorted by key; errors read better in file order.
-            members.sort { $0.keyPosition < $1.keyPosition }
-            kind = .table(members)
-        case CTOML_ARRAY:
-            var elements: [TOMLValue] = []
-            for _ in 0..<node.child_count {
-                elements.append(build(nodes, &index).value)
-            }
-            kind = .array(elements)
-        case CTOML_STRING: kind = .string(string(node.string, node.string_length))
-        case CTOML_INTEGER: kind = .integer(node.integer)
-        case CTOML_FLOAT: kind = .float(node.floating)
-        case CTOML_BOOLEAN: kind = .boolean(node.boolean != 0)
-        case CTOML_DATE: kind = .date(string(node.string, node.string_length))
-        case CTOML_TIME: kind = .time(string(node.string, node.string_length))
-        case CTOML_DATE_TIME: kind = .dateTime(string(node.string, node.string_length))
-        default: kind = .table([])  // not produced by the shim; an empty table is harmless
-        }
-        return (key, keyPosition, TOMLValue(kind: kind, position: position))
-    }
-
-    private static func string(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> String {
-        guard let pointer, length > 0 else { return "" }
-        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
     }
 }
 

@@ -152,7 +152,7 @@ struct TOMLParser {
 
     private func hex(_ value: UInt32, _ width: Int) -> String {
         let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        return String(repeating: "0", count: max(0, width - digits.utf8.count)) + digits
     }
 
     // MARK: Bytes
@@ -275,7 +275,7 @@ struct TOMLParser {
                 try endOfStatement("a value")
             }
         }
-        return TOMLParser.finish(.table(root))
+        return TOMLParser.finish(root)
     }
 
     /// Reads a [table] or [[array of tables]] header and returns the table the following pairs go into, and
@@ -408,7 +408,7 @@ struct TOMLParser {
         case .scalar(let v): valuePosition = v.position
         }
         for (k, segment) in keys.dropLast().enumerated() {
-            let path = Self.dotted(Array(keys[...k]))
+            var path: String { Self.dotted(Array(keys[...k])) }
             switch table.member(segment.name) {
             case nil:
                 let made = TableNode(position: segment.position, origin: .dotted(section: section))
@@ -528,11 +528,11 @@ struct TOMLParser {
             if level + 1 > maximumDepth { throw tooDeep(at: start) }
             return try inlineTable(level: level, position: position)
         case UInt8(ascii: "t"), UInt8(ascii: "f"):
-            let word = b == UInt8(ascii: "t") ? "true" : "false"
             let run = scanToken()
-            if run == word { return .scalar(TOMLValue(kind: .boolean(word == "true"), position: position)) }
+            if Self.matches(run, "true") { return .scalar(TOMLValue(kind: .boolean(true), position: position)) }
+            if Self.matches(run, "false") { return .scalar(TOMLValue(kind: .boolean(false), position: position)) }
             offset = start
-            throw fail("expected a value, found '\(run)'; booleans are true and false in lower case, and strings go in quotes")
+            throw fail("expected a value, found '\(text(run))'; booleans are true and false in lower case, and strings go in quotes")
         default:
             if b == 0x0A || b == 0x0D || b == UInt8(ascii: "#") {
                 throw fail("expected a value after '=', found \(shown(offset))")
@@ -541,8 +541,8 @@ struct TOMLParser {
         }
     }
 
-    /// The run of characters that can make up a number, date, time or keyword, consumed.
-    private mutating func scanToken() -> String {
+    /// The run of bytes that can make up a number, date, time or keyword, consumed.
+    private mutating func scanToken() -> Bytes {
         let start = offset
         while let b = peek() {
             switch b {
@@ -550,10 +550,10 @@ struct TOMLParser {
                 UInt8(ascii: "_"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
                 offset += 1
             default:
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                return bytes[start..<offset]
             }
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        return bytes[start..<offset]
     }
 
     private mutating func array(level: Int, position: SourcePosition) throws(TOMLSyntaxError) -> Node {
@@ -682,7 +682,7 @@ struct TOMLParser {
             guard let scalar = Unicode.Scalar(value) else {
                 throw fail("\\\(Character(Unicode.Scalar(e)))\(hex(value, count)) is not a Unicode scalar value (surrogates and values past 10FFFF are not)", at: start)
             }
-            out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            UTF8.encode(scalar) { out.append($0) }
         default:
             offset = start
             throw fail(
@@ -824,100 +824,125 @@ struct TOMLParser {
         }
         if let kind = try number(token, start: start) { return TOMLValue(kind: kind, position: position) }
         offset = start
-        throw fail("'\(token)' is not a value: expected a number, a date or time, true or false, or a string in quotes")
+        throw fail("'\(text(token))' is not a value: expected a number, a date or time, true or false, or a string in quotes")
     }
 
-    /// The digits of `text` with single underscores between digits removed, or nil when an underscore is not
-    /// between two digits or a character is not a digit of `radix`.
-    private static func digits(_ text: Substring, radix: Int) -> String? {
-        var out = ""
+    private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
+    private func text(_ bytes: Bytes) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self) }
+
+    /// The digit values of `text` (single underscores between digits dropped), or nil when an underscore is
+    /// not between two digits or a byte is not a digit of `radix`. Bytes only: no Character or Unicode
+    /// tables are touched, which keeps the daemon's start from paging them in.
+    private static func digits(_ text: Bytes, radix: UInt8) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
         var previousWasDigit = false
-        for c in text {
-            if c == "_" {
+        for b in text {
+            if b == UInt8(ascii: "_") {
                 guard previousWasDigit else { return nil }
                 previousWasDigit = false
                 continue
             }
-            guard c.isASCII, let d = c.hexDigitValue, d < radix else { return nil }
-            out.append(c)
+            guard let d = hexDigit(b), d < radix else { return nil }
+            out.append(d)
             previousWasDigit = true
         }
         return previousWasDigit ? out : nil
     }
 
-    private mutating func number(_ token: String, start: Int) throws(TOMLSyntaxError) -> TOMLValue.Kind? {
-        var body = Substring(token)
-        var sign = ""
-        if let first = body.first, first == "+" || first == "-" {
-            sign = String(first)
+    /// The digits' value in `radix`, negated when `negative`, or nil when it does not fit in 64 bits.
+    private static func value(of digits: [UInt8], radix: UInt8, negative: Bool) -> Int64? {
+        var value: Int64 = 0
+        for d in digits {
+            let (shifted, o1) = value.multipliedReportingOverflow(by: Int64(radix))
+            let (next, o2) = negative ? shifted.subtractingReportingOverflow(Int64(d)) : shifted.addingReportingOverflow(Int64(d))
+            if o1 || o2 { return nil }
+            value = next
+        }
+        return value
+    }
+
+    private static func matches(_ bytes: Bytes, _ word: StaticString) -> Bool {
+        word.withUTF8Buffer { bytes.elementsEqual($0) }
+    }
+
+    private mutating func number(_ token: Bytes, start: Int) throws(TOMLSyntaxError) -> TOMLValue.Kind? {
+        var body = token
+        var negative = false
+        var signed = false
+        if let first = body.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            signed = true
+            negative = first == UInt8(ascii: "-")
             body = body.dropFirst()
         }
-        switch body {
-        case "inf": return .float(sign == "-" ? -.infinity : .infinity)
-        case "nan": return .float(sign == "-" ? -.nan : .nan)
-        default: break
-        }
-        if body.count > 2, body.hasPrefix("0x") || body.hasPrefix("0o") || body.hasPrefix("0b") {
-            let radix = body.hasPrefix("0x") ? 16 : body.hasPrefix("0o") ? 8 : 2
-            guard sign.isEmpty else {
-                throw fail("'\(token)': a hexadecimal, octal or binary integer cannot have a sign", at: start)
+        if Self.matches(body, "inf") { return .float(negative ? -.infinity : .infinity) }
+        if Self.matches(body, "nan") { return .float(negative ? -.nan : .nan) }
+        let second = body.dropFirst().first
+        if body.count > 2, body.first == UInt8(ascii: "0"),
+            second == UInt8(ascii: "x") || second == UInt8(ascii: "o") || second == UInt8(ascii: "b")
+        {
+            let radix: UInt8 = second == UInt8(ascii: "x") ? 16 : second == UInt8(ascii: "o") ? 8 : 2
+            guard !signed else {
+                throw fail("'\(text(token))': a hexadecimal, octal or binary integer cannot have a sign", at: start)
             }
             guard let digits = Self.digits(body.dropFirst(2), radix: radix) else {
-                throw fail("'\(token)' is not a valid base-\(radix) integer: digits with single underscores between them", at: start)
+                throw fail("'\(text(token))' is not a valid base-\(radix) integer: digits with single underscores between them", at: start)
             }
-            guard let value = Int64(digits, radix: radix) else {
-                throw fail("'\(token)' does not fit in a 64-bit signed integer", at: start)
+            guard let value = Self.value(of: digits, radix: radix, negative: false) else {
+                throw fail("'\(text(token))' does not fit in a 64-bit signed integer", at: start)
             }
             return .integer(value)
         }
         // Decimal: an integer part, then perhaps a fraction and an exponent.
         var integerPart = body
-        var fraction: Substring?
-        var exponent: Substring?
-        if let e = body.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+        var fraction: Bytes?
+        var exponent: Bytes?
+        if let e = body.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
             integerPart = body[..<e]
-            exponent = body[body.index(after: e)...]
+            exponent = body[(e + 1)...]
         }
-        if let dot = integerPart.firstIndex(of: ".") {
-            fraction = integerPart[integerPart.index(after: dot)...]
+        if let dot = integerPart.firstIndex(of: UInt8(ascii: ".")) {
+            fraction = integerPart[(dot + 1)...]
             integerPart = integerPart[..<dot]
         }
-        guard !integerPart.isEmpty, integerPart.first!.isASCII, integerPart.first!.isNumber,
-            let intDigits = Self.digits(integerPart, radix: 10)
-        else {
+        guard Self.isDigit(integerPart.first), let intDigits = Self.digits(integerPart, radix: 10) else {
             if integerPart.isEmpty && (fraction != nil || exponent != nil) {
-                throw fail("'\(token)': a float needs digits before its '.' or exponent (write 0.5, not .5)", at: start)
+                throw fail("'\(text(token))': a float needs digits before its '.' or exponent (write 0.5, not .5)", at: start)
             }
             return nil
         }
-        if intDigits.count > 1 && intDigits.first == "0" {
-            throw fail("'\(token)': a decimal number cannot start with a leading zero (write 0o17 for octal)", at: start)
+        if intDigits.count > 1 && intDigits[0] == 0 {
+            throw fail("'\(text(token))': a decimal number cannot start with a leading zero (write 0o17 for octal)", at: start)
         }
         if fraction == nil && exponent == nil {
-            guard let value = Int64(sign + intDigits) else {
-                throw fail("'\(token)' does not fit in a 64-bit signed integer (-9223372036854775808 to 9223372036854775807)", at: start)
+            guard let value = Self.value(of: intDigits, radix: 10, negative: negative) else {
+                throw fail("'\(text(token))' does not fit in a 64-bit signed integer (-9223372036854775808 to 9223372036854775807)", at: start)
             }
             return .integer(value)
         }
-        var text = sign + intDigits
+        // The float's text without underscores, for the standard library's correctly rounded conversion.
+        var ascii: [UInt8] = negative ? [UInt8(ascii: "-")] : []
+        ascii += intDigits.map { $0 + 0x30 }
         if let fraction {
             guard let d = Self.digits(fraction, radix: 10) else {
-                throw fail("'\(token)': a float needs digits after its '.' (write 1.0, not 1.)", at: start)
+                throw fail("'\(text(token))': a float needs digits after its '.' (write 1.0, not 1.)", at: start)
             }
-            text += "." + d
+            ascii.append(UInt8(ascii: "."))
+            ascii += d.map { $0 + 0x30 }
         }
         if var exponent {
-            var expSign = ""
-            if let first = exponent.first, first == "+" || first == "-" {
-                expSign = String(first)
+            ascii.append(UInt8(ascii: "e"))
+            if let first = exponent.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+                ascii.append(first)
                 exponent = exponent.dropFirst()
             }
             guard let d = Self.digits(exponent, radix: 10) else {
-                throw fail("'\(token)': an exponent needs digits after its 'e' (write 1e6 or 1e-6)", at: start)
+                throw fail("'\(text(token))': an exponent needs digits after its 'e' (write 1e6 or 1e-6)", at: start)
             }
-            text += "e" + expSign + d
+            ascii += d.map { $0 + 0x30 }
         }
-        guard let value = Double(text) else { return nil }
+        guard let value = Double(String(decoding: ascii, as: UTF8.self)) else { return nil }
         return .float(value)
     }
 
@@ -943,10 +968,10 @@ struct TOMLParser {
 
     private static func fourDigits(_ n: Int) -> String {
         let s = String(n)
-        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+        return String(repeating: "0", count: max(0, 4 - s.utf8.count)) + s
     }
 
-    /// HH:MM:SS[.fraction], appended to `text` in the form toml++ printed: the fraction to nanoseconds
+    /// HH:MM:SS[.fraction], appended to `text` in the form toml++ printed them (the library gestured used before): the fraction to nanoseconds
     /// without trailing zeros.
     private mutating func time(into text: inout String) throws(TOMLSyntaxError) {
         let start = offset
@@ -961,14 +986,14 @@ struct TOMLParser {
         text += "\(Self.twoDigits(hour)):\(Self.twoDigits(minute)):\(Self.twoDigits(second))"
         if peek() == UInt8(ascii: ".") {
             offset += 1
-            var fraction = ""
+            var fraction: [UInt8] = []
             while let b = peek(), Self.isDigit(b) {
-                if fraction.count < 9 { fraction.append(Character(Unicode.Scalar(b))) }
+                if fraction.count < 9 { fraction.append(b) }
                 offset += 1
             }
             if fraction.isEmpty { throw fail("expected digits after the '.' of the seconds, found \(shown(offset))") }
-            while fraction.last == "0" { fraction.removeLast() }
-            if !fraction.isEmpty { text += "." + fraction }
+            while fraction.last == UInt8(ascii: "0") { fraction.removeLast() }
+            if !fraction.isEmpty { text += "." + String(decoding: fraction, as: UTF8.self) }
         }
     }
 
@@ -1033,65 +1058,49 @@ struct TOMLParser {
 
     // MARK: The finished tree
 
-    /// Copies the node tree into TOMLValue, depth first with an explicit stack (no recursion).
-    private static func finish(_ root: Node) -> TOMLValue {
-        enum Frame {
-            case table(TableNode, [TOMLMember])
-            case array(ArrayNode, [TOMLValue])
-        }
-        func frame(_ node: Node) -> Frame? {
-            switch node {
-            case .table(let t): return .table(t, [])
-            case .array(let a): return .array(a, [])
-            case .scalar: return nil
+    /// A table or array being copied into TOMLValue, with the children copied so far.
+    private struct Frame {
+        var table: TableNode?
+        var array: ArrayNode?
+        var members: [TOMLMember] = []
+        var elements: [TOMLValue] = []
+
+        var childCount: Int { table?.members.count ?? array?.elements.count ?? 0 }
+        var copied: Int { table != nil ? members.count : elements.count }
+        var nextChild: Node { table.map { $0.members[members.count].value } ?? array!.elements[elements.count] }
+
+        mutating func append(_ value: TOMLValue) {
+            if let table {
+                let member = table.members[members.count]
+                members.append(TOMLMember(key: member.key, keyPosition: member.keyPosition, value: value))
+            } else {
+                elements.append(value)
             }
         }
-        var stack: [Frame] = [frame(root)!]
-        var done: TOMLValue?
-        while let top = stack.popLast() {
-            if let value = done {
-                // The child just finished goes into its parent, `top`.
-                done = nil
-                switch top {
-                case .table(let t, var members):
-                    let member = t.members[members.count]
-                    members.append(TOMLMember(key: member.key, keyPosition: member.keyPosition, value: value))
-                    stack.append(.table(t, members))
-                case .array(let a, var elements):
-                    elements.append(value)
-                    stack.append(.array(a, elements))
+
+        consuming func finished() -> TOMLValue {
+            if let table { return TOMLValue(kind: .table(members), position: table.position) }
+            return TOMLValue(kind: .array(elements), position: array!.position)
+        }
+    }
+
+    /// Copies the node tree into TOMLValue, depth first with an explicit stack (no recursion). Frames are
+    /// changed in place in the stack, so no array of children is copied as it grows.
+    private static func finish(_ root: TableNode) -> TOMLValue {
+        var stack = [Frame(table: root)]
+        while true {
+            let top = stack.count - 1
+            if stack[top].copied < stack[top].childCount {
+                switch stack[top].nextChild {
+                case .scalar(let value): stack[top].append(value)
+                case .table(let table): stack.append(Frame(table: table))
+                case .array(let array): stack.append(Frame(array: array))
                 }
                 continue
             }
-            switch top {
-            case .table(let t, var members):
-                while members.count < t.members.count {
-                    let member = t.members[members.count]
-                    if case .scalar(let v) = member.value {
-                        members.append(TOMLMember(key: member.key, keyPosition: member.keyPosition, value: v))
-                    } else {
-                        break
-                    }
-                }
-                if members.count == t.members.count {
-                    done = TOMLValue(kind: .table(members), position: t.position)
-                } else {
-                    stack.append(.table(t, members))
-                    stack.append(frame(t.members[members.count].value)!)
-                }
-            case .array(let a, var elements):
-                while elements.count < a.elements.count, case .scalar(let v) = a.elements[elements.count] {
-                    elements.append(v)
-                }
-                if elements.count == a.elements.count {
-                    done = TOMLValue(kind: .array(elements), position: a.position)
-                } else {
-                    stack.append(.array(a, elements))
-                    stack.append(frame(a.elements[elements.count])!)
-                }
-            }
-            if done != nil && stack.isEmpty { return done! }
+            let value = stack.removeLast().finished()
+            if stack.isEmpty { return value }
+            stack[stack.count - 1].append(value)
         }
-        return done ?? TOMLValue(kind: .table([]), position: SourcePosition(line: 1, column: 1))
     }
 }

@@ -3,9 +3,9 @@ import Testing
 @testable import GestureConfig
 
 /// A TOML document nested tens of thousands of levels deep (one 40 KB line `[a.a.a…]`) used to overflow
-/// the stack in the shim's recursive conversion. Such a document is refused with the place where it goes
-/// past the limit; documents as deep as the limit, and flat ones full of dots and brackets in values and
-/// quoted keys, still load.
+/// the stack in the recursive conversion of the toml++ shim that read TOML then. Such a document is
+/// refused with the place where it goes past the limit; documents as deep as the limit, and flat ones full
+/// of dots and brackets in values and quoted keys, still load.
 @Suite("Nesting depth")
 struct NestingDepthTests {
     let limit = TOMLReader.maximumDepth
@@ -83,7 +83,7 @@ struct NestingDepthTests {
         #expect(messages.allSatisfy { !$0.contains("levels deep") && !$0.contains("syntax") }, "\(messages.map { $0.prefix(200) })")
     }
 
-    @Test func theShimItselfRefusesDeepDocuments() {
+    @Test func theReaderItselfRefusesDeepDocuments() {
         do {
             _ = try TOMLReader.parse(text: "[\(dotted(20_000))]\n", sourceName: "t.toml")
             Issue.record("a 20,000-level document parsed")

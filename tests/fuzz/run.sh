@@ -39,7 +39,7 @@ echo "== building the fuzz targets (release, -sanitize=$SANITIZE)"
 for target in $TARGETS; do
   GESTURED_FUZZ=1 $SWIFT build --build-path "$BUILD" -c release --toolset "$WORK/toolset.json" --product "$target" \
     -Xswiftc -sanitize="$SANITIZE" \
-    -Xcc -fsanitize=$CFLAGS_SANITIZE -Xcxx -fsanitize=$CFLAGS_SANITIZE
+    -Xcc -fsanitize=$CFLAGS_SANITIZE
 done
 bin=$(GESTURED_FUZZ=1 $SWIFT build --build-path "$BUILD" -c release --show-bin-path)
 
@@ -71,8 +71,12 @@ i=0
 while IFS= read -r line; do
   i=$((i + 1)); printf '%s\n' "$line" > "$seeds/fuzz-request/doc$i"
 done < "$seeds/fuzz-request/all-doc-lines"
-# Configuration: the shipped default and every ```toml block of the documentation.
+# Configuration: the shipped default, the TOML corpus (valid and invalid documents, Tests/Fixtures/toml)
+# and every ```toml block of the documentation.
 cp config/gestured.toml "$seeds/fuzz-config/gestured.toml"
+for f in Tests/Fixtures/toml/valid/*.toml Tests/Fixtures/toml/invalid/*.toml; do
+  cp "$f" "$seeds/fuzz-config/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
 awk -v dir="$seeds/fuzz-config" '
   /^```toml/ { n++; file = dir "/doc" n ".toml"; inside = 1; next }
   /^```/ { inside = 0; next }

@@ -1,5 +1,5 @@
 // The configuration loader end to end: the file read (Configuration.load, from an unlinked temporary file, so any bytes
-// reach toml++ as they would from disk), the C++ shim's conversion (CTOML), the decoder's validation, and a
+// reach the parser as they would from disk), GestureConfig's TOML parser (TOMLParser), the decoder's validation, and a
 // loaded configuration resolved for a few devices. A file is either loaded or refused with a diagnostic.
 import FuzzSupport
 import GestureConfig
