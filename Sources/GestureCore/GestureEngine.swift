@@ -66,7 +66,9 @@ public struct GestureEngine: Sendable {
     /// Time of the last event processed, microseconds (event clock).
     public private(set) var lastEventTimeMicroseconds: Int64?
     private var assembler: FrameAssembler
-    private var recognizer: GestureRecognizer
+    // Internal (not private) only so that `nextDeadlineMicroseconds`, read by the daemon every wake-up, can
+    // be inlined there: a call through the module boundary copies the whole engine for the getter.
+    @usableFromInline private(set) var recognizer: GestureRecognizer
 
     public init(
         device: DeviceDescription, settings: RecognizerSettings = RecognizerSettings(),
@@ -172,7 +174,7 @@ public struct GestureEngine: Sendable {
 
     /// When `advance` has something to report (fingers that stopped moving), in event-clock
     /// microseconds; nil when nothing waits on time (an idle engine never needs waking).
-    public var nextDeadlineMicroseconds: Int64? { recognizer.nextDeadlineMicroseconds }
+    @inlinable public var nextDeadlineMicroseconds: Int64? { recognizer.nextDeadlineMicroseconds }
 
     /// Reports what became true by `time` without new input: every deadline due by then fires.
     public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput]) {

@@ -209,33 +209,42 @@ extension Daemon {
 
     // MARK: Input
 
-    /// Reads what a device has (or what a replay has due by `now`) through its engine to the clients.
-    func pump(_ slot: DeviceSlot, now: Int64) {
-        var out = takeOutputs()
-        defer { returnOutputs(&out) }
-        do {
-            if let passthrough = slot.passthrough {
-                // Every frame is forwarded as it is read: the write below is in this same loop iteration.
-                try Daemon.read(
-                    slot.source, now: now, into: &slot.engine, forwarder: &passthrough.forwarder, writes: &passthrough.writes,
-                    outputs: &out)
+    /// Reads what a device has (or what a replay has due by `now`, the only source that reads the clock)
+    /// through its engine to the clients.
+    ///
+    /// A kernel device is read a frame at a time: each frame's gestures are sent to the clients (and the
+    /// frame written to a passthrough copy) before the next read, so the read that finds the device empty
+    /// comes after the send rather than between the frame and the client.
+    func pump(_ slot: DeviceSlot, now: @autoclosure () -> Int64) {
+        var more = true
+        while more {
+            var out = takeOutputs()
+            defer { returnOutputs(&out) }
+            do {
+                if let passthrough = slot.passthrough {
+                    // Every frame is forwarded as it is read: the write below is in this same loop iteration.
+                    more = try Daemon.read(
+                        slot.source, now: now(), into: &slot.engine, forwarder: &passthrough.forwarder,
+                        writes: &passthrough.writes, outputs: &out)
+                    flushPassthrough(slot)
+                } else {
+                    more = try Daemon.read(slot.source, now: now(), into: &slot.engine, outputs: &out)
+                }
+            } catch {
                 flushPassthrough(slot)
-            } else {
-                try Daemon.read(slot.source, now: now, into: &slot.engine, outputs: &out)
+                deliver(out, from: slot)
+                if let node = slot.source.hotplugNode { hotplug.closed(node) }
+                if error.removed {
+                    removeDevice(slot, reason: "unplugged")
+                } else {
+                    Log.error("\(slot.info.id): \(error); dropping the device")
+                    removeDevice(slot, reason: "read failed")
+                }
+                return
             }
-        } catch {
-            flushPassthrough(slot)
             deliver(out, from: slot)
-            if let node = slot.source.hotplugNode { hotplug.closed(node) }
-            if error.removed {
-                removeDevice(slot, reason: "unplugged")
-            } else {
-                Log.error("\(slot.info.id): \(error); dropping the device")
-                removeDevice(slot, reason: "read failed")
-            }
-            return
+            if more { flushClients() }
         }
-        deliver(out, from: slot)
         if slot.passthroughWanted != nil { applyPendingPassthrough(slot) }
     }
 
@@ -245,9 +254,9 @@ extension Daemon {
 
     /// Feeds what `source` has due by `now` to `engine`.
     private static func read(
-        _ source: InputSource, now: Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
-    ) throws(InputSourceEnded) {
-        try source.read(nowMicroseconds: now) { report in
+        _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
+    ) throws(InputSourceEnded) -> Bool {
+        try source.read(nowMicroseconds: now()) { report in
             switch report {
             case .event(let event): engine.process(event, into: &out)
             case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out)
@@ -259,10 +268,10 @@ extension Daemon {
     /// The same for a device in passthrough: each event goes through its forwarder, which feeds the engine
     /// and queues what the copy receives in `writes`.
     private static func read(
-        _ source: InputSource, now: Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
+        _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
         writes: inout [InputEvent], outputs out: inout [EngineOutput]
-    ) throws(InputSourceEnded) {
-        try source.read(nowMicroseconds: now) { report in
+    ) throws(InputSourceEnded) -> Bool {
+        try source.read(nowMicroseconds: now()) { report in
             switch report {
             case .event(let event):
                 forwarder.process(event, engine: &engine, outputs: &out, into: &writes)
@@ -282,9 +291,8 @@ extension Daemon {
         }
     }
 
-    /// After the timer fired: replays with events due, and recognizer deadlines that have passed.
-    func serviceDueDevices() {
-        let now = SystemCall.monotonicMicroseconds()
+    /// After the timer fired (`now`): replays with events due, and recognizer deadlines that have passed.
+    func serviceDueDevices(now: Int64) {
         for slot in devices {
             if let wake = slot.source.nextWakeMicroseconds, wake <= now {
                 pump(slot, now: now)

@@ -257,8 +257,10 @@ public final class Daemon {
             } catch {
                 Log.error("timerfd: \(error)")
             }
-            serviceDueDevices()
-            retireCopies(now: SystemCall.monotonicMicroseconds())
+            // One clock read for both (a system call where the clock source is not the TSC).
+            let now = SystemCall.monotonicMicroseconds()
+            serviceDueDevices(now: now)
+            retireCopies(now: now)
         case .udev:
             handleUdevChanges()
         case .client(let session):
@@ -269,7 +271,7 @@ public final class Daemon {
                 if case .close(let reason) = session.flush() { disconnect(session, reason: reason) }
             }
         case .device(let slot):
-            pump(slot, now: SystemCall.monotonicMicroseconds())
+            pump(slot, now: SystemCall.monotonicMicroseconds())  // read only for a replay
         }
     }
 

@@ -5,8 +5,9 @@
 //   final class EvdevDevice                       — one opened /dev/input/eventN, read through libevdev
 //     init(path: String, grab: Bool = false, udevTouchscreen: Bool = false) throws(EvdevError)
 //     let path: String; let fd: Int32 (non-blocking, for epoll); let description: DeviceDescription
-//     func readAvailable(_ handler: (EvdevReadResult) -> Void) throws(EvdevError)
-//         reads until the fd is drained; throws EvdevError.removed when the device is gone (ENODEV)
+//     func readAvailable(stopAfterFrame: Bool, _ handler: (EvdevReadResult) -> Void) throws(EvdevError) -> Bool
+//         reads until the fd is drained, or (stopAfterFrame) until a frame's SYN_REPORT, returning true
+//         then (read again: more may wait); throws EvdevError.removed when the device is gone (ENODEV)
 //   enum EvdevReadResult { case event(InputEvent), dropped(atMicroseconds: Int64) }
 //         `dropped`: call GestureEngine.eventsDropped, then feed the `event`s that follow (libevdev's sync
 //         of the device state) to process() as usual
@@ -208,10 +209,13 @@ public final class EvdevDevice {
     }
 
     /// Reads every event available now (`libevdev_next_event` until -EAGAIN), handling SYN_DROPPED through
-    /// libevdev's sync mode, and hands each result to `handler` in order. Throws `.removed` on ENODEV.
-    public func readAvailable(_ handler: (EvdevReadResult) -> Void) throws(EvdevError) {
+    /// libevdev's sync mode, and hands each result to `handler` in order. With `stopAfterFrame`, stops
+    /// after a frame's SYN_REPORT and returns true (more may be waiting: call again); returns false once
+    /// the device is drained. Throws `.removed` on ENODEV.
+    @discardableResult
+    public func readAvailable(stopAfterFrame: Bool = false, _ handler: (EvdevReadResult) -> Void) throws(EvdevError) -> Bool {
         let handle = self.handle
-        try EvdevReadLoop.drain(path: path, handler: handler) { flags in
+        return try EvdevReadLoop.drain(path: path, stopAfterFrame: stopAfterFrame, handler: handler) { flags in
             var raw = input_event()
             let rc = libevdev_next_event(handle, flags.rawValue, &raw)
             let event = InputEvent(
@@ -246,17 +250,25 @@ public enum EvdevReadLoop {
     /// - normal mode, SYNC: SYN_DROPPED was read; report `dropped` and switch to sync mode;
     /// - sync mode, SYNC: one event of the device-state delta; sync mode, -EAGAIN: the delta is complete,
     ///   back to normal mode;
-    /// - normal mode, -EAGAIN: drained, return;
+    /// - normal mode, -EAGAIN: drained, return false;
     /// - -ENODEV: the device is gone; -EINTR: call again; other negative values: thrown with their errno.
+    ///
+    /// With `stopAfterFrame`, a SYN_REPORT read in normal mode ends the call (returning true), so that the
+    /// caller hands the frame's gestures to its clients before the read that finds the device empty: that
+    /// system call is then no longer between the frame and the client. A resynchronisation after a drop is
+    /// never cut short.
+    @discardableResult
     public static func drain(
-        path: String, handler: (EvdevReadResult) -> Void, next: (Mode) -> (Int32, InputEvent)
-    ) throws(EvdevError) {
+        path: String, stopAfterFrame: Bool = false, handler: (EvdevReadResult) -> Void,
+        next: (Mode) -> (Int32, InputEvent)
+    ) throws(EvdevError) -> Bool {
         var mode = Mode.normal
         while true {
             let (rc, event) = next(mode)
             switch (mode, rc) {
             case (.normal, statusSuccess):
                 handler(.event(event))
+                if stopAfterFrame && event.type == EV.syn && event.code == SYN.report { return true }
             case (.normal, statusSync):
                 handler(.dropped(atMicroseconds: event.timeMicroseconds))
                 mode = .sync
@@ -268,7 +280,7 @@ public enum EvdevReadLoop {
             case (.sync, -EAGAIN):
                 mode = .normal
             case (.normal, -EAGAIN):
-                return
+                return false
             case (_, -EINTR):
                 continue
             case (_, -ENODEV):

@@ -41,8 +41,15 @@ public protocol InputSource: AnyObject {
     /// When (CLOCK_MONOTONIC microseconds) the source wants `read` called without readiness; nil = never.
     var nextWakeMicroseconds: Int64? { get }
     /// Hands every report that is available (or due at `nowMicroseconds`) to `handler`, in order. Throws
-    /// when the source has ended for good (the device was removed, or failed).
-    func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded)
+    /// when the source has ended for good (the device was removed, or failed). The current time is asked
+    /// for only by a source that hands out what is due (a replay): a kernel device reports what it has,
+    /// stamped by the kernel, and its reads cost no clock read (a system call where the clock source is
+    /// not the TSC, as in many virtual machines).
+    ///
+    /// Returns true when the read stopped at the end of a frame with more perhaps waiting: the caller
+    /// hands the frame's gestures to its clients, then reads again. False: nothing more is available now.
+    @discardableResult
+    func read(nowMicroseconds: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool
     /// The CLOCK_MONOTONIC time at which the source's event clock reads `eventMicroseconds` (identity for
     /// live devices, whose events libevdev stamps with CLOCK_MONOTONIC).
     func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64
@@ -65,9 +72,11 @@ public final class EvdevInputSource: InputSource {
     public var pollDescriptor: Int32? { device.fd }
     public var nextWakeMicroseconds: Int64? { nil }
 
-    public func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) {
+    /// One frame at a time: the daemon sends a frame's gestures before the read that finds the device empty.
+    @discardableResult
+    public func read(nowMicroseconds: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool {
         do {
-            try device.readAvailable { result in
+            return try device.readAvailable(stopAfterFrame: true) { result in
                 switch result {
                 case .event(let e): handler(.event(e))
                 case .dropped(let time): handler(.dropped(atMicroseconds: time))

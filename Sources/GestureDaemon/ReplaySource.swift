@@ -133,7 +133,10 @@ public final class ReplaySource: InputSource {
         nextEventTime.map(monotonicMicroseconds(forEventTime:))
     }
 
-    public func read(nowMicroseconds: Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) {
+    /// Everything due at once (a replay's events are in memory: no read to save): always returns false.
+    @discardableResult
+    public func read(nowMicroseconds readNow: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool {
+        let nowMicroseconds = readNow()
         var budget = ReplaySource.maximumReportsPerRead
         // A frame's events share their time: its schedule is worked out once, for the first.
         var scheduled: (time: Int64, due: Bool)?
@@ -157,5 +160,6 @@ public final class ReplaySource: InputSource {
             }
             budget -= 1
         }
+        return false
     }
 }

@@ -257,6 +257,56 @@ private let sync = EvdevReadLoop.statusSync
         #expect(source.modes == [.normal, .normal, .sync, .sync, .sync, .sync, .normal, .normal])
     }
 
+    @Test func stoppingAfterAFrameLeavesTheRestForTheNextCall() throws {
+        var source = ScriptedSource(script: [
+            (success, ev(10, EV.abs, ABS.mtPositionX, 100)),
+            (success, ev(10, EV.syn, SYN.report, 0)),
+            (success, ev(20, EV.abs, ABS.mtPositionX, 200)),
+            (success, ev(20, EV.syn, SYN.report, 0)),
+            (-EAGAIN, none),
+        ])
+        var results: [EvdevReadResult] = []
+        let drain = { (results: inout [EvdevReadResult]) throws(EvdevError) -> Bool in
+            try EvdevReadLoop.drain(
+                path: "/dev/input/event0", stopAfterFrame: true, handler: { results.append($0) }, next: { source.next($0) })
+        }
+        // The first frame, and no read past its SYN_REPORT (that read is the one that finds the device empty).
+        #expect(try drain(&results) == true)
+        #expect(results == [.event(ev(10, EV.abs, ABS.mtPositionX, 100)), .event(ev(10, EV.syn, SYN.report, 0))])
+        #expect(source.modes.count == 2)
+        results = []
+        #expect(try drain(&results) == true)
+        #expect(results == [.event(ev(20, EV.abs, ABS.mtPositionX, 200)), .event(ev(20, EV.syn, SYN.report, 0))])
+        results = []
+        #expect(try drain(&results) == false)
+        #expect(results.isEmpty)
+        #expect(source.modes.count == 5)
+    }
+
+    @Test func stoppingAfterAFrameNeverCutsAResynchronisationShort() throws {
+        var source = ScriptedSource(script: [
+            (sync, ev(20, EV.syn, SYN.dropped, 0)),
+            (sync, ev(30, EV.abs, ABS.mtTrackingID, -1)),
+            (sync, ev(30, EV.syn, SYN.report, 0)),
+            (sync, ev(30, EV.abs, ABS.mtTrackingID, 4)),
+            (sync, ev(30, EV.syn, SYN.report, 0)),
+            (-EAGAIN, none),  // the sync delta is complete
+            (success, ev(40, EV.abs, ABS.mtPositionX, 5)),
+            (success, ev(40, EV.syn, SYN.report, 0)),
+            (-EAGAIN, none),
+        ])
+        var results: [EvdevReadResult] = []
+        let stopped = try EvdevReadLoop.drain(
+            path: "/dev/input/event0", stopAfterFrame: true, handler: { results.append($0) }, next: { source.next($0) })
+        #expect(stopped == true)
+        #expect(results == [
+            .dropped(atMicroseconds: 20),
+            .event(ev(30, EV.abs, ABS.mtTrackingID, -1)), .event(ev(30, EV.syn, SYN.report, 0)),
+            .event(ev(30, EV.abs, ABS.mtTrackingID, 4)), .event(ev(30, EV.syn, SYN.report, 0)),
+            .event(ev(40, EV.abs, ABS.mtPositionX, 5)), .event(ev(40, EV.syn, SYN.report, 0)),
+        ])
+    }
+
     @Test func aDropWithAnEmptyDeltaReturnsToNormalMode() throws {
         var source = ScriptedSource(script: [(sync, ev(20, EV.syn, SYN.dropped, 0)), (-EAGAIN, none), (-EAGAIN, none)])
         var results: [EvdevReadResult] = []

@@ -1,6 +1,7 @@
 /// What a recognizer deadline is for. Any state may arm any kind; leaving a state disarms them all, so
 /// a deadline only ever fires in the state that armed it.
-enum DeadlineKind: Int, CaseIterable, CustomStringConvertible {
+@usableFromInline
+enum DeadlineKind: Int, CaseIterable, CustomStringConvertible, Sendable {
     /// The running gesture's fingers stopped moving: report an update with zero velocity once the
     /// velocity window has passed with no movement.
     case velocityStop
@@ -15,7 +16,7 @@ enum DeadlineKind: Int, CaseIterable, CustomStringConvertible {
     /// are delivered and their edge swipe fails.
     case withholdLimit
 
-    var description: String {
+    @usableFromInline var description: String {
         switch self {
         case .velocityStop: return "velocity-stop"
         case .hold: return "hold"
@@ -29,10 +30,11 @@ enum DeadlineKind: Int, CaseIterable, CustomStringConvertible {
 /// The recognizer's timers: at most one deadline per kind, in event-clock microseconds. The recognizer
 /// has no clock: whoever drives it (the engine) fires a deadline when input or the daemon's timer
 /// reaches its time, and an idle recognizer has none armed, so an idle daemon never wakes.
-struct Deadlines {
+@usableFromInline
+struct Deadlines: Sendable {
     private var times = [Int64?](repeating: nil, count: DeadlineKind.allCases.count)
     /// The earliest armed deadline, kept current by every change (read before every event).
-    private(set) var earliest: (kind: DeadlineKind, time: Int64)?
+    @usableFromInline private(set) var earliest: (kind: DeadlineKind, time: Int64)?
 
     mutating func arm(_ kind: DeadlineKind, at time: Int64) {
         times[kind.rawValue] = time

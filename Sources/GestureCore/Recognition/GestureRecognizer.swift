@@ -24,7 +24,8 @@ enum RecognizerInput {
 /// goes through `handle`, a `switch (state, input)` with every pair named; every change of state goes
 /// through `transition(to:_:)`, which also disarms the deadlines of the state left. docs/architecture.md
 /// draws the states; docs/gestures.md gives the rules and every threshold.
-struct GestureRecognizer {
+@usableFromInline
+struct GestureRecognizer: Sendable {
     /// A gesture that is running.
     struct ActiveGesture {
         var kind: ActiveKind
@@ -76,7 +77,7 @@ struct GestureRecognizer {
     var settings: RecognizerSettings { context.settings }
     private(set) var state: State = .idle
     private var fingers: FingerSet
-    private(set) var deadlines = Deadlines()
+    @usableFromInline private(set) var deadlines = Deadlines()
     /// Touches held back from applications (passthrough only).
     private var withheld: [UInt64] = []
     /// Trace lines (transitions and decisions) are built and emitted only while this is on.
@@ -88,7 +89,7 @@ struct GestureRecognizer {
     }
 
     /// The earliest armed deadline, in event-clock microseconds.
-    var nextDeadlineMicroseconds: Int64? { deadlines.earliest?.time }
+    @inlinable var nextDeadlineMicroseconds: Int64? { deadlines.earliest?.time }
 
     private var landingWindowMicroseconds: Int64 { Int64(settings.fingerLandingWindowSeconds * 1_000_000) }
 
