@@ -109,10 +109,11 @@ if [ -s "$work/cost-updates.cpu" ] || [ -s "$work/cost-no-updates.cpu" ]; then
     report "What gestured costs on the same replays (3 EP0430M09 recordings x4 and the sentinel, lisgd listening too,"
     report "one client connected; CPU from /proc/PID/schedstat; in the TCG guest, so only the ratios carry over):"
     for mode in updates no-updates; do
-        read -r frames g_ns l_ns < "$work/cost-$mode.cpu" 2>/dev/null || continue
+        read -r frames g_ns l_ns g_switches l_switches < "$work/cost-$mode.cpu" 2>/dev/null || continue
         goal=$([ "$mode" = updates ] && echo 1.0 || echo 0.5)
-        line=$(awk -v f="$frames" -v g="$g_ns" -v l="$l_ns" -v goal="$goal" 'BEGIN {
-            printf "%.1f us/frame, lisgd %.1f us/frame: %.2fx lisgd (goal <= %sx)", g / f / 1000, l / f / 1000, (l > 0 ? g / l : 0), goal }')
+        line=$(awk -v f="$frames" -v g="$g_ns" -v l="$l_ns" -v goal="$goal" -v gs="${g_switches:-}" -v ls="${l_switches:-}" 'BEGIN {
+            printf "%.1f us/frame, lisgd %.1f us/frame: %.2fx lisgd (goal <= %sx)", g / f / 1000, l / f / 1000, (l > 0 ? g / l : 0), goal
+            if (gs != "" && ls != "") printf "; wake-ups per frame %.2f, lisgd %.2f", gs / f, ls / f }')
         report "  gestured, client with $([ "$mode" = updates ] && echo "every update" || echo "updates off "): $line over $frames frames"
     done
     for mode in updates no-updates; do

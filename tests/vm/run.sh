@@ -12,6 +12,9 @@
 #   VM_TRACE=1           trace every command of the guest's scripts (bash -x, with times) into guest.log
 #   VM_TESTS="10-* 50-*" run only the guest test files (tests/vm/guest/tests/*.sh) matching these patterns
 #   VM_KERNEL_PACKAGE=linux-image-6.1.0-NN-amd64   pin the kernel package (default: what linux-image-amd64 depends on)
+#   VM_PROFILE=1         add linux-perf to the image and sample gestured and lisgd (cpu-clock, no PMU needed)
+#                        during the cost passes of 35-cost.sh: out/work/perf-*.txt (the CPU figures of such
+#                        a run include perf's own cost)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -123,6 +126,7 @@ build_kernel() { # -> sets $kernel (a directory with vmlinuz and initrd.gz)
 # systemd + udev + kmod, evemu for uinput devices, lisgd for the comparison, socat for raw socket clients,
 # procps for ps/pgrep, libinput-tools for what a compositor makes of the passthrough copy; plus the runtime libraries gestured links (found from the staged binaries).
 GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps libinput-tools"
+if [ "${VM_PROFILE:-0}" = 1 ]; then GUEST_PACKAGES="$GUEST_PACKAGES linux-perf"; fi
 
 # Debian packages that hold the shared libraries the staged gestured binaries need (ldd, then dpkg -S on
 # the path as ldd gives it or as it resolves: dpkg knows some by /lib, others by /usr/lib).
@@ -371,6 +375,7 @@ main() {
     mkdir -p "$run/rig/guest-checks"
     cp "$here/guest-checks/devices.sh" "$run/rig/guest-checks/" 2>/dev/null || true
     echo "${VM_TESTS:-*}" > "$run/rig/tests-to-run"
+    if [ "${VM_PROFILE:-0}" = 1 ]; then touch "$run/rig/profile"; else rm -f "$run/rig/profile"; fi
     echo "${VM_TRACE:-}" > "$run/rig/trace"
     prepare_recordings
     stage_gestured

@@ -17,6 +17,9 @@ cost_rounds=4
 cost_events() { recordings | awk -v n="$1" '$1 == n {print $3}'; }
 # finished_in FILE — gestures that end or cancel in a gesture-latency output.
 finished_in() { grep -cE '^(end|cancel) ' "$1" 2>/dev/null || true; }
+# context_switches PID — times the process was switched out, voluntarily (it waited: one per wake-up) or
+# not (preempted), from /proc/PID/status.
+context_switches() { awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }' "/proc/$1/status"; }
 # smaps_rollup PID — "RSS PSS PRIVATE_DIRTY" in KiB, from tools/process-memory.sh (also what the host's
 # gestured-socket-bench reports).
 smaps_rollup() { sh "$RIG/bin/process-memory.sh" "$1" | sed -n 's/.* rss_kib=\([0-9]*\) pss_kib=\([0-9]*\) private_dirty_kib=\([0-9]*\).*/\1 \2 \3/p'; }
@@ -61,7 +64,17 @@ if require_gestured cost:updates; then
             fi
             : > /run/lisgd.out
             floor_before=$(wc -l < "$WORK/cost-floor.txt")
+            perf_pid=
+            if [ -f "$RIG/profile" ] && command -v perf >/dev/null; then
+                perf record -q -e cpu-clock -F 4000 -g -p "$pid,$lisgd_pid" -o "$WORK/perf-$mode.data" 2> "$WORK/perf-$mode.stderr" &
+                perf_pid=$!
+                perf stat -e 'syscalls:sys_enter_*',context-switches,cpu-clock --per-thread -p "$pid,$lisgd_pid" \
+                    -o "$WORK/perf-$mode.stat.txt" 2>> "$WORK/perf-$mode.stderr" &
+                perf_stat_pid=$!
+                sleep 1
+            fi
             g0=$(cpu_ns "$pid"); l0=$(cpu_ns "$lisgd_pid")
+            gs0=$(context_switches "$pid"); ls0=$(context_switches "$lisgd_pid")
             for ((round = 0; round < cost_rounds; round++)); do
                 for name in "${cost_names[@]}"; do evemu-play "$node" < "$REC/$(cost_events "$name")"; done
             done
@@ -70,10 +83,22 @@ if require_gestured cost:updates; then
             wait_for 30 "gestured's client to see $want gestures finish" at_least "$want" finished_in "$out" || done_g=0
             wait_for 30 "lisgd to recognize the sentinel" file_has_line /run/lisgd.out '^1-DRUL$' || done_l=0
             g_ns=$(( $(cpu_ns "$pid") - g0 )); l_ns=$(( $(cpu_ns "$lisgd_pid") - l0 ))
+            g_switches=$(( $(context_switches "$pid") - gs0 )); l_switches=$(( $(context_switches "$lisgd_pid") - ls0 ))
+            if [ -n "$perf_pid" ]; then
+                kill -INT "$perf_pid" "$perf_stat_pid"; wait "$perf_pid" "$perf_stat_pid" 2>/dev/null
+                # The installed binary is stripped; the staged one is the same build with its symbols.
+                perf buildid-cache --add "$RIG/stage/usr/bin/gestured" 2>> "$WORK/perf-$mode.stderr"
+                for sort in comm,dso comm,dso,sym; do
+                    perf report -i "$WORK/perf-$mode.data" --no-children --stdio --sort "$sort" \
+                        --percent-limit 0.3 -g none > "$WORK/perf-$mode.${sort//,/-}.txt" 2>&1
+                done
+                perf report -i "$WORK/perf-$mode.data" --no-children --stdio --sort comm,sym \
+                    --percent-limit 2 -g caller,0.5,callee --comm gestured > "$WORK/perf-$mode.gestured-callers.txt" 2>&1
+            fi
             tail -n +"$(( floor_before + 1 ))" "$WORK/cost-floor.txt" > "$WORK/cost-$mode.floor.txt"
             floor_frames=$(wc -l < "$WORK/cost-$mode.floor.txt")
             kill "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null
-            echo "$frames_per_pass $g_ns $l_ns" > "$WORK/cost-$mode.cpu"
+            echo "$frames_per_pass $g_ns $l_ns $g_switches $l_switches" > "$WORK/cost-$mode.cpu"
             check "$check_name" "$frames_per_pass frames replayed, the floor reader read $floor_frames; gestured's client saw $(finished_in "$out") of $want gestures finish ($(grep -c '^update ' "$out") updates); lisgd recognized the sentinel: $([ "$done_l" = 1 ] && echo yes || echo no); CPU ns gestured $g_ns, lisgd $l_ns" \
                 eval '[ "$done_g" = 1 ] && [ "$done_l" = 1 ] && [ "$floor_frames" -ge 1000 ] && { [ "$mode" = no-updates ] || [ "$(grep -c "^update " "$out")" -ge 1000 ]; }'
         done
