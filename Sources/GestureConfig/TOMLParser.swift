@@ -145,7 +145,10 @@ struct TOMLParser {
             if b < 0x80 { return "the control character U+\(hex(UInt32(b), 4))" }
             var decoder = UTF8()
             var iterator = bytes[at...].makeIterator()
-            if case .scalarValue(let s) = decoder.decode(&iterator) { return "'\(Character(s))'" }
+            if case .scalarValue(let s) = decoder.decode(&iterator) {
+                if s == "\u{FEFF}" { return "a byte order mark (U+FEFF; save the file as UTF-8 without one)" }
+                return "'\(Character(s))' (U+\(hex(s.value, 4)))"
+            }
             return "a byte that is not UTF-8"
         }
     }
@@ -430,7 +433,7 @@ struct TOMLParser {
                         position: valuePosition)
                 case .header:
                     throw TOMLSyntaxError(
-                        message: "the dotted key \(path) adds to the table [\(path)] defined by a header (line \(t.position.line)); write the keys under that header",
+                        message: "the dotted key \(path) reaches into a table that a [header] defined (line \(t.position.line)); write these keys under that header",
                         position: valuePosition)
                 case .inline:
                     throw TOMLSyntaxError(
@@ -905,6 +908,14 @@ struct TOMLParser {
         if let dot = integerPart.firstIndex(of: UInt8(ascii: ".")) {
             fraction = integerPart[(dot + 1)...]
             integerPart = integerPart[..<dot]
+        }
+        if body.contains(UInt8(ascii: "_")), Self.isDigit(integerPart.first),
+            Self.digits(integerPart, radix: 10) == nil || fraction.map({ Self.digits($0, radix: 10) == nil && !$0.contains(UInt8(ascii: ".")) }) == true
+        {
+            throw fail("'\(text(token))': each underscore in a number must be between two digits (1_000, not 1__000 or 1_)", at: start)
+        }
+        if fraction?.contains(UInt8(ascii: ".")) == true {
+            throw fail("'\(text(token))' is not a number: a number has one '.' at most", at: start)
         }
         guard Self.isDigit(integerPart.first), let intDigits = Self.digits(integerPart, radix: 10) else {
             if integerPart.isEmpty && (fraction != nil || exponent != nil) {

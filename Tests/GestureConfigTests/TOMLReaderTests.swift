@@ -112,3 +112,18 @@ extension TOMLReaderTests {
         #expect(elements.last?.position == SourcePosition(line: 1, column: 6 + 3 * (count - 1)))
     }
 }
+
+extension TOMLReaderTests {
+    /// Characters a reader cannot see in a message are named: a byte order mark, which TOML 1.0 does not allow.
+    @Test func aByteOrderMarkIsNamed() {
+        do {
+            _ = try TOMLReader.parse(text: "\u{FEFF}a = 1\n", sourceName: "t.toml")
+            Issue.record("a byte order mark parsed")
+        } catch {
+            #expect(error.position == SourcePosition(line: 1, column: 1))
+            #expect(
+                error.message
+                    == "expected a key, found a byte order mark (U+FEFF; save the file as UTF-8 without one); a bare key is letters, digits, '_' and '-', other keys go in quotes")
+        }
+    }
+}
