@@ -16,8 +16,9 @@ PYTHON     ?= /usr/bin/python3
 # binutils: a test reads the daemon's imported symbols with nm).
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
                 scdoc man-db groff-base librsvg2-bin binutils
-# What `make deb` needs on top: the Debian packaging toolchain and lintian.
-DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian
+# What `make deb` needs on top: the Debian packaging toolchain and lintian, and g++ for libstdc++'s static
+# archive (static-libstdcxx below; build-essential, so not in debian/control's Build-Depends).
+DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++
 
 .PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
@@ -239,13 +240,24 @@ LIBEXECDIR    ?= $(PREFIX)/libexec/gestured
 CONFIG_FILE   := $(SYSCONFDIR)/gestured/gestured.toml
 INSTALL_DOCS   = $(wildcard README.md docs/*.md)
 
-.PHONY: install install-files uninstall
+.PHONY: install install-files uninstall static-libstdcxx
+
+# The package's build (debian/rules) links libstdc++, which the Swift runtime needs, into gestured as well:
+# its flags put this directory, holding only the static archive, on the linker's search path, so the
+# `-lstdc++` swiftc passes finds the archive before the shared library. On a device where nothing else
+# uses libstdc++ (a shell or kiosk written in C), the shared library made 1 MB of the idle daemon's PSS; the
+# code the runtime takes from the archive is under 100 KB resident (docs/architecture.md, "Memory").
+STATIC_LIBSTDCXX_DIR := .build/static-libstdc++
+static-libstdcxx:
+	@archive=$$($(CC) -print-file-name=libstdc++.a); \
+	[ -f "$$archive" ] || { echo "make: no libstdc++.a ('$(CC) -print-file-name=libstdc++.a' says '$$archive'): install g++ (make deb-deps does)" >&2; exit 1; }; \
+	mkdir -p $(STATIC_LIBSTDCXX_DIR) && ln -sfn "$$archive" $(STATIC_LIBSTDCXX_DIR)/libstdc++.a
 
 install: deps
 	@$(MAKE) --no-print-directory install-files
 
 # install without the apt step: debian/rules calls this (Build-Depends installed the packages).
-install-files: $(MAN_PAGES)
+install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BUILD_FLAGS)),static-libstdcxx)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gesturectl
 	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \

@@ -17,6 +17,7 @@ command -v socat >/dev/null || { echo "link-order.sh: socat is missing (make dep
 
 flags=$(sed -n 's/^SWIFT_BUILD_FLAGS := //p' debian/rules)
 [ -n "$flags" ] || { echo "link-order.sh: no 'SWIFT_BUILD_FLAGS := ' line in debian/rules" >&2; exit 1; }
+make --no-print-directory static-libstdcxx  # the directory those flags name
 # shellcheck disable=SC2086 # the flags are words
 $SWIFT build $flags --product gestured
 # shellcheck disable=SC2086
