@@ -137,16 +137,18 @@ DEMO_RECORDINGS := Wacom_ISDv4_E6_Finger.single-center-scroll.events:Wacom_ISDv4
                    Atmel_maXTouch_Touchscreen.4-finger-drag-down.events:Atmel_maXTouch_Touchscreen.desc \
                    n4.events:n4.desc
 
+# The gestures to expect are counted offline before the daemon starts replaying: counted after, on a busy
+# machine, the monitor connected after the first gesture had gone and waited for it until the timeout.
 demo: deps
 	$(SWIFT) build --product gestured
 	$(SWIFT) build --product gesturectl
 	@set -u; bin=$$($(SWIFT) build --show-bin-path); dir=$$(mktemp -d /tmp/gestured-demo-XXXXXX); \
 	printf '[daemon]\nsocket_group = ""\n' > $$dir/demo.toml; \
+	want=$$($$bin/gesturectl replay --no-updates $(DEMO_DIR)/$(DEMO_DAEMON) | grep -c '"type":"gesture"'); \
 	$$bin/gestured --no-udev --config $$dir/demo.toml --socket $$dir/gestured.sock \
 	  --replay $(DEMO_DIR)/$(DEMO_DAEMON) --speed 2 2> $$dir/gestured.log & pid=$$!; \
 	for i in $$(seq 100); do [ -S $$dir/gestured.sock ] && break; sleep 0.1; done; \
 	echo "== gestured --replay $(DEMO_DIR)/$(DEMO_DAEMON) --speed 2 (a 27-inch Dell Canvas), as gesturectl monitor --no-updates sees it"; \
-	want=$$($$bin/gesturectl replay --no-updates $(DEMO_DIR)/$(DEMO_DAEMON) | grep -c '"type":"gesture"'); \
 	timeout 60 $$bin/gesturectl monitor --socket $$dir/gestured.sock --no-updates --count $$want; status=$$?; \
 	kill $$pid; wait $$pid; echo "== the daemon's log"; cat $$dir/gestured.log; rm -rf $$dir; \
 	[ $$status = 0 ] || { echo "make demo: the client did not receive the gestures (status $$status)" >&2; exit 1; }; \
