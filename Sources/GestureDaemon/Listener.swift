@@ -74,10 +74,13 @@ public final class Listener {
         var identity: FileIdentity?
         do throws(SystemError) {
             // The socket file is created with no access for anyone but the owner, then opened up to `mode`,
-            // so it is never briefly more accessible than configured.
-            let previous = SystemCall.umask(0o177)
-            defer { SystemCall.umask(previous) }
+            // so it is never briefly more accessible than configured. The umask is the process's: it is
+            // changed for the bind alone (a process with other threads, a test run, would have its files
+            // created meanwhile without permissions: the test suite's `swift build` once made a
+            // manifest it could not execute).
             do {
+                let previous = SystemCall.umask(0o177)
+                defer { SystemCall.umask(previous) }
                 try SystemCall.bind(fd, path: path)
             } catch {
                 var error = error

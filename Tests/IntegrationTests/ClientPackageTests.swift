@@ -30,10 +30,13 @@ import Testing
         #expect(program.status == 0 && program.output == "5.0\n", "\(program.output)")
     }
 
+    /// Runs `arguments` with umask 022 of its own: the test process's umask is briefly 0177 while a test
+    /// running beside this one binds a daemon's socket (Listener), and a `swift build` started in that
+    /// moment wrote its package manifest's program without execute permission (posix_spawn: EACCES).
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = arguments
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "umask 022 && exec \"$@\"", "sh"] + arguments
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out
