@@ -279,11 +279,18 @@ public final class Daemon {
     /// waits on time, so an idle daemon sleeps in epoll_wait without wake-ups.
     private func rearmTimer() throws(SystemError) {
         var earliest: Int64?
+        // The latest event any device has reported, on the loop's clock: a time already passed, known
+        // without reading the clock (a system call where the clock source is not the TSC).
+        var latestEvent: Int64?
         for slot in devices {
             if let wake = slot.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
+            if let time = slot.engine.lastEventTimeMicroseconds {
+                let monotonic = slot.source.monotonicMicroseconds(forEventTime: time)
+                latestEvent = max(latestEvent ?? monotonic, monotonic)
+            }
         }
         for retiring in retiringCopies { earliest = min(earliest ?? retiring.untilMicroseconds, retiring.untilMicroseconds) }
-        try timer.set(earliest)
+        try timer.set(earliest, knownNowMicroseconds: latestEvent)
     }
 
     private func handleSignals() {

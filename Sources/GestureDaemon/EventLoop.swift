@@ -105,14 +105,25 @@ public final class MonotonicTimer {
 
     deinit { SystemCall.close(fd) }
 
+    /// How close to the armed time a later deadline is worth a `timerfd_settime`: closer than this, the
+    /// timer is moved rather than left to fire early. Longer than the interval between a panel's frames
+    /// (4–17 ms), so that while fingers move a frame comes in time to move it.
+    public static let moveAheadMicroseconds: Int64 = 25_000
+
     /// Arms the timer for `monotonicMicroseconds`, or disarms it for nil.
     ///
-    /// A later time than the one armed costs no system call either: the timer fires early, the loop finds
-    /// nothing due and re-arms then. While fingers move, a recognizer's deadline moves later with every
-    /// frame (60–240 a second); this re-arms once per deadline period instead of once per frame.
-    public func set(_ monotonicMicroseconds: Int64?) throws(SystemError) {
+    /// While fingers move, a recognizer's deadline moves later with every frame (60–240 a second). A later
+    /// time than the one armed costs no system call: the timer stays armed for the earlier time until
+    /// that time is near. `knownNowMicroseconds` (a time already passed, such as the last event's: no
+    /// clock read) says when that is: once the armed time is less than `moveAheadMicroseconds` after it,
+    /// the timer is moved to the later time, one `timerfd_settime` per deadline period instead of a
+    /// wake-up that finds nothing due. Without it, the timer fires early, the loop finds nothing due and
+    /// re-arms then.
+    public func set(_ monotonicMicroseconds: Int64?, knownNowMicroseconds: Int64? = nil) throws(SystemError) {
         guard monotonicMicroseconds != deadlineMicroseconds else { return }
-        if let wanted = monotonicMicroseconds, let armed = deadlineMicroseconds, wanted > armed { return }
+        if let wanted = monotonicMicroseconds, let armed = deadlineMicroseconds, wanted > armed {
+            guard let now = knownNowMicroseconds, armed - now < MonotonicTimer.moveAheadMicroseconds else { return }
+        }
         try SystemCall.timerSet(fd, monotonicMicroseconds: monotonicMicroseconds)
         deadlineMicroseconds = monotonicMicroseconds
     }

@@ -50,6 +50,37 @@ import Testing
         #expect(timer.deadlineMicroseconds == later - 40_000)
     }
 
+    @Test func aLaterDeadlineMovesTheTimerOnlyWhenTheArmedTimeIsNear() throws {
+        // Fingers moving: each frame's deadline is later, and the frame's time says how near the armed one is.
+        let timer = try MonotonicTimer()
+        let armed = SystemCall.monotonicMicroseconds() + 10_000_000
+        try timer.set(armed)
+        // The armed time is far from the last frame: left as it is (no system call).
+        try timer.set(armed + 100_000, knownNowMicroseconds: armed - MonotonicTimer.moveAheadMicroseconds - 1)
+        #expect(timer.deadlineMicroseconds == armed)
+        // Near it: moved to the later deadline, so it does not fire early for nothing.
+        try timer.set(armed + 200_000, knownNowMicroseconds: armed - MonotonicTimer.moveAheadMicroseconds + 1)
+        #expect(timer.deadlineMicroseconds == armed + 200_000)
+        // Without a known time, a later deadline never moves it.
+        try timer.set(armed + 300_000)
+        #expect(timer.deadlineMicroseconds == armed + 200_000)
+        // An earlier one always does.
+        try timer.set(armed, knownNowMicroseconds: armed - 10_000_000)
+        #expect(timer.deadlineMicroseconds == armed)
+    }
+
+    @Test func aMovedTimerFiresAtTheLaterTimeNotTheEarlierOne() throws {
+        let loop = try EventLoop()
+        let timer = try MonotonicTimer()
+        try loop.add(timer.fd, token: 1, interest: .readable)
+        let now = SystemCall.monotonicMicroseconds()
+        try timer.set(now + 10_000)
+        try timer.set(now + 80_000, knownNowMicroseconds: now)
+        var ready: [Readiness] = []
+        while ready.isEmpty { ready = try loop.wait(timeoutMilliseconds: 5000) }
+        #expect(SystemCall.monotonicMicroseconds() >= now + 80_000)
+    }
+
     @Test func aDisarmedTimerNeverWakesTheLoop() throws {
         let loop = try EventLoop()
         let timer = try MonotonicTimer()
