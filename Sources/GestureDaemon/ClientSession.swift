@@ -116,6 +116,15 @@ public final class ClientSession {
         return true
     }
 
+    /// The most queue capacity a drained session keeps: a frame's lines fit many times over, so a client
+    /// that keeps up allocates nothing per frame; the buffer of a burst (a client that paused, then read
+    /// again) is freed once drained. Keeping up to 64 KiB instead let the daemon's resident memory ratchet
+    /// up by megabytes over a soak's pauses, as one reader after another reached a larger capacity.
+    static let retainedQueueBytes = 4096
+
+    /// The queue's allocated capacity, in bytes (for tests of what a drained session keeps).
+    var queueCapacityBytes: Int { outgoing.capacity }
+
     /// Writes as much of the queue as the socket takes now. Returns `.close` when the peer is gone.
     public func flush() -> Outcome {
         while outgoingStart < outgoing.count {
@@ -135,7 +144,7 @@ public final class ClientSession {
                 return .close(reason: "\(ClientSession.connectionLost) while writing (\(error.message))")
             }
         }
-        outgoing.removeAll(keepingCapacity: outgoing.capacity <= 64 * 1024)
+        outgoing.removeAll(keepingCapacity: outgoing.capacity <= ClientSession.retainedQueueBytes)
         outgoingStart = 0
         if state == .draining { return .close(reason: ClientSession.closedByClient) }
         return .keep

@@ -83,6 +83,30 @@ private final class Pair {
 }
 
 @Suite struct ClientSessionTests {
+    @Test func aDrainedQueueKeepsAFrameSizedBufferAndFreesABurstsBuffer() {
+        let p = Pair()
+        let line = Array(repeating: UInt8(ascii: "x"), count: 299) + [0x0a]
+        // A client that keeps up: one frame's lines at a time, the buffer kept for the next frame.
+        for _ in 0..<3 { #expect(line.withUnsafeBytes { p.session.enqueue(bytes: $0) }) }
+        #expect(p.session.flush() == .keep)
+        #expect(p.session.queuedByteCount == 0)
+        #expect(p.session.queueCapacityBytes >= 900 && p.session.queueCapacityBytes <= ClientSession.retainedQueueBytes)
+        // The peer reads and drops what arrived (not protocol messages).
+        func discard() {
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while buffer.withUnsafeMutableBytes({ recv(p.peer, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+        }
+        discard()
+        // A burst (the client paused): 60 KB queued, then drained: its buffer is not kept.
+        for _ in 0..<200 { #expect(line.withUnsafeBytes { p.session.enqueue(bytes: $0) }) }
+        #expect(p.session.queueCapacityBytes >= 60_000)
+        while p.session.queuedByteCount > 0 {
+            #expect(p.session.flush() == .keep)
+            discard()
+        }
+        #expect(p.session.queueCapacityBytes <= ClientSession.retainedQueueBytes)
+    }
+
     @Test func answersRequestsEchoingTheirIDs() {
         let p = Pair()
         p.send("{\"type\":\"ping\",\"id\":\"a\"}\n{\"type\":\"subscribe\",\"id\":2,\"kinds\":[\"pan\"]}\n{\"type\":\"devices\",\"id\":3}\n")
