@@ -518,11 +518,11 @@ struct TOMLParser {
         switch b {
         case UInt8(ascii: "\""):
             let s: String
-            if peek(1) == b, peek(2) == b { s = try multilineBasicString() } else { s = try basicString() }
+            if peek(1) == b, peek(2) == b { s = try multilineString(quote: b) } else { s = try basicString() }
             return .scalar(TOMLValue(kind: .string(s), position: position))
         case UInt8(ascii: "'"):
             let s: String
-            if peek(1) == b, peek(2) == b { s = try multilineLiteralString() } else { s = try literalString() }
+            if peek(1) == b, peek(2) == b { s = try multilineString(quote: b) } else { s = try literalString() }
             return .scalar(TOMLValue(kind: .string(s), position: position))
         case UInt8(ascii: "["):
             if level + 1 > maximumDepth { throw tooDeep(at: start) }
@@ -737,23 +737,29 @@ struct TOMLParser {
         return true
     }
 
-    private mutating func multilineBasicString() throws(TOMLSyntaxError) -> String {
+    /// A `"""` (basic: escapes, and a backslash at a line's end trims the newline) or `'''` (literal)
+    /// multi-line string, `quote` being its quote character.
+    private mutating func multilineString(quote: UInt8) throws(TOMLSyntaxError) -> String {
+        let basic = quote == UInt8(ascii: "\"")
+        let delimiter = basic ? "\"\"\"" : "'''"
         let openPosition = here()
         offset += 3
         skipFirstNewline()
         var out: [UInt8] = []
         while true {
             guard let b = peek() else {
-                throw TOMLSyntaxError(message: "this string has no closing \"\"\": the file ends before it", position: openPosition)
+                throw TOMLSyntaxError(message: "this string has no closing \(delimiter): the file ends before it", position: openPosition)
             }
-            if b == UInt8(ascii: "\"") {
+            if b == quote {
                 if closesMultiline(b, into: &out) { return String(decoding: out, as: UTF8.self) }
                 if peek(1) == b, peek(2) == b {
-                    throw fail("too many quotes: a \"\"\" string can end with at most two quotes before its closing \"\"\"; escape them as \\\"")
+                    throw fail(
+                        "too many quotes: a \(delimiter) string can end with at most two quotes before its closing \(delimiter)"
+                            + (basic ? "; escape them as \\\"" : ""))
                 }
                 out.append(b)
                 offset += 1
-            } else if b == UInt8(ascii: "\\") {
+            } else if basic && b == UInt8(ascii: "\\") {
                 // A backslash at the end of a line (spaces may follow it) trims the newline and the blanks after it.
                 var k = 1
                 while let c = peek(k), c == 0x20 || c == 0x09 { k += 1 }
@@ -770,35 +776,10 @@ struct TOMLParser {
                 out.append(0x0A)
             } else {
                 if isForbiddenControl(b) {
-                    throw fail("\(shown(offset)) in a string; write control characters as escapes such as \\u\(hex(UInt32(b), 4))")
-                }
-                out.append(b)
-                offset += 1
-            }
-        }
-    }
-
-    private mutating func multilineLiteralString() throws(TOMLSyntaxError) -> String {
-        let openPosition = here()
-        offset += 3
-        skipFirstNewline()
-        var out: [UInt8] = []
-        while true {
-            guard let b = peek() else {
-                throw TOMLSyntaxError(message: "this string has no closing ''': the file ends before it", position: openPosition)
-            }
-            if b == UInt8(ascii: "'") {
-                if closesMultiline(b, into: &out) { return String(decoding: out, as: UTF8.self) }
-                if peek(1) == b, peek(2) == b {
-                    throw fail("too many quotes: a ''' string can end with at most two quotes before its closing '''")
-                }
-                out.append(b)
-                offset += 1
-            } else if takeNewline() {
-                out.append(0x0A)
-            } else {
-                if isForbiddenControl(b) {
-                    throw fail("\(shown(offset)) in a literal string, which cannot hold control characters other than tab")
+                    throw fail(
+                        basic
+                            ? "\(shown(offset)) in a string; write control characters as escapes such as \\u\(hex(UInt32(b), 4))"
+                            : "\(shown(offset)) in a literal string, which cannot hold control characters other than tab")
                 }
                 out.append(b)
                 offset += 1
