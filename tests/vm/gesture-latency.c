@@ -9,10 +9,13 @@
  *   With --no-updates it subscribes with "updates":false (what a client acting on release asks for, and the
  *   same work lisgd does): begin, end and cancel only. Prints "subscribed" on stderr once subscribed.
  *
- * usage: gesture-latency --device NODE
+ * usage: gesture-latency --device NODE [--held]
  *   The floor: a plain reader of the input device. For every frame it prints "frame <microseconds>": the
  *   time from the frame's kernel timestamp (its SYN_REPORT's, on CLOCK_MONOTONIC: EVIOCSCLOCKID) to the
  *   moment read() returned it. Prints "opened" on stderr once the clock is set.
+ *   With --held it keeps those lines in memory and writes them only when sent SIGUSR1, followed by a line
+ *   "held <frames>", so that a frame costs it one read() and one clock read and no write: its CPU per frame
+ *   is then the least any reader woken by the device pays (tests/vm/guest/tests/35-cost.sh reports it).
  *
  * Built by tests/vm/run.sh on the host and run in the rig's guest. Speaks the socket protocol of
  * docs/protocol.md with no library: read the hello, send a subscribe request, read JSON lines.
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,17 +46,49 @@ static double number_after(const char *line, const char *key) {
     return strtod(p + strlen(key), NULL);
 }
 
-static int read_device(const char *node) {
+static volatile sig_atomic_t held_wanted;
+static void want_held(int signal) { (void)signal; held_wanted = 1; }
+
+/* --held: the latencies read since the last SIGUSR1, written when the next one comes. */
+static long *held;
+static size_t held_count, held_capacity;
+
+static void hold(long microseconds) {
+    if (held_count == held_capacity) {
+        held_capacity = held_capacity ? 2 * held_capacity : 4096;
+        held = realloc(held, held_capacity * sizeof *held);
+        if (!held) { fprintf(stderr, "gesture-latency: out of memory\n"); exit(1); }
+    }
+    held[held_count++] = microseconds;
+}
+
+static void write_held(void) {
+    for (size_t i = 0; i < held_count; i++) printf("frame %ld\n", held[i]);
+    printf("held %zu\n", held_count);
+    fflush(stdout);
+    held_count = 0;
+}
+
+static int read_device(const char *node, int keep) {
     int fd = open(node, O_RDONLY | O_CLOEXEC);
     int clock = CLOCK_MONOTONIC;
     if (fd < 0 || ioctl(fd, EVIOCSCLOCKID, &clock) != 0) {
         fprintf(stderr, "gesture-latency: %s: %s\n", node, strerror(errno));
         return 1;
     }
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (keep) {
+        /* No SA_RESTART: the signal ends a waiting read() with EINTR, and the lines are written then. */
+        struct sigaction action = {.sa_handler = want_held};
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGUSR1, &action, NULL);
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+    } else {
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    }
     fprintf(stderr, "gesture-latency: opened\n");
     struct input_event events[256];
     for (;;) {
+        if (held_wanted) { held_wanted = 0; write_held(); }
         ssize_t n = read(fd, events, sizeof events);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
@@ -64,7 +100,8 @@ static int read_device(const char *node) {
             const struct input_event *e = &events[i];
             if (e->type == EV_SYN && e->code == SYN_REPORT) {
                 double t = (double)e->input_event_sec + (double)e->input_event_usec / 1e6;
-                printf("frame %.0f\n", (received - t) * 1e6);
+                long microseconds = (long)((received - t) * 1e6 + 0.5);
+                if (keep) hold(microseconds); else printf("frame %ld\n", microseconds);
             }
         }
     }
@@ -126,9 +163,10 @@ static int read_socket(const char *path, int updates) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 3 && strcmp(argv[1], "--device") == 0) return read_device(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--device") == 0) return read_device(argv[2], 0);
+    if (argc == 4 && strcmp(argv[1], "--device") == 0 && strcmp(argv[3], "--held") == 0) return read_device(argv[2], 1);
     if (argc == 2) return read_socket(argv[1], 1);
     if (argc == 3 && strcmp(argv[2], "--no-updates") == 0) return read_socket(argv[1], 0);
-    fprintf(stderr, "usage: gesture-latency SOCKET [--no-updates] | gesture-latency --device NODE\n");
+    fprintf(stderr, "usage: gesture-latency SOCKET [--no-updates] | gesture-latency --device NODE [--held]\n");
     return 2;
 }

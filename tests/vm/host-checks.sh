@@ -109,12 +109,18 @@ if [ -s "$work/cost-updates.cpu" ] || [ -s "$work/cost-no-updates.cpu" ]; then
     report "What gestured costs on the same replays (3 EP0430M09 recordings x4 and the sentinel, lisgd listening too,"
     report "one client connected; CPU from /proc/PID/schedstat; in the TCG guest, so only the ratios carry over):"
     for mode in updates no-updates; do
-        read -r frames g_ns l_ns g_switches l_switches < "$work/cost-$mode.cpu" 2>/dev/null || continue
+        read -r frames g_ns l_ns g_switches l_switches f_ns f_switches < "$work/cost-$mode.cpu" 2>/dev/null || continue
         goal=$([ "$mode" = updates ] && echo 1.0 || echo 0.5)
         line=$(awk -v f="$frames" -v g="$g_ns" -v l="$l_ns" -v goal="$goal" -v gs="${g_switches:-}" -v ls="${l_switches:-}" 'BEGIN {
             printf "%.1f us/frame, lisgd %.1f us/frame: %.2fx lisgd (goal <= %sx)", g / f / 1000, l / f / 1000, (l > 0 ? g / l : 0), goal
             if (gs != "" && ls != "") printf "; wake-ups per frame %.2f, lisgd %.2f", gs / f, ls / f }')
         report "  gestured, client with $([ "$mode" = updates ] && echo "every update" || echo "updates off "): $line over $frames frames"
+        # The floor reader in the same pass: a read and a clock per wake-up, nothing else.
+        if [ -n "${f_ns:-}" ]; then
+            line=$(awk -v f="$frames" -v fl="$f_ns" -v l="$l_ns" -v g="$g_ns" -v fs="${f_switches:-0}" 'BEGIN {
+                printf "%.1f us/frame: %.2fx lisgd, gestured %.2fx it; wake-ups per frame %.2f", fl / f / 1000, (l > 0 ? fl / l : 0), (fl > 0 ? g / fl : 0), fs / f }')
+            report "    a plain reader of the device in the same pass (the floor: woken, read(), the clock): $line"
+        fi
     done
     for mode in updates no-updates; do
         [ -s "$work/cost-$mode.txt" ] || continue

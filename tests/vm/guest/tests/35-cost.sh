@@ -4,7 +4,8 @@
 #   2. gestured with one client subscribed with updates off (gesture-latency SOCKET --no-updates): begin,
 #      end and cancel only, the same work lisgd does, acting when a gesture is over;
 # with lisgd listening to the same replays both times, and a plain reader of the device (gesture-latency
-# --device NODE) timestamping every frame as it reads it: the floor any reader of the panel pays. The
+# --device NODE --held) timestamping every frame as it reads it: the floor any reader of the panel pays, in
+# latency and in CPU (it keeps its lines until the pass is over, so a frame costs it a read and a clock). The
 # monitor client of 20-gestured.sh is stopped meanwhile, so gestured serves exactly the one client.
 # Each pass must give at least 1000 frames to the floor reader and (with updates) 1000 updates to the client.
 # Then the idle memory of both daemons (/proc/PID/smaps_rollup). The host turns the files into the report
@@ -17,6 +18,8 @@ cost_rounds=4
 cost_events() { recordings | awk -v n="$1" '$1 == n {print $3}'; }
 # finished_in FILE — gestures that end or cancel in a gesture-latency output.
 finished_in() { grep -cE '^(end|cancel) ' "$1" 2>/dev/null || true; }
+# held_blocks — how many times the floor reader (--held) has written its lines (one "held N" line each).
+held_blocks() { grep -c '^held ' "$WORK/cost-floor.txt" 2>/dev/null || true; }
 # context_switches PID — times the process was switched out, voluntarily (it waited: one per wake-up) or
 # not (preempted), from /proc/PID/status.
 context_switches() { awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }' "/proc/$1/status"; }
@@ -38,7 +41,7 @@ if require_gestured cost:updates; then
         rm -f /run/lisgd.out; touch /run/lisgd.out
         systemd-run --quiet --unit=lisgd-cost -p Type=simple lisgd -d "$node" "${lisgd_args[@]}"
         lisgd_pid=$(systemctl show -p MainPID --value lisgd-cost)
-        "$RIG/bin/gesture-latency" --device "$node" > "$WORK/cost-floor.txt" 2> "$WORK/cost-floor.stderr" &
+        "$RIG/bin/gesture-latency" --device "$node" --held > "$WORK/cost-floor.txt" 2> "$WORK/cost-floor.stderr" &
         floor_pid=$!
         pid=$(gestured_pid)
         ready=1
@@ -63,7 +66,7 @@ if require_gestured cost:updates; then
                 kill "$client_pid" 2>/dev/null; continue
             fi
             : > /run/lisgd.out
-            floor_before=$(wc -l < "$WORK/cost-floor.txt")
+            held_before=$(held_blocks)
             perf_pid=
             if [ -f "$RIG/profile" ] && command -v perf >/dev/null; then
                 perf record -q -e cpu-clock -F 4000 -g -p "$pid,$lisgd_pid" -o "$WORK/perf-$mode.data" 2> "$WORK/perf-$mode.stderr" &
@@ -73,8 +76,8 @@ if require_gestured cost:updates; then
                 perf_stat_pid=$!
                 sleep 1
             fi
-            g0=$(cpu_ns "$pid"); l0=$(cpu_ns "$lisgd_pid")
-            gs0=$(context_switches "$pid"); ls0=$(context_switches "$lisgd_pid")
+            g0=$(cpu_ns "$pid"); l0=$(cpu_ns "$lisgd_pid"); f0=$(cpu_ns "$floor_pid")
+            gs0=$(context_switches "$pid"); ls0=$(context_switches "$lisgd_pid"); fs0=$(context_switches "$floor_pid")
             for ((round = 0; round < cost_rounds; round++)); do
                 for name in "${cost_names[@]}"; do evemu-play "$node" < "$REC/$(cost_events "$name")"; done
             done
@@ -82,8 +85,12 @@ if require_gestured cost:updates; then
             done_g=1; done_l=1
             wait_for 30 "gestured's client to see $want gestures finish" at_least "$want" finished_in "$out" || done_g=0
             wait_for 30 "lisgd to recognize the sentinel" file_has_line /run/lisgd.out '^1-DRUL$' || done_l=0
-            g_ns=$(( $(cpu_ns "$pid") - g0 )); l_ns=$(( $(cpu_ns "$lisgd_pid") - l0 ))
+            g_ns=$(( $(cpu_ns "$pid") - g0 )); l_ns=$(( $(cpu_ns "$lisgd_pid") - l0 )); f_ns=$(( $(cpu_ns "$floor_pid") - f0 ))
             g_switches=$(( $(context_switches "$pid") - gs0 )); l_switches=$(( $(context_switches "$lisgd_pid") - ls0 ))
+            f_switches=$(( $(context_switches "$floor_pid") - fs0 ))
+            # Now (its CPU taken) the floor reader writes the pass's lines.
+            kill -USR1 "$floor_pid"
+            wait_for 20 "the floor reader to write the pass's frames" at_least "$(( held_before + 1 ))" held_blocks || true
             if [ -n "$perf_pid" ]; then
                 kill -INT "$perf_pid" "$perf_stat_pid"; wait "$perf_pid" "$perf_stat_pid" 2>/dev/null
                 # The installed binary is stripped; the staged one is the same build with its symbols.
@@ -95,11 +102,11 @@ if require_gestured cost:updates; then
                 perf report -i "$WORK/perf-$mode.data" --no-children --stdio --sort comm,sym \
                     --percent-limit 2 -g caller,0.5,callee --comm gestured > "$WORK/perf-$mode.gestured-callers.txt" 2>&1
             fi
-            tail -n +"$(( floor_before + 1 ))" "$WORK/cost-floor.txt" > "$WORK/cost-$mode.floor.txt"
+            awk -v n="$held_before" '/^held / { block++; next } block == n' "$WORK/cost-floor.txt" > "$WORK/cost-$mode.floor.txt"
             floor_frames=$(wc -l < "$WORK/cost-$mode.floor.txt")
             kill "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null
-            echo "$frames_per_pass $g_ns $l_ns $g_switches $l_switches" > "$WORK/cost-$mode.cpu"
-            check "$check_name" "$frames_per_pass frames replayed, the floor reader read $floor_frames; gestured's client saw $(finished_in "$out") of $want gestures finish ($(grep -c '^update ' "$out") updates); lisgd recognized the sentinel: $([ "$done_l" = 1 ] && echo yes || echo no); CPU ns gestured $g_ns, lisgd $l_ns" \
+            echo "$frames_per_pass $g_ns $l_ns $g_switches $l_switches $f_ns $f_switches" > "$WORK/cost-$mode.cpu"
+            check "$check_name" "$frames_per_pass frames replayed, the floor reader read $floor_frames; gestured's client saw $(finished_in "$out") of $want gestures finish ($(grep -c '^update ' "$out") updates); lisgd recognized the sentinel: $([ "$done_l" = 1 ] && echo yes || echo no); CPU ns gestured $g_ns, lisgd $l_ns, floor reader $f_ns" \
                 eval '[ "$done_g" = 1 ] && [ "$done_l" = 1 ] && [ "$floor_frames" -ge 1000 ] && { [ "$mode" = no-updates ] || [ "$(grep -c "^update " "$out")" -ge 1000 ]; }'
         done
 
