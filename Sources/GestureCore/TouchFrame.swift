@@ -27,10 +27,12 @@ public struct TouchFrame: Sendable {
         lost.reserveCapacity(4)
     }
 
+    /// Empties the frame for the next SYN_REPORT, keeping the arrays' storage. Lifts and palms are rare:
+    /// an empty array is left alone (emptying one still costs a call into the standard library).
     mutating func reset(time: Int64) {
         timeMicroseconds = time
         contacts.removeAll(keepingCapacity: true)
-        lifted.removeAll(keepingCapacity: true)
-        lost.removeAll(keepingCapacity: true)
+        if !lifted.isEmpty { lifted.removeAll(keepingCapacity: true) }
+        if !lost.isEmpty { lost.removeAll(keepingCapacity: true) }
     }
 }

@@ -61,8 +61,9 @@ public final class ClientSession {
     /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
     var registeredInterest: Interest = .readable
     public private(set) var subscription: SubscriptionFilter?
-    /// Gestures whose `begin` passed the filter and whose `end`/`cancel` has not been sent yet.
-    private var acceptedGestures = Set<UInt64>()
+    /// Gestures whose `begin` passed the filter and whose `end`/`cancel` has not been sent yet: rarely more
+    /// than one, so a short array searched in order, which costs less per event than hashing into a set.
+    private var acceptedGestures: [UInt64] = []
     private var consecutiveErrors = 0
 
     private var framer = LineFramer(maximumLineBytes: ProtocolConstants.maximumRequestLineBytes)
@@ -257,18 +258,23 @@ public final class ClientSession {
     /// Whether the subscribed client receives `event` from `device`. The filter decides at a gesture's
     /// `begin`; its other events follow that decision (updates only when the filter asks for them), so a
     /// client sees whole gestures, and none that began before it subscribed.
-    public func wants(_ event: GestureEvent, from device: DeviceInfo) -> Bool {
-        guard let subscription, state == .open else { return false }
+    /// `device` is read only for a `begin`. Updates and ends, most of the events, read neither the device
+    /// nor the whole filter (copying it would retain its sets).
+    public func wants(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) -> Bool {
+        guard state == .open else { return false }
         switch event.phase {
         case .begin:
-            guard subscription.acceptsGesture(beginning: event, on: device) else { return false }
+            guard let subscription, subscription.acceptsGesture(beginning: event, on: device()) else { return false }
             if acceptedGestures.count >= 256 { acceptedGestures.removeAll() }  // never grows without bound
-            acceptedGestures.insert(event.id)
+            if !acceptedGestures.contains(event.id) { acceptedGestures.append(event.id) }
             return true
         case .update:
-            return subscription.updates && acceptedGestures.contains(event.id)
+            return subscription?.updates == true && acceptedGestures.contains(event.id)
         case .end, .cancel:
-            return acceptedGestures.remove(event.id) != nil
+            guard let index = acceptedGestures.firstIndex(of: event.id) else { return false }
+            acceptedGestures.swapAt(index, acceptedGestures.count - 1)
+            acceptedGestures.removeLast()
+            return true
         }
     }
 

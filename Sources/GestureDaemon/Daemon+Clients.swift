@@ -160,17 +160,16 @@ extension Daemon {
     private func publish(_ event: GestureEvent, from slot: DeviceSlot) {
         // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
         // log shows it); each client copies the line into its queue.
-        let info = slot.info
         let buffer = lineBuffer
         var encoded: UnsafeRawBufferPointer?
         func line() -> UnsafeRawBufferPointer {
             if let encoded { return encoded }
-            let bytes = GestureEventJSON.encode(event, device: info.id, into: buffer)
+            let bytes = GestureEventJSON.encode(event, device: slot.info.id, into: buffer)
             encoded = bytes
             return bytes
         }
         if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
-        for session in clients.values where session.wants(event, from: info) {
+        for session in clients.values where session.wants(event, from: slot.info) {
             if !session.enqueue(bytes: line()) { slowClient(session) }
         }
     }

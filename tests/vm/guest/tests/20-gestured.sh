@@ -56,6 +56,10 @@ fi
 
 if require_gestured gestured-socket; then
     check gestured-socket "$(stat -c '%n %A %U:%G' /run/gestured/gestured.sock 2>&1)" test -S /run/gestured/gestured.sock
+    # Nice=-10 in the unit (docs/installation.md, "The sandbox"): the nice value is field 19 of /proc/PID/stat.
+    nice_value=$(awk '{print $19}' "/proc/$(gestured_pid)/stat" 2>/dev/null)
+    check gestured-nice "the daemon runs at nice ${nice_value:-?} (policy $(chrt -p "$(gestured_pid)" 2>/dev/null | sed -n 's/.*policy: //p' | head -1))" \
+        eval '[ "$nice_value" = -10 ]'
     # The client all the replays are checked with: subscribed to everything, JSON lines.
     gesturectl monitor --json > "$MONITOR" 2> "$WORK/monitor.stderr" &
     monitor_pid=$!

@@ -5,7 +5,8 @@
 #      end and cancel only, the same work lisgd does, acting when a gesture is over;
 # with lisgd listening to the same replays both times, and a plain reader of the device (gesture-latency
 # --device NODE --held) timestamping every frame as it reads it: the floor any reader of the panel pays, in
-# latency and in CPU (it keeps its lines until the pass is over, so a frame costs it a read and a clock). The
+# latency and in CPU (it keeps its lines until the pass is over, so a frame costs it a read and a clock),
+# at gestured's priority. The
 # monitor client of 20-gestured.sh is stopped meanwhile, so gestured serves exactly the one client.
 # Each pass must give at least 1000 frames to the floor reader and (with updates) 1000 updates to the client.
 # Then the idle memory of both daemons (/proc/PID/smaps_rollup). The host turns the files into the report
@@ -41,9 +42,12 @@ if require_gestured cost:updates; then
         rm -f /run/lisgd.out; touch /run/lisgd.out
         systemd-run --quiet --unit=lisgd-cost -p Type=simple lisgd -d "$node" "${lisgd_args[@]}"
         lisgd_pid=$(systemctl show -p MainPID --value lisgd-cost)
-        "$RIG/bin/gesture-latency" --device "$node" --held > "$WORK/cost-floor.txt" 2> "$WORK/cost-floor.stderr" &
-        floor_pid=$!
         pid=$(gestured_pid)
+        # The floor reader runs at gestured's priority (Nice=-10 in its unit): a reader given less would wait
+        # behind gestured for the CPU, and its latency would flatter gestured's.
+        daemon_nice=$(awk '{print $19}' "/proc/$pid/stat")
+        nice -n "${daemon_nice:-0}" "$RIG/bin/gesture-latency" --device "$node" --held > "$WORK/cost-floor.txt" 2> "$WORK/cost-floor.stderr" &
+        floor_pid=$!
         ready=1
         wait_for 20 "lisgd to open $node" has_fd_open "$lisgd_pid" "$node" || ready=0
         wait_for 20 "the floor reader to open $node" file_has_line "$WORK/cost-floor.stderr" opened || ready=0
