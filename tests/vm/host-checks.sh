@@ -129,8 +129,8 @@ if [ -s "$work/cost-updates.cpu" ] || [ -s "$work/cost-no-updates.cpu" ]; then
         grep -E "^$phase " "$work/cost-$mode.txt" > "$work/cost-$mode.latency.txt"
         read -r gn g50 g99 gmax <<< "$(percentiles "$work/cost-$mode.latency.txt")"
         [ -n "${fn:-}" ] && [ -n "${gn:-}" ] || continue
-        report "  latency, the frame's kernel timestamp -> read() returning it ($mode pass):"
-        report "    floor, a plain reader of the device at gestured's priority: median $f50 ms, p99 $f99 ms, max $fmax ms over $fn frames"
+        report "  latency, the frame's kernel timestamp -> read() returning it ($mode pass; both readers at gestured's nice value):"
+        report "    floor, a plain reader of the device: median $f50 ms, p99 $f99 ms, max $fmax ms over $fn frames"
         report "    gestured's client ($([ "$mode" = updates ] && echo "updates" || echo "begin/end/cancel")):          median $g50 ms, p99 $g99 ms, max $gmax ms over $gn events"
         excess=$(awk -v a="$g50" -v b="$f50" -v c="$g99" -v d="$f99" 'BEGIN { printf "median +%.3f ms, p99 +%.3f ms", a - b, c - d }')
         report "    added by gestured: $excess (goal: median <= 0.5 ms, p99 <= 1 ms, on a quiet machine)"

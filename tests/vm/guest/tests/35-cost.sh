@@ -5,8 +5,8 @@
 #      end and cancel only, the same work lisgd does, acting when a gesture is over;
 # with lisgd listening to the same replays both times, and a plain reader of the device (gesture-latency
 # --device NODE --held) timestamping every frame as it reads it: the floor any reader of the panel pays, in
-# latency and in CPU (it keeps its lines until the pass is over, so a frame costs it a read and a clock),
-# at gestured's priority. The
+# latency and in CPU (it keeps its lines until the pass is over, so a frame costs it a read and a clock).
+# Both readers run at gestured's priority. The
 # monitor client of 20-gestured.sh is stopped meanwhile, so gestured serves exactly the one client.
 # Each pass must give at least 1000 frames to the floor reader and (with updates) 1000 updates to the client.
 # Then the idle memory of both daemons (/proc/PID/smaps_rollup). The host turns the files into the report
@@ -43,8 +43,10 @@ if require_gestured cost:updates; then
         systemd-run --quiet --unit=lisgd-cost -p Type=simple lisgd -d "$node" "${lisgd_args[@]}"
         lisgd_pid=$(systemctl show -p MainPID --value lisgd-cost)
         pid=$(gestured_pid)
-        # The floor reader runs at gestured's priority (Nice=-10 in its unit): a reader given less would wait
-        # behind gestured for the CPU, and its latency would flatter gestured's.
+        # The floor reader and gestured's client run at gestured's priority (Nice=-10 in its unit), the same
+        # for both, so that the excess is the hop through gestured and not a difference of priority: a floor
+        # reader given less would wait behind gestured for the CPU and flatter it; a client given less than
+        # the floor reader would wait behind lisgd and the player, and be flattered by nothing.
         daemon_nice=$(awk '{print $19}' "/proc/$pid/stat")
         nice -n "${daemon_nice:-0}" "$RIG/bin/gesture-latency" --device "$node" --held > "$WORK/cost-floor.txt" 2> "$WORK/cost-floor.stderr" &
         floor_pid=$!
@@ -62,7 +64,7 @@ if require_gestured cost:updates; then
             check_name=cost:$mode
             if [ "$ready" != 1 ]; then fail "$check_name" "lisgd, the floor reader or gestured did not open $node"; continue; fi
             out=$WORK/cost-$mode.txt
-            "$RIG/bin/gesture-latency" /run/gestured/gestured.sock $([ "$mode" = no-updates ] && echo --no-updates) \
+            nice -n "${daemon_nice:-0}" "$RIG/bin/gesture-latency" /run/gestured/gestured.sock $([ "$mode" = no-updates ] && echo --no-updates) \
                 > "$out" 2> "$WORK/cost-$mode.stderr" &
             client_pid=$!
             if ! wait_for 20 "the $mode client to subscribe" file_has_line "$WORK/cost-$mode.stderr" subscribed; then
