@@ -285,6 +285,29 @@ private final class Pair {
         #expect(!p.session.wantsNotification(about: device))
     }
 
+    @Test func gesturesInFlightTogetherEndInAnyOrder() {
+        // Two panels, each with a gesture running: each gesture's end is delivered once, whichever ends
+        // first, and an end never delivers a gesture that was not begun (or already ended).
+        let p = Pair()
+        let a = DeviceInfo(id: "replay1", name: "a", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 5)
+        let b = DeviceInfo(id: "replay2", name: "b", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 5)
+        func event(_ id: UInt64, _ phase: GesturePhase) -> GestureEvent {
+            GestureEvent(kind: .pan, phase: phase, id: id, timeMicroseconds: 0, fingers: 1)
+        }
+        p.send("{\"type\":\"subscribe\"}\n")
+        p.pump()
+        for id: UInt64 in [7, 8, 9] { #expect(p.session.wants(event(id, .begin), from: id == 8 ? b : a)) }
+        #expect(p.session.wants(event(7, .update), from: a))
+        #expect(p.session.wants(event(7, .end), from: a))  // the first begun ends first
+        #expect(!p.session.wants(event(7, .update), from: a))
+        #expect(!p.session.wants(event(7, .end), from: a))
+        #expect(p.session.wants(event(9, .cancel), from: a))  // then the last
+        #expect(p.session.wants(event(8, .update), from: b))
+        #expect(p.session.wants(event(8, .end), from: b))
+        #expect(!p.session.wants(event(8, .update), from: b))
+        #expect(!p.session.wants(event(9, .update), from: a))
+    }
+
     @Test func aClientThatClosesItsSideGetsItsRepliesThenIsClosed() {
         let p = Pair()
         p.send("{\"type\":\"subscribe\"}\n{\"type\":\"ping\",\"id\":1}")  // last request without newline
