@@ -16,6 +16,8 @@
  *   With --held it keeps those lines in memory and writes them only when sent SIGUSR1, followed by a line
  *   "held <frames>", so that a frame costs it one read() and one clock read and no write: its CPU per frame
  *   is then the least any reader woken by the device pays (tests/vm/guest/tests/35-cost.sh reports it).
+ *   A SIGUSR1 that lands between the check for it and read() blocking is acted on at the next wake-up
+ *   (a frame or another SIGUSR1): 35-cost.sh sends it again until the "held" line appears.
  *
  * Built by tests/vm/run.sh on the host and run in the rig's guest. Speaks the socket protocol of
  * docs/protocol.md with no library: read the hello, send a subscribe request, read JSON lines.

@@ -21,6 +21,10 @@ cost_events() { recordings | awk -v n="$1" '$1 == n {print $3}'; }
 finished_in() { grep -cE '^(end|cancel) ' "$1" 2>/dev/null || true; }
 # held_blocks — how many times the floor reader (--held) has written its lines (one "held N" line each).
 held_blocks() { grep -c '^held ' "$WORK/cost-floor.txt" 2>/dev/null || true; }
+# held_written N — whether the floor reader has written its lines N times; if not, asks it (again): a
+# SIGUSR1 that lands just before the reader blocks in read() waits for the next frame, and after a pass
+# none comes. An extra request only adds an empty block ("held 0") after the pass's.
+held_written() { [ "$(held_blocks)" -ge "$1" ] && return 0; kill -USR1 "$floor_pid" 2>/dev/null; return 1; }
 # context_switches PID — times the process was switched out, voluntarily (it waited: one per wake-up) or
 # not (preempted), from /proc/PID/status.
 context_switches() { awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }' "/proc/$1/status"; }
@@ -95,8 +99,7 @@ if require_gestured cost:updates; then
             g_switches=$(( $(context_switches "$pid") - gs0 )); l_switches=$(( $(context_switches "$lisgd_pid") - ls0 ))
             f_switches=$(( $(context_switches "$floor_pid") - fs0 ))
             # Now (its CPU taken) the floor reader writes the pass's lines.
-            kill -USR1 "$floor_pid"
-            wait_for 20 "the floor reader to write the pass's frames" at_least "$(( held_before + 1 ))" held_blocks || true
+            wait_for 20 "the floor reader to write the pass's frames" held_written "$(( held_before + 1 ))" || true
             if [ -n "$perf_pid" ]; then
                 kill -INT "$perf_pid" "$perf_stat_pid"; wait "$perf_pid" "$perf_stat_pid" 2>/dev/null
                 # The installed binary is stripped; the staged one is the same build with its symbols.
