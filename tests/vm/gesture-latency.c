@@ -19,6 +19,15 @@
  *   A SIGUSR1 that lands between the check for it and read() blocking is acted on at the next wake-up
  *   (a frame or another SIGUSR1): 35-cost.sh sends it again until the "held" line appears.
  *
+ * usage: gesture-latency --relay NODE SOCKET
+ *   The least a daemon between the panel and a client can do: reads the device as the floor reader does,
+ *   listens on SOCKET, and for every frame sends the one client it accepted a gesture-like line of the size
+ *   of gestured's updates carrying the frame's kernel timestamp ("time") - no recognizer, no JSON encoder,
+ *   one blocking read() and one send() a wake-up. `gesture-latency SOCKET` reads it as it reads gestured, so
+ *   its latency above the floor is the cost of one hop through a process, and its CPU a frame what such a
+ *   hop costs the relaying process. Prints "listening" on stderr once the socket is ready, "accepted" once
+ *   the client is connected.
+ *
  * Built by tests/vm/run.sh on the host and run in the rig's guest. Speaks the socket protocol of
  * docs/protocol.md with no library: read the hello, send a subscribe request, read JSON lines.
  */
@@ -164,11 +173,76 @@ static int read_socket(const char *path, int updates) {
     }
 }
 
+/* gestured's update lines are about 300 bytes (a pan's, with its position, velocity, centroid and fingers). */
+#define RELAY_LINE_BYTES 300
+
+static int relay(const char *node, const char *path) {
+    int device = open(node, O_RDONLY | O_CLOEXEC);
+    int clock = CLOCK_MONOTONIC;
+    if (device < 0 || ioctl(device, EVIOCSCLOCKID, &clock) != 0) {
+        fprintf(stderr, "gesture-latency: %s: %s\n", node, strerror(errno));
+        return 1;
+    }
+    int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (listener < 0 || strlen(path) >= sizeof addr.sun_path) {
+        fprintf(stderr, "gesture-latency: socket %s: %s\n", path, listener < 0 ? strerror(errno) : "path too long");
+        return 1;
+    }
+    strcpy(addr.sun_path, path);
+    unlink(path);
+    if (bind(listener, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(listener, 1) != 0) {
+        fprintf(stderr, "gesture-latency: bind/listen %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "gesture-latency: listening\n");
+    int client = accept(listener, NULL, NULL);
+    if (client < 0) {
+        fprintf(stderr, "gesture-latency: accept: %s\n", strerror(errno));
+        return 1;
+    }
+    fprintf(stderr, "gesture-latency: accepted\n");
+    /* The client's subscribe request is left unread: the relay has nothing to choose. */
+    static const char subscribed[] = "{\"type\":\"subscribed\"}\n";
+    if (send(client, subscribed, sizeof subscribed - 1, MSG_NOSIGNAL) != (ssize_t)sizeof subscribed - 1) {
+        fprintf(stderr, "gesture-latency: send: %s\n", strerror(errno));
+        return 1;
+    }
+    struct input_event events[256];
+    static char out[256 * RELAY_LINE_BYTES];
+    unsigned long frames = 0;
+    for (;;) {
+        ssize_t n = read(device, events, sizeof events);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            fprintf(stderr, "gesture-latency: %s: %s\n", node, n < 0 ? strerror(errno) : "end of file");
+            return n < 0 && errno == ENODEV ? 0 : 1;
+        }
+        size_t used = 0;
+        for (ssize_t i = 0; i < n / (ssize_t)sizeof *events; i++) {
+            const struct input_event *e = &events[i];
+            if (e->type != EV_SYN || e->code != SYN_REPORT) continue;
+            int length = snprintf(out + used, RELAY_LINE_BYTES, "{\"type\":\"gesture\",\"phase\":\"update\",\"id\":%lu,\"time\":%ld.%06ld,\"pad\":\"",
+                                  ++frames, (long)e->input_event_sec, (long)e->input_event_usec);
+            memset(out + used + length, 'x', RELAY_LINE_BYTES - 3 - length);
+            memcpy(out + used + RELAY_LINE_BYTES - 3, "\"}\n", 3);
+            used += RELAY_LINE_BYTES;
+        }
+        if (used == 0) continue;
+        if (send(client, out, used, MSG_NOSIGNAL) != (ssize_t)used) {
+            fprintf(stderr, "gesture-latency: send: %s\n", strerror(errno));
+            return errno == EPIPE ? 0 : 1;
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--device") == 0) return read_device(argv[2], 0);
     if (argc == 4 && strcmp(argv[1], "--device") == 0 && strcmp(argv[3], "--held") == 0) return read_device(argv[2], 1);
+    if (argc == 4 && strcmp(argv[1], "--relay") == 0) return relay(argv[2], argv[3]);
     if (argc == 2) return read_socket(argv[1], 1);
     if (argc == 3 && strcmp(argv[2], "--no-updates") == 0) return read_socket(argv[1], 0);
-    fprintf(stderr, "usage: gesture-latency SOCKET [--no-updates] | gesture-latency --device NODE [--held]\n");
+    fprintf(stderr, "usage: gesture-latency SOCKET [--no-updates] | gesture-latency --device NODE [--held]"
+                    " | gesture-latency --relay NODE SOCKET\n");
     return 2;
 }

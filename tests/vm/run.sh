@@ -15,6 +15,9 @@
 #   VM_PROFILE=1         add linux-perf to the image and sample gestured and lisgd (cpu-clock, no PMU needed)
 #                        during the cost passes of 35-cost.sh: out/work/perf-*.txt (the CPU figures of such
 #                        a run include perf's own cost)
+#   VM_SCHED_TRACE=1     trace the scheduler and the system calls of gestured, its client, the floor reader and
+#                        lisgd during the cost passes (tracefs): out/work/sched-*.trace, read by
+#                        tools/sched-trace.py (the figures of such a run include the tracing's cost)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -377,6 +380,7 @@ main() {
     echo "${VM_TESTS:-*}" > "$run/rig/tests-to-run"
     if [ "${VM_PROFILE:-0}" = 1 ]; then touch "$run/rig/profile"; else rm -f "$run/rig/profile"; fi
     echo "${VM_TRACE:-}" > "$run/rig/trace"
+    if [ "${VM_SCHED_TRACE:-0}" = 1 ]; then touch "$run/rig/sched-trace"; else rm -f "$run/rig/sched-trace"; fi
     prepare_recordings
     stage_gestured
     build_deb

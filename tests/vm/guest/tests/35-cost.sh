@@ -1,14 +1,18 @@
 # What gestured costs beside lisgd and beside the floor (issue 11's figures, printed in the report): one
-# touchscreen, three real recordings replayed four times each (then the sentinel), twice:
+# touchscreen, three real recordings replayed four times each (then the sentinel), in three passes:
 #   1. gestured with one client subscribed to everything, updates included (gesture-latency SOCKET);
 #   2. gestured with one client subscribed with updates off (gesture-latency SOCKET --no-updates): begin,
 #      end and cancel only, the same work lisgd does, acting when a gesture is over;
-# with lisgd listening to the same replays both times, and a plain reader of the device (gesture-latency
+#   3. the relay (gesture-latency --relay NODE SOCKET) with its client in gestured's place: the least a
+#      process between the panel and a client can do (read each frame, send a line of an update's size), so
+#      the cost of the hop itself, in latency and in CPU (gestured, with no client then, still reads the panel);
+# with lisgd listening to the same replays each time, and a plain reader of the device (gesture-latency
 # --device NODE --held) timestamping every frame as it reads it: the floor any reader of the panel pays, in
 # latency and in CPU (it keeps its lines until the pass is over, so a frame costs it a read and a clock).
-# Both readers run at gestured's priority. The
+# The readers, the relay and the clients run at gestured's priority. The
 # monitor client of 20-gestured.sh is stopped meanwhile, so gestured serves exactly the one client.
-# Each pass must give at least 1000 frames to the floor reader and (with updates) 1000 updates to the client.
+# Each pass must give at least 1000 frames to the floor reader and (with updates, and the relay's) 1000
+# updates to the client.
 # Then the idle memory of both daemons (/proc/PID/smaps_rollup). The host turns the files into the report
 # (tests/vm/host-checks.sh): CPU per frame and the ratios to lisgd, latency median and p99 above the floor.
 cost_desc=whot_evemu-devices__EP0430M09.desc
@@ -19,6 +23,10 @@ cost_rounds=4
 cost_events() { recordings | awk -v n="$1" '$1 == n {print $3}'; }
 # finished_in FILE — gestures that end or cancel in a gesture-latency output.
 finished_in() { grep -cE '^(end|cancel) ' "$1" 2>/dev/null || true; }
+# updates_in FILE — update lines in a gesture-latency output (the relay's client: one per frame).
+updates_in() { grep -c '^update ' "$1" 2>/dev/null || true; }
+# The relay's socket (the relay pass).
+relay_socket=/run/vmtest-relay.sock
 # held_blocks — how many times the floor reader (--held) has written its lines (one "held N" line each).
 held_blocks() { grep -c '^held ' "$WORK/cost-floor.txt" 2>/dev/null || true; }
 # held_written N — whether the floor reader has written its lines N times; if not, asks it (again): a
@@ -28,6 +36,33 @@ held_written() { [ "$(held_blocks)" -ge "$1" ] && return 0; kill -USR1 "$floor_p
 # context_switches PID — times the process was switched out, voluntarily (it waited: one per wake-up) or
 # not (preempted), from /proc/PID/status.
 context_switches() { awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }' "/proc/$1/status"; }
+# sched_trace_start DAEMON CLIENT FLOOR LISGD NAME / sched_trace_stop PREFIX — with VM_SCHED_TRACE=1, a kernel
+# trace of the pass (tracefs, CLOCK_MONOTONIC like the frames' timestamps): every wake-up and switch of any
+# task, and the system calls of the four processes named (DAEMON: gestured, or the relay, as NAME says). PREFIX.trace is the trace, PREFIX.pids the
+# processes; tools/sched-trace.py on the host breaks each frame's latency down from them (docs/testing.md).
+tracefs=/sys/kernel/tracing
+sched_trace_start() {
+    [ -d "$tracefs/events" ] || mount -t tracefs nodev "$tracefs" || return 0
+    echo 0 > "$tracefs/tracing_on"
+    echo > "$tracefs/trace"
+    echo mono > "$tracefs/trace_clock"
+    echo 16384 > "$tracefs/buffer_size_kb"
+    echo "daemon=$1 client=$2 floor=$3 lisgd=$4 name=$5" > "$WORK/sched-pids"
+    echo "common_pid == $1 || common_pid == $2 || common_pid == $3 || common_pid == $4" > "$tracefs/events/raw_syscalls/filter"
+    for event in sched/sched_waking sched/sched_wakeup sched/sched_switch raw_syscalls/sys_enter raw_syscalls/sys_exit; do
+        echo 1 > "$tracefs/events/$event/enable"
+    done
+    echo 1 > "$tracefs/tracing_on"
+}
+sched_trace_stop() {
+    [ -d "$tracefs/events" ] || return 0
+    echo 0 > "$tracefs/tracing_on"
+    cat "$tracefs/trace" > "$1.trace"
+    mv "$WORK/sched-pids" "$1.pids"
+    echo 0 > "$tracefs/events/enable"
+    echo > "$tracefs/trace"
+    echo 1408 > "$tracefs/buffer_size_kb"
+}
 # smaps_rollup PID — "RSS PSS PRIVATE_DIRTY" in KiB, from tools/process-memory.sh (also what the host's
 # gestured-socket-bench reports).
 smaps_rollup() { sh "$RIG/bin/process-memory.sh" "$1" | sed -n 's/.* rss_kib=\([0-9]*\) pss_kib=\([0-9]*\) private_dirty_kib=\([0-9]*\).*/\1 \2 \3/p'; }
@@ -64,39 +99,59 @@ if require_gestured cost:updates; then
         done
         frames_per_pass=$(( frames_per_pass + $(grep -cE '^E: [0-9.]+ 0000 0000 0+([[:space:]]|$)' "$REC/$cost_desc.sentinel.events") ))
 
-        for mode in updates no-updates; do
+        for mode in updates no-updates relay; do
             check_name=cost:$mode
             if [ "$ready" != 1 ]; then fail "$check_name" "lisgd, the floor reader or gestured did not open $node"; continue; fi
             out=$WORK/cost-$mode.txt
-            nice -n "${daemon_nice:-0}" "$RIG/bin/gesture-latency" /run/gestured/gestured.sock $([ "$mode" = no-updates ] && echo --no-updates) \
+            # measured: the process whose CPU is compared with lisgd's (gestured, or the relay in its pass).
+            measured=$pid
+            if [ "$mode" = relay ]; then
+                rm -f "$relay_socket"
+                nice -n "${daemon_nice:-0}" "$RIG/bin/gesture-latency" --relay "$node" "$relay_socket" \
+                    > /dev/null 2> "$WORK/cost-relay-daemon.stderr" &
+                measured=$!
+                if ! wait_for 20 "the relay to listen" file_has_line "$WORK/cost-relay-daemon.stderr" listening; then
+                    fail "$check_name" "the relay did not start: $(cat "$WORK/cost-relay-daemon.stderr")"
+                    kill "$measured" 2>/dev/null; continue
+                fi
+            fi
+            nice -n "${daemon_nice:-0}" "$RIG/bin/gesture-latency" \
+                $(case $mode in updates) echo /run/gestured/gestured.sock ;; no-updates) echo /run/gestured/gestured.sock --no-updates ;; relay) echo "$relay_socket" ;; esac) \
                 > "$out" 2> "$WORK/cost-$mode.stderr" &
             client_pid=$!
             if ! wait_for 20 "the $mode client to subscribe" file_has_line "$WORK/cost-$mode.stderr" subscribed; then
                 fail "$check_name" "gesture-latency did not subscribe: $(cat "$WORK/cost-$mode.stderr")"
-                kill "$client_pid" 2>/dev/null; continue
+                kill "$client_pid" 2>/dev/null; [ "$measured" != "$pid" ] && kill "$measured" 2>/dev/null; continue
             fi
             : > /run/lisgd.out
             held_before=$(held_blocks)
             perf_pid=
             if [ -f "$RIG/profile" ] && command -v perf >/dev/null; then
-                perf record -q -e cpu-clock -F 4000 -g -p "$pid,$lisgd_pid" -o "$WORK/perf-$mode.data" 2> "$WORK/perf-$mode.stderr" &
+                perf record -q -e cpu-clock -F 4000 -g -p "$measured,$lisgd_pid" -o "$WORK/perf-$mode.data" 2> "$WORK/perf-$mode.stderr" &
                 perf_pid=$!
-                perf stat -e 'syscalls:sys_enter_*',context-switches,cpu-clock --per-thread -p "$pid,$lisgd_pid" \
+                perf stat -e 'syscalls:sys_enter_*',context-switches,cpu-clock --per-thread -p "$measured,$lisgd_pid" \
                     -o "$WORK/perf-$mode.stat.txt" 2>> "$WORK/perf-$mode.stderr" &
                 perf_stat_pid=$!
                 sleep 1
             fi
-            g0=$(cpu_ns "$pid"); l0=$(cpu_ns "$lisgd_pid"); f0=$(cpu_ns "$floor_pid")
-            gs0=$(context_switches "$pid"); ls0=$(context_switches "$lisgd_pid"); fs0=$(context_switches "$floor_pid")
+            if [ -f "$RIG/sched-trace" ]; then sched_trace_start "$measured" "$client_pid" "$floor_pid" "$lisgd_pid" "$([ "$mode" = relay ] && echo relay || echo gestured)"; fi
+            g0=$(cpu_ns "$measured"); l0=$(cpu_ns "$lisgd_pid"); f0=$(cpu_ns "$floor_pid")
+            gs0=$(context_switches "$measured"); ls0=$(context_switches "$lisgd_pid"); fs0=$(context_switches "$floor_pid")
             for ((round = 0; round < cost_rounds; round++)); do
                 for name in "${cost_names[@]}"; do evemu-play "$node" < "$REC/$(cost_events "$name")"; done
             done
             evemu-play "$node" < "$REC/$cost_desc.sentinel.events"
             done_g=1; done_l=1
-            wait_for 30 "gestured's client to see $want gestures finish" at_least "$want" finished_in "$out" || done_g=0
+            if [ "$mode" = relay ]; then
+                # The relay sends a line for every frame.
+                wait_for 30 "the relay's client to see $frames_per_pass frames" at_least "$frames_per_pass" updates_in "$out" || done_g=0
+            else
+                wait_for 30 "gestured's client to see $want gestures finish" at_least "$want" finished_in "$out" || done_g=0
+            fi
             wait_for 30 "lisgd to recognize the sentinel" file_has_line /run/lisgd.out '^1-DRUL$' || done_l=0
-            g_ns=$(( $(cpu_ns "$pid") - g0 )); l_ns=$(( $(cpu_ns "$lisgd_pid") - l0 )); f_ns=$(( $(cpu_ns "$floor_pid") - f0 ))
-            g_switches=$(( $(context_switches "$pid") - gs0 )); l_switches=$(( $(context_switches "$lisgd_pid") - ls0 ))
+            g_ns=$(( $(cpu_ns "$measured") - g0 )); l_ns=$(( $(cpu_ns "$lisgd_pid") - l0 )); f_ns=$(( $(cpu_ns "$floor_pid") - f0 ))
+            if [ -f "$RIG/sched-trace" ]; then sched_trace_stop "$WORK/sched-$mode"; fi
+            g_switches=$(( $(context_switches "$measured") - gs0 )); l_switches=$(( $(context_switches "$lisgd_pid") - ls0 ))
             f_switches=$(( $(context_switches "$floor_pid") - fs0 ))
             # Now (its CPU taken) the floor reader writes the pass's lines.
             wait_for 20 "the floor reader to write the pass's frames" held_written "$(( held_before + 1 ))" || true
@@ -114,9 +169,15 @@ if require_gestured cost:updates; then
             awk -v n="$held_before" '/^held / { block++; next } block == n' "$WORK/cost-floor.txt" > "$WORK/cost-$mode.floor.txt"
             floor_frames=$(wc -l < "$WORK/cost-$mode.floor.txt")
             kill "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null
+            if [ "$measured" != "$pid" ]; then kill "$measured" 2>/dev/null; wait "$measured" 2>/dev/null; rm -f "$relay_socket"; fi
             echo "$frames_per_pass $g_ns $l_ns $g_switches $l_switches $f_ns $f_switches" > "$WORK/cost-$mode.cpu"
-            check "$check_name" "$frames_per_pass frames replayed, the floor reader read $floor_frames; gestured's client saw $(finished_in "$out") of $want gestures finish ($(grep -c '^update ' "$out") updates); lisgd recognized the sentinel: $([ "$done_l" = 1 ] && echo yes || echo no); CPU ns gestured $g_ns, lisgd $l_ns, floor reader $f_ns" \
-                eval '[ "$done_g" = 1 ] && [ "$done_l" = 1 ] && [ "$floor_frames" -ge 1000 ] && { [ "$mode" = no-updates ] || [ "$(grep -c "^update " "$out")" -ge 1000 ]; }'
+            if [ "$mode" = relay ]; then
+                seen="the relay's client read $(updates_in "$out") of $frames_per_pass frames"
+            else
+                seen="gestured's client saw $(finished_in "$out") of $want gestures finish ($(updates_in "$out") updates)"
+            fi
+            check "$check_name" "$frames_per_pass frames replayed, the floor reader read $floor_frames; $seen; lisgd recognized the sentinel: $([ "$done_l" = 1 ] && echo yes || echo no); CPU ns $([ "$mode" = relay ] && echo relay || echo gestured) $g_ns, lisgd $l_ns, floor reader $f_ns" \
+                eval '[ "$done_g" = 1 ] && [ "$done_l" = 1 ] && [ "$floor_frames" -ge 1000 ] && { [ "$mode" = no-updates ] || [ "$(updates_in "$out")" -ge 1000 ]; }'
         done
 
         # Idle: nothing touches the panel; both daemons hold it open, gestured has no client.
