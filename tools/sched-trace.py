@@ -15,6 +15,9 @@ kernel wakes the panel's readers, within microseconds of the frame's timestamp):
   client         woken by that send -> running -> read() returns
 
 and where each ran: on the CPU the waker was on, or another one, and whether that CPU was idle.
+A known limit: when the client is still busy with the last line as the next one comes, its next switch-in
+and read are counted to the newer frame, so the client's "running -> read() returns" step mixes frames;
+single frames read from the trace itself are exact.
 The tracing costs time of its own: compare the steps with each other, not with an untraced run.
 """
 import re
@@ -59,8 +62,6 @@ def main():
     frames = []          # one dict per player write that woke the floor reader
     current = None       # the frame being followed
     cycle = {}           # pid -> the frame its present wake-up belongs to
-    last_cpu = {}        # pid -> the CPU it last ran on
-    running = {}         # cpu -> pid running there
     for ts, pid, comm, cpu, event, rest in parse(prefix + ".trace"):
         if event == "sched_waking":
             f = dict(FIELDS.findall(rest))
@@ -94,7 +95,6 @@ def main():
                 frame = cycle.get(gestured)
                 if frame is not None and "gestured.send" in frame:
                     frame.setdefault("gestured.asleep", ts)
-            running[cpu] = nxt
             frame = cycle.get(nxt)
             if frame is not None:
                 who = {floor: "floor", gestured: "gestured", client: "client"}.get(nxt)
@@ -102,7 +102,6 @@ def main():
                     frame[who + ".running"] = ts
                     frame[who + ".cpu"] = cpu
                     frame[who + ".from_idle"] = prev_idle
-            last_cpu[nxt] = cpu
         elif event in ("sys_enter", "sys_exit"):
             m = SYSCALL.match(rest)
             if not m:
