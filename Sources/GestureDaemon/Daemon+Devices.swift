@@ -212,9 +212,9 @@ extension Daemon {
     /// Reads what a device has (or what a replay has due by `now`, the only source that reads the clock)
     /// through its engine to the clients.
     ///
-    /// A kernel device is read a frame at a time: each frame's gestures are sent to the clients (and the
-    /// frame written to a passthrough copy) before the next read, so the read that finds the device empty
-    /// comes after the send rather than between the frame and the client.
+    /// A kernel device is read with one `read(2)` per wake-up (another only when that one filled its
+    /// buffer), and no read to find it empty: the gestures of what was read are then sent to the clients
+    /// (and the frames written to a passthrough copy), and the loop goes back to `epoll_wait`.
     func pump(_ slot: DeviceSlot, now: @autoclosure () -> Int64) {
         var more = true
         while more {

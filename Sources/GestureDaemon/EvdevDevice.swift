@@ -5,9 +5,9 @@
 //   final class EvdevDevice                       — one opened /dev/input/eventN, read through libevdev
 //     init(path: String, grab: Bool = false, udevTouchscreen: Bool = false) throws(EvdevError)
 //     let path: String; let fd: Int32 (non-blocking, for epoll); let description: DeviceDescription
-//     func readAvailable(stopAfterFrame: Bool, _ handler: (EvdevReadResult) -> Void) throws(EvdevError) -> Bool
-//         reads until the fd is drained, or (stopAfterFrame) until a frame's SYN_REPORT, returning true
-//         then (read again: more may wait); throws EvdevError.removed when the device is gone (ENODEV)
+//     func readAvailable(_ handler: (EvdevReadResult) -> Void) throws(EvdevError) -> Bool
+//         one read(2) of what the node has now, returning true when it filled the buffer (read again: more
+//         may wait); throws EvdevError.removed when the device is gone (ENODEV)
 //   enum EvdevReadResult { case event(InputEvent), dropped(atMicroseconds: Int64) }
 //         `dropped`: call GestureEngine.eventsDropped, then feed the `event`s that follow (libevdev's sync
 //         of the device state) to process() as usual
@@ -123,6 +123,11 @@ public final class EvdevDevice {
 
     /// The libevdev handle (`struct libevdev *`).
     private let handle: OpaquePointer
+    /// What one `read(2)` of the node takes at most, in events: a frame of ten fingers is about 60, and a
+    /// read that fills this is followed by another.
+    static let readCapacityEvents = 256
+    /// The buffer the node is read into, `readCapacityEvents` long, allocated once.
+    private let readBuffer: UnsafeMutableBufferPointer<input_event>
 
     /// Opens `path` (O_RDONLY | O_NONBLOCK | O_CLOEXEC), reads its capabilities with libevdev, checks it is a
     /// direct-touch device and sets its event clock to CLOCK_MONOTONIC (the clock the event loop's timerfd
@@ -183,6 +188,7 @@ public final class EvdevDevice {
         self.description = description
         self.isGrabbed = grab
         self.phys = phys
+        readBuffer = .allocate(capacity: EvdevDevice.readCapacityEvents)
     }
 
     /// Why a passthrough copy gestured made itself is refused (logged at debug: expected, not a problem).
@@ -206,24 +212,93 @@ public final class EvdevDevice {
         if isGrabbed { _ = libevdev_grab(handle, LIBEVDEV_UNGRAB) }
         libevdev_free(handle)
         SystemCall.close(fd)
+        readBuffer.deallocate()
     }
 
-    /// Reads every event available now (`libevdev_next_event` until -EAGAIN), handling SYN_DROPPED through
-    /// libevdev's sync mode, and hands each result to `handler` in order. With `stopAfterFrame`, stops
-    /// after a frame's SYN_REPORT and returns true (more may be waiting: call again); returns false once
-    /// the device is drained. Throws `.removed` on ENODEV.
+    /// Reads what the node has now with one `read(2)` and hands each event to `handler`, in order, as
+    /// libevdev's own reads would: each event is applied to libevdev's view of the device with
+    /// `libevdev_set_event_value`, which filters it as `libevdev_next_event` does (a code the device lacks,
+    /// a tracking id that does not alternate with -1), so that view stays the state the engine was given.
+    ///
+    /// Returns true when the read filled the buffer (more may be waiting: call again), false when it did
+    /// not: the device had nothing more when it was read, and no second read is made to find it empty, as
+    /// draining through `libevdev_next_event` until -EAGAIN would (the descriptor is watched level-triggered:
+    /// what arrives meanwhile wakes the loop again). The kernel hands out complete frames only, so a read
+    /// ends at a SYN_REPORT.
+    ///
+    /// At SYN_DROPPED the rest of the read is discarded, `dropped` is reported, and the device state is
+    /// resynchronised through libevdev's sync mode (`LIBEVDEV_READ_FLAG_FORCE_SYNC`): it discards what is
+    /// left in the kernel's buffer and hands out the difference between the state delivered so far and the
+    /// kernel's, then the events that came since. Throws `.removed` on ENODEV.
     @discardableResult
-    public func readAvailable(stopAfterFrame: Bool = false, _ handler: (EvdevReadResult) -> Void) throws(EvdevError) -> Bool {
-        let handle = self.handle
-        return try EvdevReadLoop.drain(path: path, stopAfterFrame: stopAfterFrame, handler: handler) { flags in
-            var raw = input_event()
-            let rc = libevdev_next_event(handle, flags.rawValue, &raw)
-            let event = InputEvent(
-                timeMicroseconds: Int64(gestured_input_event_microseconds(&raw)),
-                type: raw.type, code: raw.code, value: raw.value)
-            return (rc, event)
+    public func readAvailable(_ handler: (EvdevReadResult) -> Void) throws(EvdevError) -> Bool {
+        let handle = self.handle, path = self.path, fd = self.fd
+        let buffer = readBuffer
+        return try EvdevReadLoop.readBatch(
+            path: path, capacity: buffer.count,
+            read: {
+                let bytes: Int
+                do throws(SystemError) {
+                    switch try SystemCall.read(fd, into: UnsafeMutableRawBufferPointer(buffer)) {
+                    case .bytes(let n): bytes = n
+                    case .wouldBlock: return .failed(errno: EAGAIN)
+                    case .endOfFile: return .events(0)
+                    }
+                } catch {
+                    return .failed(errno: error.errno)
+                }
+                let size = MemoryLayout<input_event>.stride
+                return bytes % size == 0 ? .events(bytes / size) : .failed(errno: EINVAL)
+            },
+            event: { index in
+                withUnsafeMutablePointer(to: &buffer[index]) { raw in
+                    InputEvent(
+                        timeMicroseconds: Int64(gestured_input_event_microseconds(raw)),
+                        type: raw.pointee.type, code: raw.pointee.code, value: raw.pointee.value)
+                }
+            },
+            accept: { event in EvdevDevice.applyAsLibevdevReads(event, to: handle) },
+            resync: { () throws(EvdevError) in
+                var raw = input_event()
+                let rc = libevdev_next_event(handle, LIBEVDEV_READ_FLAG_FORCE_SYNC.rawValue, &raw)
+                guard rc == EvdevReadLoop.statusSync else {
+                    if rc == -ENODEV { throw .removed(path: path) }
+                    throw .system(
+                        SystemError(errno: rc < 0 ? -rc : EIO, operation: "libevdev_next_event(FORCE_SYNC)", path: path))
+                }
+                try EvdevReadLoop.drain(path: path, startingIn: .sync, handler: handler) { flags in
+                    var raw = input_event()
+                    let rc = libevdev_next_event(handle, flags.rawValue, &raw)
+                    let event = InputEvent(
+                        timeMicroseconds: Int64(gestured_input_event_microseconds(&raw)),
+                        type: raw.type, code: raw.code, value: raw.value)
+                    return (rc, event)
+                }
+            },
+            handler: handler)
+    }
+
+    /// Applies an event read from the node to libevdev's view of the device, as `libevdev_next_event` does
+    /// with each event it reads, and returns it as it is to be delivered (nil: libevdev would not deliver
+    /// it). A slot number past the device's slots is capped to the last one, as libevdev does.
+    static func applyAsLibevdevReads(_ event: InputEvent, to handle: OpaquePointer) -> InputEvent? {
+        let type = UInt32(event.type), code = UInt32(event.code)
+        switch event.type {
+        case EV.abs, EV.key, EvdevDevice.evLED, EvdevDevice.evSW:
+            var delivered = event
+            if event.type == EV.abs && event.code == ABS.mtSlot {
+                let slots = libevdev_get_num_slots(handle)
+                if slots > 0 && (event.value < 0 || event.value >= slots) { delivered.value = slots - 1 }
+            }
+            return libevdev_set_event_value(handle, type, code, delivered.value) == 0 ? delivered : nil
+        default:
+            return libevdev_has_event_code(handle, type, code) != 0 ? event : nil
         }
     }
+
+    /// EV_LED and EV_SW: event types whose state libevdev keeps besides EV_ABS and EV_KEY.
+    private static let evLED: UInt16 = 0x11
+    private static let evSW: UInt16 = 0x05
 }
 
 /// The read loop's logic, separate from libevdev so it can be tested with a scripted source.
@@ -244,31 +319,65 @@ public enum EvdevReadLoop {
     public static let statusSuccess = Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue)
     public static let statusSync = Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue)
 
+    /// One `read(2)` of a device node: how many events it gave, or the errno it failed with (EAGAIN: the
+    /// device has none now).
+    public enum NodeRead: Equatable, Sendable {
+        case events(Int)
+        case failed(errno: Int32)
+    }
+
+    /// The read path of a kernel device (`EvdevDevice.readAvailable`), with its system calls and libevdev
+    /// calls passed in so that it can be tested with a scripted source: one `read` of up to `capacity`
+    /// events; each event (`event(index)`) goes through `accept` (libevdev's view of the device updated, and
+    /// its filter: nil drops the event) to `handler`. At a SYN_DROPPED the rest of the read is discarded,
+    /// `dropped` is reported with the drop's time and `resync` hands out the device state. Returns true when
+    /// the read filled the buffer (call again), false otherwise; EAGAIN is an empty read (false), ENODEV
+    /// throws `.removed`, other errnos `.system`.
+    public static func readBatch(
+        path: String, capacity: Int, read: () -> NodeRead, event: (Int) -> InputEvent, accept: (InputEvent) -> InputEvent?,
+        resync: () throws(EvdevError) -> Void, handler: (EvdevReadResult) -> Void
+    ) throws(EvdevError) -> Bool {
+        let count: Int
+        switch read() {
+        case .events(let n):
+            count = n
+        case .failed(let code):
+            switch code {
+            case EAGAIN, EWOULDBLOCK: return false
+            case ENODEV: throw .removed(path: path)
+            default: throw .system(SystemError(errno: code, operation: "read", path: path))
+            }
+        }
+        for index in 0..<count {
+            let e = event(index)
+            if e.type == EV.syn && e.code == SYN.dropped {
+                handler(.dropped(atMicroseconds: e.timeMicroseconds))
+                try resync()
+                return false
+            }
+            if let delivered = accept(e) { handler(.event(delivered)) }
+        }
+        return count >= capacity
+    }
+
     /// Calls `next` (one `libevdev_next_event`: return code and event) until the device has nothing more,
-    /// as libevdev documents it:
+    /// as libevdev documents it, starting in `mode` (`.sync` right after `LIBEVDEV_READ_FLAG_FORCE_SYNC`):
     /// - normal mode, SUCCESS: an event;
     /// - normal mode, SYNC: SYN_DROPPED was read; report `dropped` and switch to sync mode;
     /// - sync mode, SYNC: one event of the device-state delta; sync mode, -EAGAIN: the delta is complete,
     ///   back to normal mode;
-    /// - normal mode, -EAGAIN: drained, return false;
+    /// - normal mode, -EAGAIN: drained, return;
     /// - -ENODEV: the device is gone; -EINTR: call again; other negative values: thrown with their errno.
-    ///
-    /// With `stopAfterFrame`, a SYN_REPORT read in normal mode ends the call (returning true), so that the
-    /// caller hands the frame's gestures to its clients before the read that finds the device empty: that
-    /// system call is then no longer between the frame and the client. A resynchronisation after a drop is
-    /// never cut short.
-    @discardableResult
     public static func drain(
-        path: String, stopAfterFrame: Bool = false, handler: (EvdevReadResult) -> Void,
+        path: String, startingIn mode: Mode = .normal, handler: (EvdevReadResult) -> Void,
         next: (Mode) -> (Int32, InputEvent)
-    ) throws(EvdevError) -> Bool {
-        var mode = Mode.normal
+    ) throws(EvdevError) {
+        var mode = mode
         while true {
             let (rc, event) = next(mode)
             switch (mode, rc) {
             case (.normal, statusSuccess):
                 handler(.event(event))
-                if stopAfterFrame && event.type == EV.syn && event.code == SYN.report { return true }
             case (.normal, statusSync):
                 handler(.dropped(atMicroseconds: event.timeMicroseconds))
                 mode = .sync
@@ -280,7 +389,7 @@ public enum EvdevReadLoop {
             case (.sync, -EAGAIN):
                 mode = .normal
             case (.normal, -EAGAIN):
-                return false
+                return
             case (_, -EINTR):
                 continue
             case (_, -ENODEV):

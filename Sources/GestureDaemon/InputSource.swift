@@ -46,8 +46,9 @@ public protocol InputSource: AnyObject {
     /// stamped by the kernel, and its reads cost no clock read (a system call where the clock source is
     /// not the TSC, as in many virtual machines).
     ///
-    /// Returns true when the read stopped at the end of a frame with more perhaps waiting: the caller
-    /// hands the frame's gestures to its clients, then reads again. False: nothing more is available now.
+    /// Returns true when the read stopped with more perhaps waiting (a kernel device's read filled its
+    /// buffer): the caller hands the gestures so far to its clients, then reads again. False: nothing more
+    /// is available now.
     @discardableResult
     func read(nowMicroseconds: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool
     /// The CLOCK_MONOTONIC time at which the source's event clock reads `eventMicroseconds` (identity for
@@ -72,11 +73,12 @@ public final class EvdevInputSource: InputSource {
     public var pollDescriptor: Int32? { device.fd }
     public var nextWakeMicroseconds: Int64? { nil }
 
-    /// One frame at a time: the daemon sends a frame's gestures before the read that finds the device empty.
+    /// One `read(2)` a call: what the device has now (`EvdevDevice.readAvailable`), with no second read to
+    /// find it empty.
     @discardableResult
     public func read(nowMicroseconds: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool {
         do {
-            return try device.readAvailable(stopAfterFrame: true) { result in
+            return try device.readAvailable { result in
                 switch result {
                 case .event(let e): handler(.event(e))
                 case .dropped(let time): handler(.dropped(atMicroseconds: time))

@@ -257,38 +257,9 @@ private let sync = EvdevReadLoop.statusSync
         #expect(source.modes == [.normal, .normal, .sync, .sync, .sync, .sync, .normal, .normal])
     }
 
-    @Test func stoppingAfterAFrameLeavesTheRestForTheNextCall() throws {
+    @Test func aResynchronisationForcedByTheCallerStartsInSyncMode() throws {
         var source = ScriptedSource(script: [
-            (success, ev(10, EV.abs, ABS.mtPositionX, 100)),
-            (success, ev(10, EV.syn, SYN.report, 0)),
-            (success, ev(20, EV.abs, ABS.mtPositionX, 200)),
-            (success, ev(20, EV.syn, SYN.report, 0)),
-            (-EAGAIN, none),
-        ])
-        var results: [EvdevReadResult] = []
-        let drain = { (results: inout [EvdevReadResult]) throws(EvdevError) -> Bool in
-            try EvdevReadLoop.drain(
-                path: "/dev/input/event0", stopAfterFrame: true, handler: { results.append($0) }, next: { source.next($0) })
-        }
-        // The first frame, and no read past its SYN_REPORT (that read is the one that finds the device empty).
-        #expect(try drain(&results) == true)
-        #expect(results == [.event(ev(10, EV.abs, ABS.mtPositionX, 100)), .event(ev(10, EV.syn, SYN.report, 0))])
-        #expect(source.modes.count == 2)
-        results = []
-        #expect(try drain(&results) == true)
-        #expect(results == [.event(ev(20, EV.abs, ABS.mtPositionX, 200)), .event(ev(20, EV.syn, SYN.report, 0))])
-        results = []
-        #expect(try drain(&results) == false)
-        #expect(results.isEmpty)
-        #expect(source.modes.count == 5)
-    }
-
-    @Test func stoppingAfterAFrameNeverCutsAResynchronisationShort() throws {
-        var source = ScriptedSource(script: [
-            (sync, ev(20, EV.syn, SYN.dropped, 0)),
             (sync, ev(30, EV.abs, ABS.mtTrackingID, -1)),
-            (sync, ev(30, EV.syn, SYN.report, 0)),
-            (sync, ev(30, EV.abs, ABS.mtTrackingID, 4)),
             (sync, ev(30, EV.syn, SYN.report, 0)),
             (-EAGAIN, none),  // the sync delta is complete
             (success, ev(40, EV.abs, ABS.mtPositionX, 5)),
@@ -296,15 +267,13 @@ private let sync = EvdevReadLoop.statusSync
             (-EAGAIN, none),
         ])
         var results: [EvdevReadResult] = []
-        let stopped = try EvdevReadLoop.drain(
-            path: "/dev/input/event0", stopAfterFrame: true, handler: { results.append($0) }, next: { source.next($0) })
-        #expect(stopped == true)
+        try EvdevReadLoop.drain(
+            path: "/dev/input/event0", startingIn: .sync, handler: { results.append($0) }, next: { source.next($0) })
         #expect(results == [
-            .dropped(atMicroseconds: 20),
             .event(ev(30, EV.abs, ABS.mtTrackingID, -1)), .event(ev(30, EV.syn, SYN.report, 0)),
-            .event(ev(30, EV.abs, ABS.mtTrackingID, 4)), .event(ev(30, EV.syn, SYN.report, 0)),
             .event(ev(40, EV.abs, ABS.mtPositionX, 5)), .event(ev(40, EV.syn, SYN.report, 0)),
         ])
+        #expect(source.modes == [.sync, .sync, .sync, .normal, .normal, .normal])
     }
 
     @Test func aDropWithAnEmptyDeltaReturnsToNormalMode() throws {
@@ -342,6 +311,169 @@ private let sync = EvdevReadLoop.statusSync
         var source = ScriptedSource(script: [(-EIO, none)])
         #expect(throws: EvdevError.system(SystemError(errno: EIO, operation: "libevdev_next_event", path: "/dev/input/event1"))) {
             try EvdevReadLoop.drain(path: "/dev/input/event1", handler: { _ in }, next: { source.next($0) })
+        }
+    }
+}
+
+/// Scripted reads of a device node for `EvdevReadLoop.readBatch`: each `read` pops the next batch.
+private final class ScriptedNode {
+    var reads: [EvdevReadLoop.NodeRead]
+    var batches: [[InputEvent]]
+    var current: [InputEvent] = []
+    var readCalls = 0
+    var accepted: [InputEvent] = []
+    var resyncs = 0
+
+    init(_ batches: [[InputEvent]], then tail: [EvdevReadLoop.NodeRead] = []) {
+        self.batches = batches
+        reads = batches.map { .events($0.count) } + tail
+    }
+
+    func read(
+        capacity: Int, accept: @escaping (InputEvent) -> InputEvent? = { $0 }, resyncEvents: [EvdevReadResult] = [],
+        into results: inout [EvdevReadResult]
+    ) throws(EvdevError) -> Bool {
+        var out: [EvdevReadResult] = []
+        defer { results += out }
+        return try EvdevReadLoop.readBatch(
+            path: "/dev/input/event5", capacity: capacity,
+            read: {
+                readCalls += 1
+                guard !reads.isEmpty else { return .failed(errno: EAGAIN) }
+                let next = reads.removeFirst()
+                if case .events = next, !batches.isEmpty { current = batches.removeFirst() }
+                return next
+            },
+            event: { current[$0] },
+            accept: { event in
+                self.accepted.append(event)
+                return accept(event)
+            },
+            resync: {
+                self.resyncs += 1
+                out += resyncEvents
+            },
+            handler: { out.append($0) })
+    }
+}
+
+@Suite struct EvdevReadBatchTests {
+    private let frame1 = [ev(10, EV.abs, ABS.mtSlot, 0), ev(10, EV.abs, ABS.mtPositionX, 100), ev(10, EV.syn, SYN.report, 0)]
+    private let frame2 = [ev(20, EV.abs, ABS.mtPositionX, 110), ev(20, EV.syn, SYN.report, 0)]
+
+    @Test func oneReadDeliversItsFramesInOrderAndNoSecondReadLooksForMore() throws {
+        let node = ScriptedNode([frame1 + frame2])
+        var results: [EvdevReadResult] = []
+        #expect(try node.read(capacity: 256, into: &results) == false)
+        #expect(results == (frame1 + frame2).map { .event($0) })
+        #expect(node.readCalls == 1)
+    }
+
+    @Test func aReadThatFillsTheBufferAsksToBeCalledAgain() throws {
+        let node = ScriptedNode([frame1, frame2])
+        var results: [EvdevReadResult] = []
+        #expect(try node.read(capacity: frame1.count, into: &results) == true)
+        #expect(results == frame1.map { .event($0) })
+        #expect(try node.read(capacity: frame1.count, into: &results) == false)
+        #expect(results == (frame1 + frame2).map { .event($0) })
+        #expect(node.readCalls == 2)
+    }
+
+    @Test func anEmptyReadIsNotAnError() throws {
+        let node = ScriptedNode([])
+        var results: [EvdevReadResult] = []
+        #expect(try node.read(capacity: 256, into: &results) == false)
+        #expect(results.isEmpty)
+    }
+
+    @Test func whatLibevdevWouldNotDeliverIsDroppedAndWhatItChangesIsDeliveredChanged() throws {
+        let doubled = ev(10, EV.abs, ABS.mtTrackingID, 8)
+        let node = ScriptedNode([[ev(10, EV.abs, ABS.mtSlot, 12), doubled, ev(10, EV.syn, SYN.report, 0)]])
+        var results: [EvdevReadResult] = []
+        _ = try node.read(
+            capacity: 256,
+            accept: { event in
+                if event == doubled { return nil }
+                var capped = event
+                if event.code == ABS.mtSlot && event.type == EV.abs { capped.value = 9 }
+                return capped
+            }, into: &results)
+        #expect(results == [.event(ev(10, EV.abs, ABS.mtSlot, 9)), .event(ev(10, EV.syn, SYN.report, 0))])
+        #expect(node.accepted.count == 3)
+    }
+
+    @Test func aDropReportsItsTimeResynchronisesAndDiscardsTheRestOfTheRead() throws {
+        let after = [ev(30, EV.abs, ABS.mtPositionX, 999), ev(30, EV.syn, SYN.report, 0)]
+        let node = ScriptedNode([[ev(10, EV.abs, ABS.mtPositionX, 100), ev(25, EV.syn, SYN.dropped, 0)] + after])
+        let synced: [EvdevReadResult] = [.event(ev(40, EV.abs, ABS.mtTrackingID, -1)), .event(ev(40, EV.syn, SYN.report, 0))]
+        var results: [EvdevReadResult] = []
+        #expect(try node.read(capacity: 4, resyncEvents: synced, into: &results) == false)
+        #expect(results == [.event(ev(10, EV.abs, ABS.mtPositionX, 100)), .dropped(atMicroseconds: 25)] + synced)
+        #expect(node.resyncs == 1)
+        // Nothing after the drop reached libevdev's view of the device: the resynchronisation replaces it.
+        #expect(node.accepted == [ev(10, EV.abs, ABS.mtPositionX, 100)])
+    }
+
+    @Test func readErrorsSayWhatHappened() {
+        var results: [EvdevReadResult] = []
+        #expect(throws: EvdevError.removed(path: "/dev/input/event5")) {
+            try ScriptedNode([], then: [.failed(errno: ENODEV)]).read(capacity: 256, into: &results)
+        }
+        do {
+            _ = try ScriptedNode([], then: [.failed(errno: EIO)]).read(capacity: 256, into: &results)
+            Issue.record("an EIO read did not throw")
+        } catch {
+            guard case .system(let cause) = error else { Issue.record("not a system error: \(error)"); return }
+            #expect(cause.errno == EIO)
+            #expect(cause.operation == "read")
+            #expect(cause.path == "/dev/input/event5")
+        }
+        #expect(results.isEmpty)
+    }
+}
+
+/// `EvdevDevice.applyAsLibevdevReads` on a libevdev handle: the events libevdev's own reads deliver, and its
+/// view of the device kept as they leave it (what a resynchronisation after SYN_DROPPED compares with).
+@Suite struct EvdevStateMirrorTests {
+    @Test func eventsUpdateLibevdevsViewOfTheDevice() {
+        let device = VirtualEvdev.touchscreen()
+        withExtendedLifetime(device) {
+            let h = device.handle
+            let frame = [
+                ev(1, EV.abs, ABS.mtSlot, 3), ev(1, EV.abs, ABS.mtTrackingID, 42), ev(1, EV.abs, ABS.mtPositionX, 700),
+                ev(1, EV.key, BTN.touch, 1), ev(1, EV.syn, SYN.report, 0),
+            ]
+            #expect(frame.map { EvdevDevice.applyAsLibevdevReads($0, to: h) } == frame.map { Optional($0) })
+            #expect(libevdev_get_current_slot(h) == 3)
+            #expect(libevdev_get_slot_value(h, 3, UInt32(ABS_MT_TRACKING_ID)) == 42)
+            #expect(libevdev_get_slot_value(h, 3, UInt32(ABS_MT_POSITION_X)) == 700)
+            #expect(libevdev_get_event_value(h, UInt32(EV_KEY), UInt32(BTN_TOUCH)) == 1)
+        }
+    }
+
+    @Test func aTrackingIDThatDoesNotAlternateWithMinusOneIsNotDelivered() {
+        let device = VirtualEvdev.touchscreen()
+        withExtendedLifetime(device) {
+            let h = device.handle
+            _ = EvdevDevice.applyAsLibevdevReads(ev(1, EV.abs, ABS.mtSlot, 0), to: h)
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(1, EV.abs, ABS.mtTrackingID, 5), to: h) != nil)
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(2, EV.abs, ABS.mtTrackingID, 6), to: h) == nil)
+            #expect(libevdev_get_slot_value(h, 0, UInt32(ABS_MT_TRACKING_ID)) == 5)
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(3, EV.abs, ABS.mtTrackingID, -1), to: h) != nil)
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(4, EV.abs, ABS.mtTrackingID, -1), to: h) == nil)
+        }
+    }
+
+    @Test func aSlotPastTheLastIsCappedAndACodeTheDeviceLacksIsNotDelivered() {
+        let device = VirtualEvdev.touchscreen()
+        withExtendedLifetime(device) {
+            let h = device.handle
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(1, EV.abs, ABS.mtSlot, 17), to: h) == ev(1, EV.abs, ABS.mtSlot, 9))
+            #expect(libevdev_get_current_slot(h) == 9)
+            // ABS_MT_PRESSURE is not one of this panel's axes.
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(1, EV.abs, ABS.mtPressure, 30), to: h) == nil)
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(1, EV.msc, MSC.timestamp, 30), to: h) == nil)
+            #expect(EvdevDevice.applyAsLibevdevReads(ev(1, EV.syn, SYN.report, 0), to: h) == ev(1, EV.syn, SYN.report, 0))
         }
     }
 }

@@ -28,7 +28,8 @@ func opened(_ device: EvdevDevice) -> String {
 func read(_ device: EvdevDevice) -> Bool {
     var count = 0, worstSkew: Int64 = 0, dropped = false, afterDrop = 0
     do {
-        try device.readAvailable { result in
+        // One read(2) a call; another while a read fills the device's buffer.
+        while try device.readAvailable({ result in
             switch result {
             case .event(let event):
                 count += 1
@@ -38,7 +39,7 @@ func read(_ device: EvdevDevice) -> Bool {
                 dropped = true
                 print("dropped \(device.path) at=\(time)")
             }
-        }
+        }) {}
         print("read \(device.path) events=\(count) max-clock-skew-us=\(worstSkew)"
             + (dropped ? " after-drop=\(afterDrop)" : ""))
         return true
