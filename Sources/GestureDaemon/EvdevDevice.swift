@@ -224,7 +224,7 @@ public final class EvdevDevice {
     /// not: the device had nothing more when it was read, and no second read is made to find it empty, as
     /// draining through `libevdev_next_event` until -EAGAIN would (the descriptor is watched level-triggered:
     /// what arrives meanwhile wakes the loop again). The kernel hands out complete frames only, so a read
-    /// ends at a SYN_REPORT.
+    /// that does not fill the buffer ends at a SYN_REPORT.
     ///
     /// At SYN_DROPPED the rest of the read is discarded, `dropped` is reported, and the device state is
     /// resynchronised through libevdev's sync mode (`LIBEVDEV_READ_FLAG_FORCE_SYNC`): it discards what is
@@ -250,13 +250,7 @@ public final class EvdevDevice {
                 let size = MemoryLayout<input_event>.stride
                 return bytes % size == 0 ? .events(bytes / size) : .failed(errno: EINVAL)
             },
-            event: { index in
-                withUnsafeMutablePointer(to: &buffer[index]) { raw in
-                    InputEvent(
-                        timeMicroseconds: Int64(gestured_input_event_microseconds(raw)),
-                        type: raw.pointee.type, code: raw.pointee.code, value: raw.pointee.value)
-                }
-            },
+            event: { index in EvdevDevice.inputEvent(buffer.baseAddress! + index) },
             accept: { event in EvdevDevice.applyAsLibevdevReads(event, to: handle) },
             resync: { () throws(EvdevError) in
                 var raw = input_event()
@@ -269,13 +263,17 @@ public final class EvdevDevice {
                 try EvdevReadLoop.drain(path: path, startingIn: .sync, handler: handler) { flags in
                     var raw = input_event()
                     let rc = libevdev_next_event(handle, flags.rawValue, &raw)
-                    let event = InputEvent(
-                        timeMicroseconds: Int64(gestured_input_event_microseconds(&raw)),
-                        type: raw.type, code: raw.code, value: raw.value)
-                    return (rc, event)
+                    return (rc, EvdevDevice.inputEvent(&raw))
                 }
             },
             handler: handler)
+    }
+
+    /// The kernel's `input_event` as GestureCore's `InputEvent` (its time in microseconds).
+    private static func inputEvent(_ raw: UnsafePointer<input_event>) -> InputEvent {
+        InputEvent(
+            timeMicroseconds: Int64(gestured_input_event_microseconds(raw)),
+            type: raw.pointee.type, code: raw.pointee.code, value: raw.pointee.value)
     }
 
     /// Applies an event read from the node to libevdev's view of the device, as `libevdev_next_event` does
