@@ -7,8 +7,14 @@ cd "$(dirname "$0")/.."
 swift build --product gesturectl >/dev/null
 bin=$(swift build --show-bin-path)/gesturectl
 dir=Tests/Fixtures/golden rec=Tests/Fixtures/recordings
-grep -v '^#' "$dir/manifest.tsv" | while IFS=$'\t' read -r golden recording desc; do
-  if [ "$desc" = - ]; then "$bin" replay "$rec/$recording" > "$dir/$golden" 2>/dev/null
-  else "$bin" replay --device "$rec/$desc" "$rec/$recording" > "$dir/$golden" 2>/dev/null; fi
+grep -v '^#' "$dir/manifest.tsv" | while IFS=$'\t' read -r golden recording desc config; do
+  args=()
+  [ "$desc" = - ] || args+=(--device "$rec/$desc")
+  [ -z "${config:-}" ] || [ "$config" = - ] || args+=(--config "$dir/configs/$config")
+  case "$golden" in
+    # The virtual copy's recording (passthrough, offline); the gestures printed are not kept.
+    *.evemu) "$bin" replay "${args[@]}" --forward "$dir/$golden" "$rec/$recording" > /dev/null 2>&1 ;;
+    *) "$bin" replay "${args[@]}" "$rec/$recording" > "$dir/$golden" 2>/dev/null ;;
+  esac
 done
 git --no-pager diff --stat -- "$dir"
