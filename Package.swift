@@ -91,6 +91,9 @@ let package = Package(
 
         .testTarget(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
+        // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
+        // docs/architecture.md, "Adding a gesture kind".
+        .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol"]),
         .testTarget(

@@ -1,3 +1,4 @@
+import GestureCore
 import GestureProtocol
 import GestureVocabulary
 

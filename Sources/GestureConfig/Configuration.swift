@@ -103,20 +103,6 @@ public struct DeviceSection: Equatable, Sendable {
     }
 }
 
-/// A value of a recognizer threshold, as a device section overrides it.
-public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
-    case bool(Bool)
-    case integer(Int)
-    case number(Double)
-
-    public var description: String {
-        switch self {
-        case .bool(let b): return String(b)
-        case .integer(let i): return String(i)
-        case .number(let d): return formatNumber(d)
-        }
-    }
-}
 
 /// What applies to one device once every matching [[device]] section has been applied over the
 /// [recognizer] defaults.

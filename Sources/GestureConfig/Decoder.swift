@@ -364,34 +364,37 @@ struct ConfigDecoder {
         return true
     }
 
-    /// Reports min_fingers above max_fingers for recognizers whose finger counts this table sets.
+    /// Reports what the kinds' rules find wrong with values each within its range (pan.directions must be
+    /// 4 or 8), and pairs out of order (min_fingers above max_fingers, claim_min_fingers above
+    /// claim_max_fingers) for the tables whose keys this table sets.
     private mutating func checkFingers(
         _ settings: RecognizerSettings, setKeys: [String: SourcePosition], displayPrefix: String, base: String
     ) {
-        if let position = setKeys["pan.directions"], settings.pan.directions != 4 && settings.pan.directions != 8 {
-            error(
-                position, join(displayPrefix, "pan.directions"),
-                "must be 4 (up, down, left, right) or 8 (with the diagonals), not \(settings.pan.directions)")
-        }
-        for table in ["edge_swipe", "pan", "pinch", "tap", "hold"] {
-            let minKey = "\(table).min_fingers"
-            let maxKey = "\(table).max_fingers"
-            guard case .integer(let low)? = recognizerKeysByName[minKey]?.get(settings),
-                case .integer(let high)? = recognizerKeysByName[maxKey]?.get(settings), low > high
-            else { continue }
-            let positions = [setKeys[minKey], setKeys[maxKey]].compactMap { $0 }
-            guard let position = positions.max() else { continue }
-            let note: String
-            if setKeys[minKey] == nil {
-                note = " (max_fingers set here, min_fingers from \(base))"
-            } else if setKeys[maxKey] == nil {
-                note = " (min_fingers set here, max_fingers from \(base))"
-            } else {
-                note = ""
+        for table in RecognizerSettings.tables {
+            for problem in table.problems(settings) {
+                guard let position = setKeys[problem.key] else { continue }
+                error(position, join(displayPrefix, problem.key), problem.message)
             }
-            error(
-                position, join(displayPrefix, table),
-                "min_fingers (\(low)) must not be more than max_fingers (\(high))\(note)")
+            for pair in table.orderedKeys {
+                guard case .integer(let low)? = recognizerKeysByName[pair.low]?.get(settings),
+                    case .integer(let high)? = recognizerKeysByName[pair.high]?.get(settings), low > high
+                else { continue }
+                let positions = [setKeys[pair.low], setKeys[pair.high]].compactMap { $0 }
+                guard let position = positions.max() else { continue }
+                let lowName = pair.low.split(separator: ".").last.map(String.init) ?? pair.low
+                let highName = pair.high.split(separator: ".").last.map(String.init) ?? pair.high
+                let note: String
+                if setKeys[pair.low] == nil {
+                    note = " (\(highName) set here, \(lowName) from \(base))"
+                } else if setKeys[pair.high] == nil {
+                    note = " (\(lowName) set here, \(highName) from \(base))"
+                } else {
+                    note = ""
+                }
+                error(
+                    position, join(displayPrefix, table.name),
+                    "\(lowName) (\(low)) must not be more than \(highName) (\(high))\(note)")
+            }
         }
     }
 

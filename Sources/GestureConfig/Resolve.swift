@@ -31,19 +31,19 @@ extension Configuration {
                 if let value = section.recognizerOverrides[key.key] { key.set(&candidate, value) }
             }
             // Each section is valid over [recognizer] alone (the loader checked), but two sections may
-            // combine into min_fingers above max_fingers; keep the earlier counts for that recognizer then.
-            for table in ["edge_swipe", "pan", "pinch", "tap", "hold"] {
-                guard let minKey = recognizerKeysByName["\(table).min_fingers"],
-                    let maxKey = recognizerKeysByName["\(table).max_fingers"],
-                    case .integer(let low) = minKey.get(candidate), case .integer(let high) = maxKey.get(candidate),
+            // combine into a pair out of order (min_fingers above max_fingers); keep the earlier values of
+            // that pair then.
+            for pair in RecognizerSettings.tables.flatMap(\.orderedKeys) {
+                guard let lowKey = recognizerKeysByName[pair.low], let highKey = recognizerKeysByName[pair.high],
+                    case .integer(let low) = lowKey.get(candidate), case .integer(let high) = highKey.get(candidate),
                     low > high
                 else { continue }
-                minKey.set(&candidate, minKey.get(resolved.recognizer))
-                maxKey.set(&candidate, maxKey.get(resolved.recognizer))
+                lowKey.set(&candidate, lowKey.get(resolved.recognizer))
+                highKey.set(&candidate, highKey.get(resolved.recognizer))
                 resolved.warnings.append(
-                    "device section at \(section.location) would make \(table).min_fingers (\(low)) more than "
-                        + "\(table).max_fingers (\(high)) together with earlier sections; keeping "
-                        + "\(minKey.get(candidate))...\(maxKey.get(candidate)) fingers")
+                    "device section at \(section.location) would make \(pair.low) (\(low)) more than "
+                        + "\(pair.high) (\(high)) together with earlier sections; keeping "
+                        + "\(lowKey.get(candidate))...\(highKey.get(candidate))\(pair.high.hasSuffix("fingers") ? " fingers" : "")")
             }
             resolved.recognizer = candidate
         }

@@ -1,3 +1,5 @@
+import GestureCore
+
 /// A position in the configuration file (1-based; 0 means unknown).
 struct SourcePosition: Equatable, Sendable, Comparable {
     var line: Int
@@ -99,12 +101,4 @@ func quoted(_ s: String) -> String {
         }
     }
     return out + "\""
-}
-
-/// A number as a person writes it: "500" rather than "500.0", "0.08" as is.
-func formatNumber(_ d: Double) -> String {
-    if d.isNaN { return "nan" }
-    if d.isInfinite { return d < 0 ? "-inf" : "inf" }
-    if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-    return String(d)
 }

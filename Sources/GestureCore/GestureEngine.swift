@@ -40,13 +40,13 @@ public enum TouchDecision: Equatable, Sendable {
     case claim([UInt64])
 }
 
-/// What the engine produces, in order: gestures for clients, warnings for the user, touch decisions for
-/// passthrough, and (only while tracing) the recognizer's transitions and decisions for the debug log.
+/// What the engine produces for clients and the log, in order: gestures, warnings, and (only while
+/// tracing) the recognizer's transitions and decisions. Touch decisions (passthrough) come beside them, in
+/// their own array (`process(_:into:touches:)`).
 public enum EngineOutput: Equatable, Sendable {
     case gesture(GestureEvent)
     case warning(CoreWarning)
     case trace(String)
-    case touch(TouchDecision)
 }
 
 /// The whole pipeline for one device: evdev events -> frame assembler -> recognizer -> gesture events.
@@ -126,25 +126,34 @@ public struct GestureEngine: Sendable {
     }
 
     /// Feeds one event: deadlines it passed fire first; the gestures, warnings and traces it completes are
-    /// appended to `out`.
-    public mutating func process(_ event: InputEvent, into out: inout [EngineOutput]) {
+    /// appended to `out`, the touch decisions it makes (passthrough: `settings.withholdsTouches`) to
+    /// `touches`.
+    public mutating func process(_ event: InputEvent, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
         let time = event.timeMicroseconds
         if let deadline = recognizer.nextDeadlineMicroseconds, time >= deadline {
-            recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
+            let frame = assembler.frame
+            recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
         }
         lastEventTimeMicroseconds = time
         switch assembler.process(event) {
         case .pending:
             break
         case .frame:
-            recognizer.handle(assembler.frame, ids: ids, into: &out)
+            let frame = assembler.frame
+            recognize(&out, &touches) { $0.handle(frame, &$1) }
         case .dropped:
-            dropped(at: time, into: &out)
+            dropped(at: time, &out, &touches)
         }
         if !assembler.warnings.isEmpty {
             for w in assembler.warnings { out.append(.warning(w)) }
             assembler.warnings.removeAll()
         }
+    }
+
+    /// Feeds one event of a device without passthrough (whose recognizer makes no touch decisions).
+    public mutating func process(_ event: InputEvent, into out: inout [EngineOutput]) {
+        var touches: [TouchDecision] = []
+        process(event, into: &out, touches: &touches)
     }
 
     /// Feeds a batch of events.
@@ -154,18 +163,39 @@ public struct GestureEngine: Sendable {
 
     /// The kernel dropped events and libevdev resynchronised the device: gestures in flight are cancelled,
     /// and the sync events that follow are fed through `process` as usual.
-    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
-        dropped(at: time, into: &out)
+    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        let frame = assembler.frame
+        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
+        dropped(at: time, &out, &touches)
     }
 
-    private mutating func dropped(at time: Int64, into out: inout [EngineOutput]) {
+    /// `eventsDropped` for a device without passthrough.
+    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        var touches: [TouchDecision] = []
+        eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
+    }
+
+    private mutating func dropped(at time: Int64, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
         out.append(
             .warning(
                 CoreWarning(
                     timeMicroseconds: time,
                     message: "\(device.name): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
-        recognizer.handle(.dropped(atMicroseconds: time), frame: assembler.frame, ids: ids, into: &out)
+        let frame = assembler.frame
+        recognize(&out, &touches) { $0.handle(.dropped(atMicroseconds: time), frame: frame, &$1) }
+    }
+
+    /// Runs the recognizer with the caller's arrays as its outputs (moved in and back out, not copied).
+    private mutating func recognize(
+        _ out: inout [EngineOutput], _ touches: inout [TouchDecision],
+        _ body: (inout GestureRecognizer, inout Outputs) -> Void
+    ) {
+        var outputs = Outputs(events: [], touches: [], ids: ids)
+        swap(&outputs.events, &out)
+        swap(&outputs.touches, &touches)
+        body(&recognizer, &outputs)
+        swap(&outputs.events, &out)
+        swap(&outputs.touches, &touches)
     }
 
     /// The serial (`Contact.serial`) of the contact down in multitouch slot `slot` as of the last frame,
@@ -177,31 +207,53 @@ public struct GestureEngine: Sendable {
     @inlinable public var nextDeadlineMicroseconds: Int64? { recognizer.nextDeadlineMicroseconds }
 
     /// Reports what became true by `time` without new input: every deadline due by then fires.
+    public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        let frame = assembler.frame
+        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
+    }
+
+    /// `advance` for a device without passthrough.
     public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
+        var touches: [TouchDecision] = []
+        advance(toMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// The device is going away (or the daemon stops): deadlines due by `time` fire, then a gesture in
     /// flight is cancelled at `time`, and nothing begins until the fingers now down have lifted.
+    public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        let frame = assembler.frame
+        recognize(&out, &touches) {
+            $0.fireDeadlines(upTo: time, frame: frame, &$1)
+            $0.handle(.cancelled(atMicroseconds: time), frame: frame, &$1)
+        }
+    }
+
+    /// `cancelAll` for a device without passthrough.
     public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        recognizer.fireDeadlines(upTo: time, frame: assembler.frame, ids: ids, into: &out)
-        recognizer.handle(.cancelled(atMicroseconds: time), frame: assembler.frame, ids: ids, into: &out)
+        var touches: [TouchDecision] = []
+        cancelAll(atMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// As if the device had been unplugged and plugged back in at `time`: a gesture in flight is
     /// cancelled and every touch forgotten (a replay's pass ended; the next starts from nothing).
-    public mutating func reset(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        cancelAll(atMicroseconds: time, into: &out)
+    public mutating func reset(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        cancelAll(atMicroseconds: time, into: &out, touches: &touches)
         rebuild()
     }
 
-    /// New thresholds and geometry (a configuration reload). A gesture in flight is cancelled, and
-    /// recognition restarts once every finger now down has lifted.
+    /// `reset` for a device without passthrough.
+    public mutating func reset(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        var touches: [TouchDecision] = []
+        reset(atMicroseconds: time, into: &out, touches: &touches)
+    }
+
+    /// New thresholds and geometry (a configuration reload, a turned screen, passthrough switched). A
+    /// gesture in flight is cancelled, and recognition restarts once every finger now down has lifted.
     public mutating func reconfigure(
         settings: RecognizerSettings, geometry geometrySettings: GeometrySettings, atMicroseconds time: Int64,
-        into out: inout [EngineOutput]
+        into out: inout [EngineOutput], touches: inout [TouchDecision]
     ) {
-        cancelAll(atMicroseconds: time, into: &out)
+        cancelAll(atMicroseconds: time, into: &out, touches: &touches)
         guard let axes = device.positionAxes else { return }
         self.settings = settings
         geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
@@ -209,7 +261,19 @@ public struct GestureEngine: Sendable {
         let tracing = recognizer.tracing
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
-        if !assembler.frame.contacts.isEmpty { recognizer.waitForLift(assembler.frame, into: &out) }
+        if !assembler.frame.contacts.isEmpty {
+            let frame = assembler.frame
+            recognize(&out, &touches) { $0.waitForLift(frame, &$1) }
+        }
+    }
+
+    /// `reconfigure` for a device without passthrough.
+    public mutating func reconfigure(
+        settings: RecognizerSettings, geometry geometrySettings: GeometrySettings, atMicroseconds time: Int64,
+        into out: inout [EngineOutput]
+    ) {
+        var touches: [TouchDecision] = []
+        reconfigure(settings: settings, geometry: geometrySettings, atMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// A fresh assembler and recognizer with the same settings, geometry, id source and tracing.

@@ -1,123 +1,9 @@
 import GestureVocabulary
 
-/// The zone of one screen edge.
-public struct EdgeZone: Equatable, Sendable {
-    public var enabled: Bool
-    /// Width of the zone measured inward from the edge, in millimetres.
-    public var widthMM: Double
-
-    public init(enabled: Bool = true, widthMM: Double = RecognizerSettings.defaultEdgeZoneWidthMM) {
-        self.enabled = enabled
-        self.widthMM = widthMM
-    }
-}
-
-/// Edge swipe recognizer thresholds.
-public struct EdgeSwipeSettings: Equatable, Sendable {
-    public var enabled: Bool = true
-    public var zones: [Edge: EdgeZone] = [
-        .left: EdgeZone(), .right: EdgeZone(), .top: EdgeZone(), .bottom: EdgeZone(),
-    ]
-    /// Fewest and most fingers an edge swipe may have (every finger must land in the same edge's zone).
-    public var minFingers: Int = 1
-    public var maxFingers: Int = 1
-    /// Progress (fraction of the screen along the swipe axis) at which a release commits.
-    public var commitProgress: Double = 0.5
-    /// Inward release velocity that commits whatever the progress; the same speed outward cancels.
-    public var flingVelocityMMPerSecond: Double = 200
-    /// Fingers landing in the zones of two sides and moving inward along the corner's diagonal (within
-    /// 45°) swipe from the corner ("top-left", ...). On: corner swipes are common bindings (Sxmo's), and a
-    /// swipe along one side's inward axis still goes to that side.
-    public var corners: Bool = true
-    /// With passthrough, touches that land in an edge zone are held back from applications until the edge
-    /// swipe is decided; if it is still undecided this long after the landing (the finger has not moved
-    /// past the slop), the touch is delivered and its edge swipe fails. 0.12 s: long enough for a finger
-    /// that starts a swipe at once to pass the 3 mm slop (60 mm/s suffices at 0.05 s), short enough that
-    /// a press by the edge reaches the application about as late as a typical display frame or two.
-    public var withholdMaxSeconds: Double = 0.12
-
-    public init() {}
-
-    public func zone(_ edge: Edge) -> EdgeZone { zones[edge] ?? EdgeZone(enabled: false) }
-}
-
-/// Pan (and swipe) recognizer thresholds.
-public struct PanSettings: Equatable, Sendable {
-    public var enabled: Bool = true
-    public var minFingers: Int = 1
-    public var maxFingers: Int = 5
-    /// Distance of the centroid from where the fingers landed at which a release commits.
-    public var commitDistanceMM: Double = 15
-    /// Release velocity that commits whatever the distance.
-    public var flingVelocityMMPerSecond: Double = 200
-    /// The directions a committed pan's `end` is classified into: 4 (up, down, left, right, within the
-    /// angle tolerance, else none) or 8 (also up-left, up-right, down-left, down-right; each 45° wide).
-    public var directions: Int = 4
-    /// With passthrough, pans with `claimMinFingers`...`claimMaxFingers` fingers are system gestures:
-    /// when one begins, its touches already delivered to applications are cancelled.
-    public var claim: Bool = false
-    public var claimMinFingers: Int = 3
-    public var claimMaxFingers: Int = 5
-
-    public init() {}
-}
-
-/// Tap recognizer thresholds: fingers that land and lift without moving.
-public struct TapSettings: Equatable, Sendable {
-    public var enabled: Bool = true
-    public var minFingers: Int = 1
-    public var maxFingers: Int = 5
-    /// Longest time from the first finger landing to the last lifting: a longer press is not a tap.
-    public var maxDurationSeconds: Double = 0.4
-    /// Longest time from one tap's last lift to the next tap's first landing for the two to be one
-    /// sequence (a double tap).
-    public var multiTapIntervalSeconds: Double = 0.3
-    /// Farthest a further tap may land from the sequence's first tap, millimetres.
-    public var multiTapDistanceMM: Double = 15
-    /// Taps after which a sequence ends at once (2: double taps end without waiting).
-    public var maxTaps: Int = 2
-
-    public init() {}
-}
-
-/// Hold (long press) recognizer thresholds.
-public struct HoldSettings: Equatable, Sendable {
-    public var enabled: Bool = true
-    public var minFingers: Int = 1
-    public var maxFingers: Int = 5
-    /// Time the fingers must stay within the slop after the last one landed.
-    public var holdSeconds: Double = 0.5
-
-    public init() {}
-}
-
-/// Pinch (with rotation) recognizer thresholds.
-public struct PinchSettings: Equatable, Sendable {
-    public var enabled: Bool = true
-    public var minFingers: Int = 2
-    public var maxFingers: Int = 5
-    /// Change of the fingers' mean distance from their centroid that begins a pinch.
-    public var beginSpanChangeMM: Double = 3
-    /// Rotation of the fingers around their centroid that begins a pinch.
-    public var beginRotationDegrees: Double = 10
-    /// A release commits when |1 - scale| reaches this ...
-    public var commitScaleChange: Double = 0.4
-    /// ... or when |rotation| reaches this.
-    public var commitRotationDegrees: Double = 45
-    /// With passthrough, pinches with `claimMinFingers`...`claimMaxFingers` fingers are system gestures:
-    /// when one begins, its touches already delivered to applications are cancelled.
-    public var claim: Bool = false
-    public var claimMinFingers: Int = 3
-    public var claimMaxFingers: Int = 5
-
-    public init() {}
-}
-
-/// Every threshold the recognizers use. Defaults are chosen to hold on any panel, phones to 32-inch
-/// monitors; docs/gestures.md gives each one's reason.
+/// Every threshold the recognizer uses: the ones all kinds share, and each kind's rule with its own.
+/// Defaults are chosen to hold on any panel, phones to 32-inch monitors; docs/gestures.md gives each
+/// one's reason.
 public struct RecognizerSettings: Equatable, Sendable {
-    public static let defaultEdgeZoneWidthMM: Double = 5
-
     /// Distance a finger must move before anything is recognized: below it a touch is a tap or a resting
     /// finger with jitter.
     public var slopMM: Double = 3
@@ -138,18 +24,83 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// their own.
     public var fingerLandingWindowSeconds: Double = 0.2
 
-    public var edgeSwipe = EdgeSwipeSettings()
-    public var pan = PanSettings()
-    public var pinch = PinchSettings()
-    public var tap = TapSettings()
-    public var hold = HoldSettings()
+    // Each kind's rule, holding its thresholds (Recognition/*Rule.swift).
+    public var edgeSwipe = EdgeSwipeRule()
+    public var pan = PanRule()
+    public var pinch = PinchRule()
+    public var tap = TapRule()
+    public var hold = HoldRule()
+
+    /// Rules of kinds besides gestured's own, added outside GestureCore (docs/architecture.md, "Adding a
+    /// gesture kind"); each takes part once its kind is named in `arbitrationOrder`.
+    public var additionalRules: [any GestureRule] = []
+
+    /// The order in which the kinds' rules are asked, declared once (`standardOrder`); a kind added by an
+    /// additional rule is named in it where it must be asked.
+    public var arbitrationOrder: [GestureKind] = RecognizerSettings.standardOrder
+
+    /// An edge swipe first: a pan requires it to fail (UIKit's require-to-fail), so a touch landing in an
+    /// edge zone and moving inward is never also a pan. Then a pinch: fingers whose motion differs between
+    /// them are never a pan. Then a pan. A hold and a tap are decided on stillness (the hold at its time,
+    /// the tap at the lift), never on motion: they come last.
+    public static let standardOrder: [GestureKind] = [.edgeSwipe, .pinch, .pan, .hold, .tap]
 
     /// The device's touches go through gestured (passthrough): the recognizer says which touches to hold
-    /// back, deliver or cancel (`EngineOutput.touch`). Set from the device's configuration, not a
-    /// [recognizer] key.
+    /// back, deliver or cancel (`TouchDecision`). Set from the device's configuration, not a [recognizer]
+    /// key.
     public var withholdsTouches: Bool = false
 
     public init() {}
+
+    /// The rule of `kind`: gestured's own, or one of `additionalRules`.
+    public func rule(for kind: GestureKind) -> (any GestureRule)? {
+        switch kind {
+        case .edgeSwipe: return edgeSwipe
+        case .pan: return pan
+        case .pinch: return pinch
+        case .tap: return tap
+        case .hold: return hold
+        default: return additionalRules.first { $0.kind == kind }
+        }
+    }
+
+    /// The rules, in `arbitrationOrder` (a kind without a rule is left out).
+    public var rules: [any GestureRule] { arbitrationOrder.compactMap(rule(for:)) }
+
+    /// The tables of gestured's own kinds under [recognizer], in the order the configuration lists them.
+    public static let tables: [RecognizerTable] = [
+        RecognizerTable(\.edgeSwipe, property: "edgeSwipe"), RecognizerTable(\.pan, property: "pan"),
+        RecognizerTable(\.pinch, property: "pinch"), RecognizerTable(\.tap, property: "tap"),
+        RecognizerTable(\.hold, property: "hold"),
+    ]
+
+    /// The thresholds all kinds share, keys directly under [recognizer].
+    public static let sharedKeys: [RecognizerKey] = [
+        RuleSetting<RecognizerSettings>.number("slop_mm", "slopMM", 0.5...20, "mm", \.slopMM),
+        .number("angle_tolerance_degrees", "angleToleranceDegrees", 5...45, "degrees", \.angleToleranceDegrees),
+        .number("velocity_window_seconds", "velocityWindowSeconds", 0.01...0.5, "s", \.velocityWindowSeconds),
+        .number("pinch_differential_ratio", "pinchDifferentialRatio", 0.05...10, nil, \.pinchDifferentialRatio),
+        .number("finger_landing_window_seconds", "fingerLandingWindowSeconds", 0...1, "s", \.fingerLandingWindowSeconds),
+    ].map(RecognizerKey.init)
+
+    /// Every [recognizer] key (the same keys in a [[device]] section): the shared ones, then each table's,
+    /// in the order config/gestured.toml and docs/configuration.md list them.
+    public static let keys: [RecognizerKey] = sharedKeys + tables.flatMap(\.keys)
+
+    public static func == (a: RecognizerSettings, b: RecognizerSettings) -> Bool {
+        a.slopMM == b.slopMM && a.angleToleranceDegrees == b.angleToleranceDegrees
+            && a.velocityWindowSeconds == b.velocityWindowSeconds && a.pinchDifferentialRatio == b.pinchDifferentialRatio
+            && a.fingerLandingWindowSeconds == b.fingerLandingWindowSeconds && a.edgeSwipe == b.edgeSwipe && a.pan == b.pan
+            && a.pinch == b.pinch && a.tap == b.tap && a.hold == b.hold && a.arbitrationOrder == b.arbitrationOrder
+            && a.withholdsTouches == b.withholdsTouches && a.additionalRules.count == b.additionalRules.count
+            && zip(a.additionalRules, b.additionalRules).allSatisfy { isSameRule($0, $1) }
+    }
+}
+
+/// Whether two rules are the same rule with the same thresholds.
+func isSameRule(_ a: any GestureRule, _ b: any GestureRule) -> Bool {
+    func compare<R: GestureRule>(_ a: R) -> Bool { (b as? R) == a }
+    return compare(a)
 }
 
 /// The device's mounting relative to the screen, clockwise.

@@ -552,26 +552,3 @@ public struct TouchForwarder: Sendable {
         if TouchForwarder.isLegacy(e) { virtualLegacy[TouchForwarder.legacyKey(e.type, e.code)] = e.value }
     }
 }
-
-extension TouchForwarder {
-    /// Feeds one event of the panel through `engine` and then the forwarder: the engine's outputs are
-    /// appended to `outputs` (decisions included), the events for the virtual device to `out`. What the
-    /// daemon and `gesturectl replay --forward` both run, per event.
-    public mutating func process(
-        _ event: InputEvent, engine: inout GestureEngine, outputs: inout [EngineOutput], into out: inout [InputEvent]
-    ) {
-        let start = outputs.count
-        engine.process(event, into: &outputs)
-        let decisions = TouchForwarder.decisions(in: outputs, from: start)
-        process(event, decisions: decisions, serial: { engine.contactSerial(inSlot: $0) }, into: &out)
-    }
-
-    /// The touch decisions among `outputs[start...]`, in order.
-    public static func decisions(in outputs: [EngineOutput], from start: Int = 0) -> [TouchDecision] {
-        var result: [TouchDecision] = []
-        for output in outputs[start...] {
-            if case .touch(let d) = output { result.append(d) }
-        }
-        return result
-    }
-}

@@ -149,9 +149,6 @@ extension Daemon {
             case .gesture(let event): publish(event, from: slot)
             case .warning(let warning): Log.warning("\(slot.info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(slot.info.id): \(line)")
-            case .touch(let decision):
-                // Passthrough devices only; pump has already applied them to the device's TouchForwarder.
-                Log.debug("\(slot.info.id): touches \(decision)")
             }
         }
     }

@@ -192,11 +192,8 @@ extension Daemon {
     /// Stops reading a device: its gestures in flight are cancelled and subscribed clients told.
     func removeDevice(_ slot: DeviceSlot, reason: String) {
         guard let index = devices.firstIndex(where: { $0 === slot }) else { return }
-        var out: [EngineOutput] = []
         let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
-        slot.engine.cancelAll(atMicroseconds: now, into: &out)
-        forwardDecisions(slot, out, from: 0, atMicroseconds: now)
-        deliver(out, from: slot)
+        runEngine(slot, at: now) { $0.cancelAll(atMicroseconds: now, into: &$1, touches: &$2) }
         // The copy's touches are cancelled before it goes.
         stopPassthrough(slot, reason: reason)
         devices.remove(at: index)
@@ -225,7 +222,7 @@ extension Daemon {
                     // Every frame is forwarded as it is read: the write below is in this same loop iteration.
                     more = try Daemon.read(
                         slot.source, now: now(), into: &slot.engine, forwarder: &passthrough.forwarder,
-                        writes: &passthrough.writes, outputs: &out)
+                        writes: &passthrough.writes, touches: &passthrough.decisions, outputs: &out)
                     flushPassthrough(slot)
                 } else {
                     more = try Daemon.read(slot.source, now: now(), into: &slot.engine, outputs: &out)
@@ -256,34 +253,36 @@ extension Daemon {
     private static func read(
         _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
     ) throws(InputSourceEnded) -> Bool {
-        try source.read(nowMicroseconds: now()) { report in
+        // Without passthrough the engine makes no touch decisions.
+        var none: [TouchDecision] = []
+        return try source.read(nowMicroseconds: now()) { report in
             switch report {
-            case .event(let event): engine.process(event, into: &out)
-            case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out)
-            case .reset(let time): engine.reset(atMicroseconds: time, into: &out)
+            case .event(let event): engine.process(event, into: &out, touches: &none)
+            case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out, touches: &none)
+            case .reset(let time): engine.reset(atMicroseconds: time, into: &out, touches: &none)
             }
         }
     }
 
-    /// The same for a device in passthrough: each event goes through its forwarder, which feeds the engine
-    /// and queues what the copy receives in `writes`.
+    /// The same for a device in passthrough: each event goes through the engine, then the event and the
+    /// engine's touch decisions through the forwarder, which queues what the copy receives in `writes`.
     private static func read(
         _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
-        writes: inout [InputEvent], outputs out: inout [EngineOutput]
+        writes: inout [InputEvent], touches: inout [TouchDecision], outputs out: inout [EngineOutput]
     ) throws(InputSourceEnded) -> Bool {
         try source.read(nowMicroseconds: now()) { report in
+            defer { if !touches.isEmpty { touches.removeAll(keepingCapacity: true) } }
             switch report {
             case .event(let event):
-                forwarder.process(event, engine: &engine, outputs: &out, into: &writes)
+                engine.process(event, into: &out, touches: &touches)
+                forwarder.process(event, decisions: touches, serial: { [engine] in engine.contactSerial(inSlot: $0) }, into: &writes)
             case .dropped(let time):
-                let start = out.count
-                engine.eventsDropped(atMicroseconds: time, into: &out)
+                engine.eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
                 forwarder.eventsDropped()
-                forwarder.apply(TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &writes)
+                forwarder.apply(touches, atMicroseconds: time, into: &writes)
             case .reset(let time):
-                let start = out.count
-                engine.reset(atMicroseconds: time, into: &out)
-                forwarder.apply(TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &writes)
+                engine.reset(atMicroseconds: time, into: &out, touches: &touches)
+                forwarder.apply(touches, atMicroseconds: time, into: &writes)
                 forwarder.finish(atMicroseconds: time, into: &writes)
                 // A replay's next pass starts from nothing, like a device plugged in again.
                 if let fresh = try? TouchForwarder(device: source.description) { forwarder = fresh }
@@ -311,13 +310,8 @@ extension Daemon {
                         let stillDue = slot.engine.nextDeadlineMicroseconds, stillDue == deadline
                     else { continue }
                 }
-                var out = takeOutputs()
-                defer { returnOutputs(&out) }
-                slot.engine.advance(toMicroseconds: deadline, into: &out)
                 // A withheld touch whose limit passed is released now, not at the panel's next frame.
-                forwardDecisions(slot, out, from: 0, atMicroseconds: deadline)
-                flushPassthrough(slot)
-                deliver(out, from: slot)
+                runEngine(slot, at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1, touches: &$2) }
             }
         }
     }

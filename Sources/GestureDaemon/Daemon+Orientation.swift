@@ -26,17 +26,16 @@ extension Daemon: SessionHost {
         for slot in named where slot.info.orientation != orientation {
             let previous = slot.info.orientation
             slot.info.orientation = orientation
-            var out: [EngineOutput] = []
             let time = slot.source.eventMicroseconds(forMonotonic: now)
+            let geometry = slot.effectiveGeometry
             // The engine's own settings: with passthrough they withhold touches, which the file's do not say.
-            slot.engine.reconfigure(
-                settings: slot.engine.settings, geometry: slot.effectiveGeometry, atMicroseconds: time, into: &out)
-            forwardDecisions(slot, out, from: 0, atMicroseconds: time)
+            runEngine(slot, at: time) {
+                $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
+            }
             if let passthrough = slot.passthrough {
                 passthrough.forwarder.releaseWithheld(atMicroseconds: time, into: &passthrough.writes)
                 flushPassthrough(slot)
             }
-            deliver(out, from: slot)
             Log.info("\(slot.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(session.label)")
             notifyClients(.deviceChanged(slot.info), about: slot.info)
         }

@@ -8,6 +8,8 @@ final class Passthrough {
     let copy: VirtualTouchscreen
     /// Events for the copy, written once per loop iteration that produced them.
     var writes: [InputEvent] = []
+    /// The touch decisions of the event being forwarded (kept with its capacity).
+    var decisions: [TouchDecision] = []
 
     init(forwarder: TouchForwarder, copy: VirtualTouchscreen) {
         self.forwarder = forwarder
@@ -105,10 +107,11 @@ extension Daemon {
         guard slot.engine.settings.withholdsTouches != on else { return }
         var settings = slot.engine.settings
         settings.withholdsTouches = on
-        var out: [EngineOutput] = []
+        let geometry = slot.effectiveGeometry
         let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
-        slot.engine.reconfigure(settings: settings, geometry: slot.effectiveGeometry, atMicroseconds: now, into: &out)
-        deliver(out, from: slot)
+        runEngine(slot, at: now) {
+            $0.reconfigure(settings: settings, geometry: geometry, atMicroseconds: now, into: &$1, touches: &$2)
+        }
     }
 
     /// Whether the panel has nothing down (as the engine last saw it): passthrough may be switched.
@@ -126,11 +129,22 @@ extension Daemon {
         notifyClients(.deviceChanged(slot.info), about: slot.info)
     }
 
-    /// Feeds the decisions among `outputs[start...]` made outside a frame (a deadline, a cancellation) to
-    /// the forwarder.
-    func forwardDecisions(_ slot: DeviceSlot, _ outputs: [EngineOutput], from start: Int, atMicroseconds time: Int64) {
-        guard let passthrough = slot.passthrough else { return }
-        let decisions = TouchForwarder.decisions(in: outputs, from: start)
-        passthrough.forwarder.apply(decisions, atMicroseconds: time, into: &passthrough.writes)
+    /// Runs one operation of a device's engine outside a read (a deadline, a cancellation, a
+    /// reconfiguration), then, in this order: its touch decisions to the passthrough copy (written at
+    /// once), its gestures, warnings and traces to the clients and the log. Every engine call but the
+    /// reads of `pump` goes through here.
+    func runEngine(
+        _ slot: DeviceSlot, at time: Int64,
+        _ operation: (inout GestureEngine, inout [EngineOutput], inout [TouchDecision]) -> Void
+    ) {
+        var out = takeOutputs()
+        defer { returnOutputs(&out) }
+        var touches: [TouchDecision] = []
+        operation(&slot.engine, &out, &touches)
+        if let passthrough = slot.passthrough {
+            passthrough.forwarder.apply(touches, atMicroseconds: time, into: &passthrough.writes)
+            flushPassthrough(slot)
+        }
+        deliver(out, from: slot)
     }
 }

@@ -67,19 +67,18 @@ extension Daemon {
                 applyPendingPassthrough(slot)
                 continue
             }
-            var out: [EngineOutput] = []
             let time = slot.source.eventMicroseconds(forMonotonic: now)
             slot.settings = settings
             // The orientation set at run time stays: it turns the new geometry as it turned the old.
-            slot.engine.reconfigure(
-                settings: settings.recognizer, geometry: slot.effectiveGeometry, atMicroseconds: time, into: &out)
-            forwardDecisions(slot, out, from: 0, atMicroseconds: time)
+            let geometry = slot.effectiveGeometry
+            runEngine(slot, at: time) {
+                $0.reconfigure(settings: settings.recognizer, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
+            }
             if let passthrough = slot.passthrough {
                 // The recognizer that was to decide the withheld touches is gone: they are delivered.
                 passthrough.forwarder.releaseWithheld(atMicroseconds: time, into: &passthrough.writes)
                 flushPassthrough(slot)
             }
-            deliver(out, from: slot)
             applyPendingPassthrough(slot)
             Log.info("\(slot.info.id): new settings applied")
         }

@@ -321,11 +321,8 @@ public final class Daemon {
         SystemdNotifier.stopping()
         let now = SystemCall.monotonicMicroseconds()
         for slot in devices {
-            var out: [EngineOutput] = []
             let time = slot.source.eventMicroseconds(forMonotonic: now)
-            slot.engine.cancelAll(atMicroseconds: time, into: &out)
-            forwardDecisions(slot, out, from: 0, atMicroseconds: time)
-            deliver(out, from: slot)
+            runEngine(slot, at: time) { $0.cancelAll(atMicroseconds: time, into: &$1, touches: &$2) }
             // Nothing stays down on the copy, which goes away with the daemon.
             stopPassthrough(slot, reason: "the daemon is stopping")
         }

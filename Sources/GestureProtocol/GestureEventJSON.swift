@@ -41,7 +41,7 @@ public enum GestureEventJSON {
 
     private static func write(_ e: GestureEvent, device: String?, to w: inout JSONObjectWriter) {
         w.plainString("type", "gesture")
-        w.plainString("gesture", name(e.kind))
+        if let kind = name(e.kind) { w.plainString("gesture", kind) } else { w.string("gesture", e.kind.rawValue) }
         w.plainString("phase", name(e.phase))
         w.int("id", e.id)
         w.seconds("time", microseconds: e.timeMicroseconds)
@@ -68,14 +68,17 @@ public enum GestureEventJSON {
         if let span = e.spanMM { w.number("span_mm", span, decimals: millimetreDecimals) }
     }
 
-    // The wire names, as static strings (they equal the enums' raw values; a test checks it).
-    static func name(_ k: GestureKind) -> StaticString {
+    // The wire names, as static strings (they equal the enums' raw values; a test checks it). A kind
+    // outside GestureKind.allCases (one a rule added outside GestureCore) has none: its raw value is
+    // written, escaped.
+    static func name(_ k: GestureKind) -> StaticString? {
         switch k {
         case .edgeSwipe: return "edge-swipe"
         case .pan: return "pan"
         case .pinch: return "pinch"
         case .tap: return "tap"
         case .hold: return "hold"
+        default: return nil
         }
     }
 

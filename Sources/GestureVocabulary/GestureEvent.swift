@@ -15,14 +15,42 @@ public struct Vector2: Equatable, Sendable {
     @inlinable public var length: Double { (x * x + y * y).squareRoot() }
 }
 
-public enum GestureKind: String, CaseIterable, Sendable {
-    case edgeSwipe = "edge-swipe"
-    case pan
-    case pinch
+/// A kind of gesture, named on the wire by `rawValue` ("edge-swipe"). The kinds gestured recognizes are
+/// `allCases`, the one list every other list of kinds is checked against (the subscription filter, the
+/// bindings file, `gesturectl monitor --kinds`, the plot's colours, the completions, the man pages, the docs
+/// and the Python client; a test fails when one of them misses a kind).
+///
+/// A struct rather than an enum so that a gesture kind can be added by writing its rule alone
+/// (docs/architecture.md, "Adding a gesture kind"): `GestureKind("tap-and-drag")` names a kind the
+/// recognizer was given a rule for; `init?(rawValue:)` accepts only the kinds in `allCases`, as a client or
+/// a configuration reading a name must.
+public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// A kind named `name`, known or not.
+    public init(_ name: String) { rawValue = name }
+
+    /// One of the kinds gestured recognizes (`allCases`); nil for any other name.
+    public init?(rawValue: String) {
+        guard let known = GestureKind.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+
+    public var description: String { rawValue }
+
+    /// An edge swipe: fingers landing in an edge zone (or a corner) and moving inward.
+    public static let edgeSwipe = GestureKind("edge-swipe")
+    /// A pan (and swipe): 1...N fingers moving together.
+    public static let pan = GestureKind("pan")
+    /// A pinch with rotation: two or more fingers moving apart, together or around.
+    public static let pinch = GestureKind("pinch")
     /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`).
-    case tap
+    public static let tap = GestureKind("tap")
     /// Fingers that stay still for the hold time (a long press); moving afterwards drags.
-    case hold
+    public static let hold = GestureKind("hold")
+
+    /// Every kind gestured recognizes, in the order the docs list them.
+    public static let allCases: [GestureKind] = [.edgeSwipe, .pan, .pinch, .tap, .hold]
 }
 
 public enum GesturePhase: String, CaseIterable, Sendable {

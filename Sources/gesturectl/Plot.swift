@@ -177,7 +177,7 @@ struct RecordingPlot {
                         gestures.append(Gesture(begin: e, last: e, pathMM: [e.positionMM]))
                     }
                 case .warning(let w): warnings.append(w)
-                case .trace, .touch: break  // a plot shows gestures; touch decisions come only with passthrough
+                case .trace: break
                 }
             }
         }

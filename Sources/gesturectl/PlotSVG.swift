@@ -23,15 +23,13 @@ enum PlotSVG {
     static let cancelColour = "#c00000"
     static let textColour = "#202020"
 
-    static func kindColour(_ kind: GestureKind) -> String {
-        switch kind {
-        case .edgeSwipe: return "#e6550d"
-        case .pan: return "#3182bd"
-        case .pinch: return "#756bb1"
-        case .tap: return "#31a354"
-        case .hold: return "#636363"
-        }
-    }
+    /// Each kind's colour (a test checks that every kind of GestureKind.allCases has its own).
+    static let kindColours: [GestureKind: String] = [
+        .edgeSwipe: "#e6550d", .pan: "#3182bd", .pinch: "#756bb1", .tap: "#31a354", .hold: "#636363",
+    ]
+
+    /// A kind's colour; black for a kind the plot has no colour for.
+    static func kindColour(_ kind: GestureKind) -> String { kindColours[kind] ?? "#000000" }
 
     static func fingerColour(_ number: Int) -> String { fingerColours[(number - 1) % fingerColours.count] }
 

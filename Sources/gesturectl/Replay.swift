@@ -100,7 +100,6 @@ func runReplay(_ args: [String]) -> Int32 {
                 case .gesture: break
                 case .warning(let w): printError("warning: \(w.message)\n")
                 case .trace(let t): printError("trace: \(t)\n")
-                case .touch(let decision): if trace { printError("trace: touches \(decision)\n") }
                 }
             }
         }

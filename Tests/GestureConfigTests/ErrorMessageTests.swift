@@ -294,6 +294,20 @@ struct ErrorMessageTests {
                 == ["gestured.toml:5:1: device[1].pan: min_fingers (4) must not be more than max_fingers (3)"])
     }
 
+    /// Claimed finger counts are a range too: a claim_min_fingers above claim_max_fingers would claim no
+    /// gesture at all, silently.
+    @Test func claimMinFingersMustNotExceedClaimMaxFingers() {
+        #expect(
+            errors("[recognizer.pan]\nclaim = true\nclaim_min_fingers = 4\nclaim_max_fingers = 3\n")
+                == ["gestured.toml:4:1: recognizer.pan: claim_min_fingers (4) must not be more than claim_max_fingers (3)"])
+        #expect(
+            errors("[recognizer.pinch]\nclaim_min_fingers = 6\n")
+                == [
+                    "gestured.toml:2:1: recognizer.pinch: claim_min_fingers (6) must not be more than claim_max_fingers (5) (claim_min_fingers set here, claim_max_fingers from the built-in defaults)"
+                ])
+        #expect(errors("[recognizer.pan]\nclaim_min_fingers = 4\nclaim_max_fingers = 4\n").isEmpty)
+    }
+
     @Test func everyProblemIsReportedOnePerLineInFileOrder() {
         let text = """
             [recognizer]

@@ -123,7 +123,7 @@ struct ResolveTests {
         #expect(g.recognizer.pan.commitDistanceMM == 40)
         #expect(g.recognizer.edgeSwipe.zone(.left) == EdgeZone(enabled: true, widthMM: 8))
         #expect(g.recognizer.edgeSwipe.zone(.right) == EdgeZone(enabled: false, widthMM: 5))
-        #expect(g.recognizer.pinch == PinchSettings())
+        #expect(g.recognizer.pinch == PinchRule())
 
         let e = configuration.resolve(for: elan, path: nil)
         #expect(e.matchedSections == [0])

@@ -138,10 +138,19 @@ import GestureVocabulary
 
 @Suite struct WireNameTests {
     @Test func staticNamesEqualRawValues() {
-        for k in GestureKind.allCases { #expect(GestureEventJSON.name(k).description == k.rawValue) }
+        for k in GestureKind.allCases { #expect(GestureEventJSON.name(k)?.description == k.rawValue) }
         for p in GesturePhase.allCases { #expect(GestureEventJSON.name(p).description == p.rawValue) }
         for e in Edge.allCases { #expect(GestureEventJSON.name(e).description == e.rawValue) }
         for d in SwipeDirection.allCases { #expect(GestureEventJSON.name(d).description == d.rawValue) }
+    }
+
+    /// A kind added by a rule outside GestureCore has no static name: its raw value is written, escaped.
+    @Test func aKindOutsideTheKnownOnesIsWrittenByItsName() throws {
+        let toy = GestureKind("tap-and-\"drag\"")
+        #expect(GestureEventJSON.name(toy) == nil)
+        #expect(GestureKind(rawValue: toy.rawValue) == nil)
+        let line = GestureEventJSON.encode(GestureEvent(kind: toy, phase: .begin, id: 1, timeMicroseconds: 0, fingers: 3))
+        #expect(line.hasPrefix(#"{"type":"gesture","gesture":"tap-and-\"drag\"","phase":"begin""#))
     }
 
     @Test func integersAndSeconds() {

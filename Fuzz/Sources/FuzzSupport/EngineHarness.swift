@@ -112,31 +112,34 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
         writes = written.count
     }
     /// An engine step outside a frame (a deadline, SYN_DROPPED, a reset, a reload, the device going), then
-    /// its touch decisions applied to the copy, as the daemon's `forwardDecisions` does.
-    func engineStep(at time: Int64, _ step: (inout GestureEngine, inout [EngineOutput]) -> Void) {
-        let start = out.count
-        step(&engine, &out)
-        forwarder.apply(TouchForwarder.decisions(in: out, from: start), atMicroseconds: time, into: &written)
+    /// its touch decisions applied to the copy, as the daemon's `runEngine` does.
+    var touches: [TouchDecision] = []
+    func engineStep(at time: Int64, _ step: (inout GestureEngine, inout [EngineOutput], inout [TouchDecision]) -> Void) {
+        touches.removeAll()
+        step(&engine, &out, &touches)
+        forwarder.apply(touches, atMicroseconds: time, into: &written)
     }
     for op in stream.operations {
         switch op {
         case .event(let type, let code, let value):
-            forwarder.process(
-                InputEvent(timeMicroseconds: now, type: type, code: code, value: value), engine: &engine, outputs: &out,
-                into: &written)
+            let event = InputEvent(timeMicroseconds: now, type: type, code: code, value: value)
+            touches.removeAll()
+            engine.process(event, into: &out, touches: &touches)
+            let current = engine
+            forwarder.process(event, decisions: touches, serial: { current.contactSerial(inSlot: $0) }, into: &written)
             if type == EV.syn && code == SYN.report { flush("after a frame") }
         case .wait(let microseconds):
             let (later, overflow) = now.addingReportingOverflow(microseconds)
             now = overflow ? (microseconds > 0 ? .max : .min) : later
         case .timer:
             guard let deadline = engine.nextDeadlineMicroseconds, deadline <= now else { break }
-            engineStep(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1) }
+            engineStep(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1, touches: &$2) }
             flush("after a deadline")
         case .eventsDropped:
             forwarder.eventsDropped()
-            engineStep(at: now) { $0.eventsDropped(atMicroseconds: now, into: &$1) }
+            engineStep(at: now) { $0.eventsDropped(atMicroseconds: now, into: &$1, touches: &$2) }
         case .reset:
-            engineStep(at: now) { $0.reset(atMicroseconds: now, into: &$1) }
+            engineStep(at: now) { $0.reset(atMicroseconds: now, into: &$1, touches: &$2) }
             forwarder.finish(atMicroseconds: now, into: &written)
             flush("after a replay's reset")
             fuzzCheck(!forwarder.hasContactsDown, "a replay's reset left contacts down on the copy")
@@ -145,13 +148,15 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
         case .reconfigure(let variant):
             var next = EngineStream.settingsVariant(variant)
             next.withholdsTouches = true
-            engineStep(at: now) { $0.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &$1) }
+            engineStep(at: now) {
+                $0.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &$1, touches: &$2)
+            }
             forwarder.releaseWithheld(atMicroseconds: now, into: &written)
             flush("after a reload")
         }
     }
     // The device goes: its gestures are cancelled, then what the copy has down.
-    engineStep(at: now) { $0.cancelAll(atMicroseconds: now, into: &$1) }
+    engineStep(at: now) { $0.cancelAll(atMicroseconds: now, into: &$1, touches: &$2) }
     forwarder.finish(atMicroseconds: now, into: &written)
     flush("when the device goes")
     fuzzCheck(!forwarder.hasContactsDown, "the forwarder still has contacts down on the copy after finish")

@@ -1,11 +1,168 @@
 import GestureVocabulary
 
+/// The zone of one screen edge.
+public struct EdgeZone: Equatable, Sendable {
+    public var enabled: Bool
+    /// Width of the zone measured inward from the edge, in millimetres.
+    public var widthMM: Double
+
+    public init(enabled: Bool = true, widthMM: Double = EdgeSwipeRule.defaultZoneWidthMM) {
+        self.enabled = enabled
+        self.widthMM = widthMM
+    }
+}
+
 /// Edge swipe (UIScreenEdgePanGestureRecognizer): every finger lands in the zone of one enabled edge and
-/// the fingers move inward within the angle tolerance. Its begin test, what its events carry and when it
-/// commits; docs/gestures.md gives the reasons for each threshold.
-enum EdgeSwipeRule {
+/// the fingers move inward within the angle tolerance; with corners on, fingers landing in the zones of
+/// two sides that move along their corner's diagonal swipe from the corner. Its thresholds ([recognizer.
+/// edge_swipe]), begin test, what its events carry and when it commits; docs/gestures.md gives the reasons
+/// for each threshold.
+public struct EdgeSwipeRule: ConfigurableRule, Equatable {
+    public static let defaultZoneWidthMM: Double = 5
+
+    public var enabled: Bool = true
+    public var zones: [Edge: EdgeZone] = [
+        .left: EdgeZone(), .right: EdgeZone(), .top: EdgeZone(), .bottom: EdgeZone(),
+    ]
+    /// Fewest and most fingers an edge swipe may have (every finger must land in the same edge's zone).
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 1
+    /// Progress (fraction of the screen along the swipe axis) at which a release commits.
+    public var commitProgress: Double = 0.5
+    /// Inward release velocity that commits whatever the progress; the same speed outward cancels.
+    public var flingVelocityMMPerSecond: Double = 200
+    /// Fingers landing in the zones of two sides and moving inward along the corner's diagonal (within
+    /// 45°) swipe from the corner ("top-left", ...). On: corner swipes are common bindings (Sxmo's), and a
+    /// swipe along one side's inward axis still goes to that side.
+    public var corners: Bool = true
+    /// With passthrough, touches that land in an edge zone are held back from applications until the edge
+    /// swipe is decided; if it is still undecided this long after the landing (the finger has not moved
+    /// past the slop), the touch is delivered and its edge swipe fails. 0.12 s: long enough for a finger
+    /// that starts a swipe at once to pass the 3 mm slop (60 mm/s suffices at 0.05 s), short enough that
+    /// a press by the edge reaches the application about as late as a typical display frame or two.
+    public var withholdMaxSeconds: Double = 0.12
+
+    public init() {}
+
+    public func zone(_ edge: Edge) -> EdgeZone { zones[edge] ?? EdgeZone(enabled: false) }
+
+    // MARK: Configuration
+
+    public static let configTable = "edge_swipe"
+
+    public static let settingKeys: [RuleSetting<EdgeSwipeRule>] =
+        [
+            .flag("enabled", "enabled", \.enabled),
+            .integer("min_fingers", "minFingers", 1...10, "fingers", \.minFingers),
+            .integer("max_fingers", "maxFingers", 1...10, "fingers", \.maxFingers),
+            .number("commit_progress", "commitProgress", 0.05...1, "of the screen", \.commitProgress),
+            .number(
+                "fling_velocity_mm_per_s", "flingVelocityMMPerSecond", 10...10000, "mm/s", \.flingVelocityMMPerSecond),
+            .flag("corners", "corners", \.corners),
+            .number("withhold_max_seconds", "withholdMaxSeconds", 0.02...0.15, "s", \.withholdMaxSeconds),
+        ] + Edge.sides.flatMap(zoneKeys)
+
+    private static func zoneKeys(_ edge: Edge) -> [RuleSetting<EdgeSwipeRule>] {
+        let name = edge.rawValue
+        return [
+            RuleSetting(
+                key: "\(name).enabled", property: "zones.\(name).enabled", spec: .bool,
+                get: { .bool($0.zone(edge).enabled) },
+                set: { rule, value in
+                    if case .bool(let b) = value { rule.zones[edge, default: EdgeZone(enabled: false)].enabled = b }
+                }),
+            RuleSetting(
+                key: "\(name).zone_mm", property: "zones.\(name).widthMM", spec: .number(0.5...50, unit: "mm"),
+                get: { .number($0.zone(edge).widthMM) },
+                set: { rule, value in
+                    if case .number(let d) = value { rule.zones[edge, default: EdgeZone(enabled: false)].widthMM = d }
+                }),
+        ]
+    }
+
+    // MARK: The rule
+
+    public var kind: GestureKind { .edgeSwipe }
+
+    /// It applies when every finger landed in the zone of an enabled side, with a finger count it allows;
+    /// with passthrough, those touches are held back until it decides, at most `withholdMaxSeconds`.
+    public func attemptStarted(_ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> RuleInterest {
+        guard !candidates(fingers, context: context).isEmpty else { return .doesNotApply }
+        guard context.settings.withholdsTouches else { return .applies }
+        return RuleInterest(
+            applies: true, deadlineMicroseconds: fingers.groupLandingTime + Int64(withholdMaxSeconds * 1_000_000),
+            withholdsTouches: true)
+    }
+
+    /// Begins towards the first candidate side the centroid moves inward from, within the angle
+    /// tolerance; else, with corners on, towards a corner both of whose sides are candidates when it moves
+    /// along that corner's inward diagonal within 45°; fails when it moves any other way (along the edge,
+    /// or out), and when the withhold limit passed first.
+    public func evaluate(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Verdict {
+        switch occasion {
+        case .deadline: return .fails("no movement within the withhold limit")
+        case .lifted: return .doesNotApply
+        case .moved:
+            guard fingers.maximumMoveMM >= context.settings.slopMM else { return .doesNotApply }
+            return direction(fingers, context: context) == nil ? .fails("not moving inward") : .begins
+        }
+    }
+
+    /// The edge or corner the fingers move inward from, if any.
+    func direction(_ fingers: FingerSet, context: RecognizerContext) -> Edge? {
+        let edges = candidates(fingers, context: context)
+        guard !edges.isEmpty else { return nil }
+        let move = fingers.centroidMoveMM
+        let length = move.length
+        guard length > 0 else { return nil }
+        for edge in Edge.sides where edges.contains(edge) {
+            let dir = EdgeSwipeRule.inward(edge)
+            let along = move.x * dir.x + move.y * dir.y
+            if along > 0 && along >= context.cosAngleTolerance * length { return edge }
+        }
+        if corners {
+            for corner in Edge.corners where edges.contains(corner) {
+                let dir = EdgeSwipeRule.inward(corner)
+                let along = move.x * dir.x + move.y * dir.y
+                if along > 0 && along >= EdgeSwipeRule.cosCornerTolerance * length { return corner }
+            }
+        }
+        return nil
+    }
+
+    public func began(_ e: inout GestureEvent, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) {
+        guard let edge = direction(fingers, context: context) else { return }
+        e.edge = edge
+        e.edgePosition = EdgeSwipeRule.landingPosition(edge, fingers)
+    }
+
+    public func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext) {
+        guard let edge = e.edge else { return }
+        e.progress = EdgeSwipeRule.progress(edge, translation: e.translation)
+    }
+
+    /// Commits when flung inward, or when released past the commit progress unless flung back outward.
+    public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {
+        guard let edge = e.edge else { return }
+        let v = e.velocityMMPerSecond
+        let dir = EdgeSwipeRule.inward(edge)
+        let inwardVelocity = v.x * dir.x + v.y * dir.y
+        let fling = flingVelocityMMPerSecond
+        e.committed = inwardVelocity >= fling || ((e.progress ?? 0) >= commitProgress && inwardVelocity > -fling)
+    }
+
+    /// The fling of its commit rule (an edge swipe begins at once, never held back while the hand lands).
+    public var flingThresholdMMPerSecond: Double? { flingVelocityMMPerSecond }
+
+    /// Edge swipes own their touches: an application never sees a touch that became one.
+    public func claims(fingers: Int) -> Bool { true }
+
+    public func beginReason(_ e: GestureEvent) -> String { "moved inward from the \(e.edge?.rawValue ?? "?") edge" }
+
+    // MARK: Geometry
+
     /// A small set of sides.
-    struct EdgeSet: Equatable {
+    public struct EdgeSet: Equatable, Sendable {
         var bits: UInt8 = 0
         static func bit(_ e: Edge) -> UInt8 {
             switch e {
@@ -16,23 +173,24 @@ enum EdgeSwipeRule {
             case .topLeft, .topRight, .bottomLeft, .bottomRight: return 0
             }
         }
-        func contains(_ e: Edge) -> Bool {
+        public func contains(_ e: Edge) -> Bool {
             if let (h, v) = e.sidesOfCorner { return contains(h) && contains(v) }
             return bits & EdgeSet.bit(e) != 0
         }
         mutating func insert(_ e: Edge) { bits |= EdgeSet.bit(e) }
-        var isEmpty: Bool { bits == 0 }
+        public var isEmpty: Bool { bits == 0 }
 
         /// The corner when the set holds the two sides of one, else the side (the first of the sides in
         /// `Edge.sides` order); nil when empty. Names where fingers landed (a pan's `start_edge`).
-        var landingEdge: Edge? {
+        public var landingEdge: Edge? {
             for corner in Edge.corners where contains(corner) { return corner }
             return Edge.sides.first { contains($0) }
         }
     }
 
-    /// The sides whose zone every finger landed in (zones of enabled sides, whatever the finger count).
-    static func zonesLandedIn(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet {
+    /// The sides whose zone every finger landed in (zones of enabled sides, whatever the finger count and
+    /// whether edge swipes are on).
+    public static func zonesLandedIn(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet {
         var set = EdgeSet()
         let es = context.settings.edgeSwipe
         for edge in Edge.sides {
@@ -48,42 +206,13 @@ enum EdgeSwipeRule {
 
     /// The sides still possible for an edge swipe: the zones every finger landed in, if an edge swipe with
     /// this many fingers is allowed.
-    static func candidates(landedIn zones: EdgeSet, fingers: Int, context: RecognizerContext) -> EdgeSet {
-        let es = context.settings.edgeSwipe
-        guard es.enabled, fingers >= es.minFingers, fingers <= es.maxFingers else { return EdgeSet() }
-        return zones
+    func candidates(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet {
+        guard enabled, fingers.count >= minFingers, fingers.count <= maxFingers else { return EdgeSet() }
+        return EdgeSwipeRule.zonesLandedIn(fingers, context: context)
     }
 
     /// cos 45°: a corner swipe moves inward along the corner's diagonal within 45° (physical).
     static let cosCornerTolerance = 0.7071067811865476
-
-    /// Begins towards the first candidate side the centroid moves inward from, within the angle
-    /// tolerance; else, with corners on, towards a corner both of whose sides are candidates when it moves
-    /// along that corner's inward diagonal within 45°; fails when it moves any other way (along the edge,
-    /// or out).
-    static func evaluate(_ edges: EdgeSet, _ fingers: FingerSet, context: RecognizerContext) -> Verdict {
-        guard !edges.isEmpty else { return .doesNotApply }
-        let move = fingers.centroidMoveMM
-        let length = move.length
-        guard length > 0 else { return .fails }
-        for edge in Edge.sides where edges.contains(edge) {
-            let dir = inward(edge)
-            let along = move.x * dir.x + move.y * dir.y
-            if along > 0 && along >= context.cosAngleTolerance * length {
-                return .begins(.edgeSwipe(edge, landing: landingPosition(edge, fingers)))
-            }
-        }
-        if context.settings.edgeSwipe.corners {
-            for corner in Edge.corners where edges.contains(corner) {
-                let dir = inward(corner)
-                let along = move.x * dir.x + move.y * dir.y
-                if along > 0 && along >= cosCornerTolerance * length {
-                    return .begins(.edgeSwipe(corner, landing: landingPosition(corner, fingers)))
-                }
-            }
-        }
-        return .fails
-    }
 
     /// Where the fingers landed along the edge, 0...1: from the left along top, bottom and the corners
     /// (their horizontal side), from the top along left and right; on the screen as the user sees it.
@@ -97,24 +226,8 @@ enum EdgeSwipeRule {
         return min(max(along, 0), 1)
     }
 
-    static func snapshot(_ edge: Edge, landing: Double, _ e: inout GestureEvent) {
-        e.edge = edge
-        e.edgePosition = landing
-        e.progress = progress(edge, translation: e.translation)
-    }
-
-    /// Commits when flung inward, or when released past the commit progress unless flung back outward.
-    static func decideCommit(_ edge: Edge, _ e: inout GestureEvent, context: RecognizerContext) {
-        let v = e.velocityMMPerSecond
-        let dir = inward(edge)
-        let inwardVelocity = v.x * dir.x + v.y * dir.y
-        let es = context.settings.edgeSwipe
-        let fling = es.flingVelocityMMPerSecond
-        e.committed = inwardVelocity >= fling || ((e.progress ?? 0) >= es.commitProgress && inwardVelocity > -fling)
-    }
-
     /// Distance of `p` (millimetres) from a side; a corner's is the larger of its two sides' distances.
-    static func distanceFromEdge(_ edge: Edge, _ p: Vector2, screenSizeMM: (width: Double, height: Double)) -> Double {
+    public static func distanceFromEdge(_ edge: Edge, _ p: Vector2, screenSizeMM: (width: Double, height: Double)) -> Double {
         switch edge {
         case .left: return p.x
         case .right: return screenSizeMM.width - p.x
@@ -127,7 +240,7 @@ enum EdgeSwipeRule {
     }
 
     /// Unit vector pointing from the edge into the screen; for a corner, along its diagonal.
-    static func inward(_ edge: Edge) -> Vector2 {
+    public static func inward(_ edge: Edge) -> Vector2 {
         let diagonal = 0.7071067811865476
         switch edge {
         case .left: return Vector2(1, 0)
@@ -142,7 +255,7 @@ enum EdgeSwipeRule {
     }
 
     /// Fraction of the screen travelled inward, 0...1; for a corner, the mean of its two sides'.
-    static func progress(_ edge: Edge, translation t: Vector2) -> Double {
+    public static func progress(_ edge: Edge, translation t: Vector2) -> Double {
         let p: Double
         switch edge {
         case .left: p = t.x

@@ -8,24 +8,24 @@ import GestureVocabulary
 ///
 /// The baseline is set when the attempt starts (fingers landed, or the set of fingers changed before
 /// anything was recognized); translation, scale and rotation count from it.
-struct FingerSet {
-    struct Finger {
-        var serial: UInt64
+public struct FingerSet: Sendable {
+    public struct Finger: Sendable {
+        public var serial: UInt64
         /// When the finger landed, microseconds (event clock).
-        var landingTime: Int64
+        public var landingTime: Int64
         /// Where it landed (kept across new baselines: taps and holds measure stillness from here).
-        var landingN: Vector2
-        var landingMM: Vector2
+        public var landingN: Vector2
+        public var landingMM: Vector2
         /// Where it was when the current attempt started.
-        var baselineMM: Vector2
-        var currentN: Vector2
-        var currentMM: Vector2
+        public var baselineMM: Vector2
+        public var currentN: Vector2
+        public var currentMM: Vector2
         /// Angle around the fingers' centroid at the previous frame, degrees (pinch rotation).
         var lastAngleDegrees: Double = 0
     }
 
     /// How the fingers of a frame differ from the ones followed.
-    struct Change: Equatable {
+    struct Change: Equatable, Sendable {
         /// Fingers in the frame that are not followed.
         var added = 0
         /// Followed fingers that lifted.
@@ -35,31 +35,31 @@ struct FingerSet {
         var isEmpty: Bool { added == 0 && lifted == 0 && lost == 0 }
     }
 
-    private(set) var fingers: [Finger] = []
+    public private(set) var fingers: [Finger] = []
     /// Fingers down that take part in nothing until they lift.
     private(set) var resting: [UInt64] = []
     private(set) var velocity: VelocityTracker
     /// Cumulative rotation of the fingers around their centroid since the baseline, degrees.
-    private(set) var rotationSinceBaselineDegrees: Double = 0
-    private(set) var spanAtBaselineMM: Double = 0
-    private(set) var baselineCentroidN = Vector2.zero
-    private(set) var baselineCentroidMM = Vector2.zero
+    public private(set) var rotationSinceBaselineDegrees: Double = 0
+    public private(set) var spanAtBaselineMM: Double = 0
+    public private(set) var baselineCentroidN = Vector2.zero
+    public private(set) var baselineCentroidMM = Vector2.zero
     /// When the latest finger of the group landed (a finger joining just after it restarts recognition).
-    var groupLandingTime: Int64 = 0
+    public internal(set) var groupLandingTime: Int64 = 0
 
     init(velocityWindowSeconds: Double) {
         velocity = VelocityTracker(windowSeconds: velocityWindowSeconds)
         fingers.reserveCapacity(10)
     }
 
-    var count: Int { fingers.count }
-    var isEmpty: Bool { fingers.isEmpty }
+    public var count: Int { fingers.count }
+    public var isEmpty: Bool { fingers.isEmpty }
 
-    func follows(_ serial: UInt64) -> Bool { fingers.contains { $0.serial == serial } }
-    func isResting(_ serial: UInt64) -> Bool { !resting.isEmpty && resting.contains(serial) }
+    public func follows(_ serial: UInt64) -> Bool { fingers.contains { $0.serial == serial } }
+    public func isResting(_ serial: UInt64) -> Bool { !resting.isEmpty && resting.contains(serial) }
 
     /// The serials of the fingers followed.
-    var serials: [UInt64] { fingers.map(\.serial) }
+    public var serials: [UInt64] { fingers.map(\.serial) }
 
     /// Compares the frame's fingers with the ones followed (resting fingers count for nothing); forgets
     /// resting fingers that left.
@@ -147,12 +147,12 @@ struct FingerSet {
     }
 
     /// Whether any finger followed is farther than `distanceMM` from where it landed.
-    func anyMovedFromLanding(beyond distanceMM: Double) -> Bool {
+    public func anyMovedFromLanding(beyond distanceMM: Double) -> Bool {
         fingers.contains { ($0.currentMM - $0.landingMM).length >= distanceMM }
     }
 
     /// Centroid of the followed fingers' landing positions.
-    var landingCentroid: (n: Vector2, mm: Vector2) {
+    public var landingCentroid: (n: Vector2, mm: Vector2) {
         var n = Vector2.zero
         var mm = Vector2.zero
         for f in fingers {
@@ -165,23 +165,23 @@ struct FingerSet {
 
     // MARK: The group's geometry
 
-    var centroidN: Vector2 {
+    public var centroidN: Vector2 {
         var s = Vector2.zero
         for f in fingers { s = s + f.currentN }
         return fingers.isEmpty ? s : s / Double(fingers.count)
     }
 
-    var centroidMM: Vector2 {
+    public var centroidMM: Vector2 {
         var s = Vector2.zero
         for f in fingers { s = s + f.currentMM }
         return fingers.isEmpty ? s : s / Double(fingers.count)
     }
 
     /// Movement of the centroid since the baseline, millimetres.
-    var centroidMoveMM: Vector2 { centroidMM - baselineCentroidMM }
+    public var centroidMoveMM: Vector2 { centroidMM - baselineCentroidMM }
 
     /// The farthest any finger moved from its baseline, millimetres.
-    var maximumMoveMM: Double {
+    public var maximumMoveMM: Double {
         var m = 0.0
         for f in fingers { m = max(m, (f.currentMM - f.baselineMM).length) }
         return m
@@ -189,7 +189,7 @@ struct FingerSet {
 
     /// Mean over the fingers of the part of their movement not shared with the centroid, millimetres:
     /// large when fingers move apart, together or around; near zero when they move as one.
-    var differentialMoveMM: Double {
+    public var differentialMoveMM: Double {
         guard !fingers.isEmpty else { return 0 }
         let common = centroidMoveMM
         var d = 0.0
@@ -198,7 +198,7 @@ struct FingerSet {
     }
 
     /// Mean distance of the fingers from their centroid, millimetres.
-    var spanMM: Double {
+    public var spanMM: Double {
         guard fingers.count >= 2 else { return 0 }
         let c = centroidMM
         var s = 0.0
@@ -206,7 +206,7 @@ struct FingerSet {
         return s / Double(fingers.count)
     }
 
-    func velocityMMPerSecond(at time: Int64) -> Vector2 { velocity.velocity(at: time) }
+    public func velocityMMPerSecond(at time: Int64) -> Vector2 { velocity.velocity(at: time) }
 
     /// Adds the fingers' mean turn around their centroid since the last frame to the cumulative rotation.
     private mutating func trackRotation() {

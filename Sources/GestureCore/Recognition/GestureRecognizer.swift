@@ -16,68 +16,90 @@ enum RecognizerInput {
     case cancelled(atMicroseconds: Int64)
 }
 
-/// Recognizes edge swipes, pans, pinches, taps and holds from touch frames of one device.
+/// Recognizes gestures from touch frames of one device, one state machine for every kind.
 ///
-/// One state machine arbitrates between the gesture kinds so that for one set of fingers at most one
-/// gesture begins: motion is claimed in `Candidate.arbitrationOrder` (edge swipe, pinch, pan) once a
-/// finger passes the slop; stillness ends in a hold (on its deadline) or a tap (at the lift). Every input
-/// goes through `handle`, a `switch (state, input)` with every pair named; every change of state goes
-/// through `transition(to:_:)`, which also disarms the deadlines of the state left. docs/architecture.md
-/// draws the states; docs/gestures.md gives the rules and every threshold.
+/// Each kind is a rule (`GestureRule`, Recognition/*Rule.swift) asked, in the arbitration order
+/// (`RecognizerSettings.arbitrationOrder`), whether its gesture begins: when the fingers move, when every
+/// finger lifted, and at a time the rule asked for. So for one set of fingers at most one gesture begins.
+/// Every input goes through `handle`, a `switch (state, input)` with every pair named; every change of state
+/// goes through `transition(to:_:)`, which also disarms the deadlines the new state does not own.
+/// docs/architecture.md draws the states; docs/gestures.md gives the rules and every threshold.
 @usableFromInline
 struct GestureRecognizer: Sendable {
-    /// A gesture that is running.
-    struct ActiveGesture {
-        var kind: ActiveKind
-        var id: UInt64
-        var fingers: Int
-        /// Cumulative rotation since the baseline when the gesture began: pinch rotation counts from here.
-        var rotationAtBeginDegrees: Double
-        /// Pans that began in an edge zone: that edge or corner.
-        var startEdge: Edge?
+    /// A gesture that began: running, or waiting for a further touch.
+    struct ActiveGesture: Sendable {
+        /// Its rule's index in the arbitration order.
+        var rule: Int
+        /// Where the fingers were when it began.
+        var start: GestureStart
         /// Last values reported, reused by `end` and `cancel` (the lift frame has no new positions).
         var last: GestureEvent
     }
 
+    /// What comes before an attempt's fingers.
+    enum Preceding: Sendable {
+        /// Nothing: no gesture waits for them.
+        case nothing
+        /// A gesture that began when the fingers of an earlier touch lifted waits for this touch to continue
+        /// it (a tap sequence waiting for its next tap).
+        case waiting(ActiveGesture)
+    }
+
     /// Fingers down with nothing recognized yet.
-    struct Attempt {
-        /// Sides still possible for an edge swipe.
-        var edges: EdgeSwipeRule.EdgeSet
-        /// The zones the fingers landed in (a pan's `start_edge`).
-        var landedIn: EdgeSwipeRule.EdgeSet
-        /// What a tap would be; nil once it cannot be one (a finger moved past the slop).
-        var tap: TapRule.Candidate?
-        /// A gesture would have begun, but the hand may still be landing: it begins when the landing
-        /// window has passed (deadline), when flung, or at the lift, counting its scale and rotation from
-        /// when it would have begun.
-        var heldBack: HeldBack?
-        /// A tap sequence waiting for this attempt to be its next tap.
-        var sequence: TapRule.Sequence?
+    struct Attempt: Sendable {
+        var hand: Hand
+        /// Rules that cannot begin for these fingers (they are not asked again).
+        var failed: RuleMask
+        var preceding: Preceding
     }
 
-    /// A gesture that would have begun while the hand was still landing.
-    struct HeldBack {
-        var kind: ActiveKind
-        var rotationDegrees: Double
+    /// A gesture that would have begun while the hand was still landing: it begins when the landing window
+    /// has passed, when flung, or at the lift, counting its scale and rotation from when it would have
+    /// begun.
+    struct HeldBack: Sendable {
+        var rule: Int
+        var start: GestureStart
     }
 
-    enum State {
+    enum State: Sendable {
         /// Nothing recognized or pending. Fingers down, if any, rest: they take part in nothing until
         /// they lift.
         case idle
         /// Fingers down, nothing recognized yet.
         case possible(Attempt)
+        /// Fingers down, a gesture would begin but the hand may still be landing.
+        case heldBack(Attempt, HeldBack)
         /// A gesture is running.
         case active(ActiveGesture)
-        /// Every finger lifted after a tap: the sequence waits for a further tap.
-        case betweenTaps(TapRule.Sequence)
+        /// Every finger lifted after a gesture that began at the lift: it waits for a further touch.
+        case waitingForTouch(ActiveGesture)
+
+        /// Whether a deadline may stay armed in this state.
+        func owns(_ kind: DeadlineKind) -> Bool {
+            switch (self, kind) {
+            case (.active, .velocityStop), (.heldBack, .landingSettled), (.waitingForTouch, .nextTouch): return true
+            case (.possible, .rule), (.heldBack, .rule): return true
+            case (.idle, _), (.possible, _), (.heldBack, _), (.active, _), (.waitingForTouch, _): return false
+            }
+        }
+
+        /// Whether `other` is the same case (whatever its data).
+        func isSameCase(as other: State) -> Bool {
+            switch (self, other) {
+            case (.idle, .idle), (.possible, .possible), (.heldBack, .heldBack), (.active, .active),
+                (.waitingForTouch, .waitingForTouch):
+                return true
+            case (.idle, _), (.possible, _), (.heldBack, _), (.active, _), (.waitingForTouch, _): return false
+            }
+        }
     }
 
     let context: RecognizerContext
     var settings: RecognizerSettings { context.settings }
+    private var rules: [any GestureRule] { context.rules }
     private(set) var state: State = .idle
     private var fingers: FingerSet
-    @usableFromInline private(set) var deadlines = Deadlines()
+    @usableFromInline private(set) var deadlines: Deadlines
     /// Touches held back from applications (passthrough only).
     private var withheld: [UInt64] = []
     /// Trace lines (transitions and decisions) are built and emitted only while this is on.
@@ -86,6 +108,7 @@ struct GestureRecognizer: Sendable {
     init(settings: RecognizerSettings, screenSizeMM: (width: Double, height: Double)) {
         context = RecognizerContext(settings: settings, screenSizeMM: screenSizeMM)
         fingers = FingerSet(velocityWindowSeconds: settings.velocityWindowSeconds)
+        deadlines = Deadlines(rules: context.rules.count)
     }
 
     /// The earliest armed deadline, in event-clock microseconds.
@@ -96,390 +119,433 @@ struct GestureRecognizer: Sendable {
     // MARK: - Input
 
     /// Classifies a frame against the fingers followed and handles it.
-    mutating func handle(_ frame: TouchFrame, ids: GestureIDSource, into out: inout [EngineOutput]) {
+    mutating func handle(_ frame: TouchFrame, _ out: inout Outputs) {
         let change = fingers.change(in: frame)
-        handle(change.isEmpty ? .moved : .fingersChanged(change), frame: frame, ids: ids, into: &out)
+        handle(change.isEmpty ? .moved : .fingersChanged(change), frame: frame, &out)
     }
 
     /// Fires every deadline due by `time`, earliest first; `frame` is the latest frame.
-    mutating func fireDeadlines(upTo time: Int64, frame: TouchFrame, ids: GestureIDSource, into out: inout [EngineOutput]) {
+    mutating func fireDeadlines(upTo time: Int64, frame: TouchFrame, _ out: inout Outputs) {
         while let (kind, due) = deadlines.earliest, due <= time {
             deadlines.disarm(kind)
-            handle(.deadline(kind, atMicroseconds: due), frame: frame, ids: ids, into: &out)
+            handle(.deadline(kind, atMicroseconds: due), frame: frame, &out)
         }
     }
 
     /// One input, with the latest frame (the one the input comes from, for `fingersChanged` and `moved`).
-    mutating func handle(_ input: RecognizerInput, frame: TouchFrame, ids: GestureIDSource, into out: inout [EngineOutput]) {
+    mutating func handle(_ input: RecognizerInput, frame: TouchFrame, _ out: inout Outputs) {
         switch (state, input) {
         // Idle: fingers landing start an attempt; resting fingers do nothing.
         case (.idle, .fingersChanged(let change)):
-            if change.added > 0 { startAttempt(frame, landing: true, sequence: nil, into: &out) }
+            if change.added > 0 { startAttempt(frame, landing: true, hand: nil, preceding: .nothing, &out) }
         case (.idle, .moved):
             break
         case (.idle, .dropped), (.idle, .cancelled):
-            interrupt(input, frame: frame, into: &out)
+            interrupt(input, frame: frame, &out)
         case (.idle, .deadline(let kind, _)):
-            bug("deadline \(kind) fired while idle", into: &out)
+            bug("deadline \(kind) fired while idle", &out)
 
         // Possible: nothing recognized yet.
         case (.possible(let attempt), .fingersChanged(let change)):
-            attemptFingersChanged(attempt, change, frame, ids: ids, into: &out)
-        case (.possible(var attempt), .moved):
-            fingers.track(frame)
-            if attempt.tap != nil && fingers.anyMovedFromLanding(beyond: settings.slopMM) {
-                attempt.tap = nil
-                deadlines.disarm(.hold)
-            }
-            recognize(attempt, time: frame.timeMicroseconds, settled: false, ids: ids, into: &out)
-        case (.possible(let attempt), .deadline(.landingSettled, let time)):
-            // The hand has landed: a gesture held back begins now (if it still would).
-            recognize(attempt, time: time, settled: true, ids: ids, into: &out)
-        case (.possible(let attempt), .deadline(.hold, let time)):
-            if attempt.tap != nil && HoldRule.applies(fingers: fingers.count, context: context) {
-                endSequence(attempt.sequence, time: time, into: &out)
-                begin(.hold, attempt: attempt, time: time, ids: ids, into: &out)
-            }
-        case (.possible(var attempt), .deadline(.withholdLimit, _)):
-            // Still undecided: the touches go to the application and their edge swipe fails.
-            attempt.edges = EdgeSwipeRule.EdgeSet()
-            state = .possible(attempt)
-            trace("edge swipe failed: no movement within the withhold limit", into: &out)
-            syncWithheld(wanted: [], into: &out)
+            attemptFingersChanged(attempt, heldBack: nil, change, frame, &out)
+        case (.possible(let attempt), .moved):
+            fingersMoved(attempt, heldBack: nil, frame, &out)
+        case (.possible(let attempt), .deadline(.rule(let index), let time)):
+            ruleDeadline(index, attempt, heldBack: nil, time: time, &out)
         case (.possible, .deadline(let kind, _)):
-            bug("deadline \(kind) fired while possible", into: &out)
+            bug("deadline \(kind) fired while possible", &out)
         case (.possible, .dropped), (.possible, .cancelled):
-            interrupt(input, frame: frame, into: &out)
+            interrupt(input, frame: frame, &out)
+
+        // Held back: a gesture would begin, but the hand may still be landing.
+        case (.heldBack(let attempt, let heldBack), .fingersChanged(let change)):
+            attemptFingersChanged(attempt, heldBack: heldBack, change, frame, &out)
+        case (.heldBack(let attempt, let heldBack), .moved):
+            fingersMoved(attempt, heldBack: heldBack, frame, &out)
+        case (.heldBack(let attempt, let heldBack), .deadline(.landingSettled, let time)):
+            // The hand has landed: the gesture held back begins now (if it still would).
+            decide(.moved, attempt, heldBack: heldBack, time: time, settled: true, &out)
+        case (.heldBack(let attempt, let heldBack), .deadline(.rule(let index), let time)):
+            ruleDeadline(index, attempt, heldBack: heldBack, time: time, &out)
+        case (.heldBack, .deadline(let kind, _)):
+            bug("deadline \(kind) fired while a gesture was held back", &out)
+        case (.heldBack, .dropped), (.heldBack, .cancelled):
+            interrupt(input, frame: frame, &out)
 
         // Active: a gesture runs.
         case (.active(let active), .fingersChanged(let change)):
-            gestureFingersChanged(active, change, frame, into: &out)
+            gestureFingersChanged(active, change, frame, &out)
         case (.active(var active), .moved):
             guard fingers.track(frame, onlyIfMoved: true) else { return }  // a pressure-only frame
             let time = frame.timeMicroseconds
-            active.last = snapshot(active, phase: .update, time: time)
+            snapshot(&active, phase: .update, time: time)
             armVelocityStop(after: active.last, time: time)
-            out.append(.gesture(active.last))
-            state = .active(active)
+            out.events.append(.gesture(active.last))
+            transition(to: .active(active), nil, &out)
         case (.active(var active), .deadline(.velocityStop, let time)):
             // The fingers stopped: velocity zero from now on.
-            var event = active.last
-            event.phase = .update
-            event.timeMicroseconds = time
-            event.velocityMMPerSecond = .zero
-            event.committed = nil
-            active.last = event
-            out.append(.gesture(event))
-            state = .active(active)
+            active.last.phase = .update
+            active.last.timeMicroseconds = time
+            active.last.velocityMMPerSecond = .zero
+            active.last.committed = nil
+            out.events.append(.gesture(active.last))
+            transition(to: .active(active), nil, &out)
         case (.active, .deadline(let kind, _)):
-            bug("deadline \(kind) fired while a gesture runs", into: &out)
+            bug("deadline \(kind) fired while a gesture runs", &out)
         case (.active, .dropped), (.active, .cancelled):
-            interrupt(input, frame: frame, into: &out)
+            interrupt(input, frame: frame, &out)
 
-        // Between taps: a sequence waits for its next tap.
-        case (.betweenTaps(let sequence), .fingersChanged(let change)):
-            if change.added > 0 { startAttempt(frame, landing: true, sequence: sequence, into: &out) }
-        case (.betweenTaps, .moved):
+        // Waiting for a further touch (a tap sequence between taps).
+        case (.waitingForTouch(let waiting), .fingersChanged(let change)):
+            if change.added > 0 { startAttempt(frame, landing: true, hand: nil, preceding: .waiting(waiting), &out) }
+        case (.waitingForTouch, .moved):
             break  // only resting fingers are down
-        case (.betweenTaps(let sequence), .deadline(.multiTap, let time)):
-            out.append(.gesture(TapRule.event(sequence, phase: .end, time: time)))
-            transition(to: .idle, "no further tap -> end", into: &out)
-        case (.betweenTaps, .deadline(let kind, _)):
-            bug("deadline \(kind) fired between taps", into: &out)
-        case (.betweenTaps, .dropped), (.betweenTaps, .cancelled):
-            interrupt(input, frame: frame, into: &out)
+        case (.waitingForTouch(let waiting), .deadline(.nextTouch, let time)):
+            out.events.append(.gesture(ending(waiting, time: time, following: false)))
+            transition(to: .idle, "no further touch -> end", &out)
+        case (.waitingForTouch, .deadline(let kind, _)):
+            bug("deadline \(kind) fired while a gesture waited for a further touch", &out)
+        case (.waitingForTouch, .dropped), (.waitingForTouch, .cancelled):
+            interrupt(input, frame: frame, &out)
         }
     }
 
     /// Nothing begins until every finger now down has lifted (used after a reconfiguration).
-    mutating func waitForLift(_ frame: TouchFrame, into out: inout [EngineOutput]) {
+    mutating func waitForLift(_ frame: TouchFrame, _ out: inout Outputs) {
         fingers.restAll(frame)
-        transition(to: .idle, "the fingers down rest until they lift", into: &out)
+        transition(to: .idle, "the fingers down rest until they lift", &out)
     }
 
     // MARK: - Transitions
 
-    /// Every change of state goes through here: the deadlines of the state left are disarmed, and the
-    /// transition is traced ("possible -> fingers moved together -> pan #3").
-    private mutating func transition(to newState: State, _ reason: @autoclosure () -> String, into out: inout [EngineOutput]) {
-        if tracing { out.append(.trace("\(name(of: state)) -> \(reason()) -> \(name(of: newState))")) }
-        deadlines.disarmAll()
+    /// Every change of state goes through here: the deadlines the new state does not own are disarmed,
+    /// and a change of phase (or any change given a reason) is traced ("possible -> fingers moved together
+    /// -> pan #3").
+    private mutating func transition(to newState: State, _ reason: @autoclosure () -> String?, _ out: inout Outputs) {
+        let samePhase = state.isSameCase(as: newState)
+        if tracing, let why = reason() ?? (samePhase ? nil : "") {
+            out.events.append(.trace("\(name(of: state)) -> \(why) -> \(name(of: newState))"))
+        }
+        if !samePhase { deadlines.disarm(unless: newState.owns) }
         state = newState
     }
 
-    private func trace(_ message: @autoclosure () -> String, into out: inout [EngineOutput]) {
-        if tracing { out.append(.trace(message())) }
+    private func trace(_ message: @autoclosure () -> String, _ out: inout Outputs) {
+        if tracing { out.events.append(.trace(message())) }
     }
 
     /// An input the state cannot receive: a bug in gestured, reported rather than ignored.
-    private func bug(_ message: String, into out: inout [EngineOutput]) {
-        out.append(.warning(CoreWarning(timeMicroseconds: 0, message: "internal error in the recognizer: \(message); please report it")))
+    private func bug(_ message: String, _ out: inout Outputs) {
+        out.events.append(.warning(CoreWarning(timeMicroseconds: 0, message: "internal error in the recognizer: \(message); please report it")))
     }
 
     private func name(of s: State) -> String {
         switch s {
         case .idle: return "idle"
-        case .possible(let a): return a.heldBack != nil ? "possible (held back)" : "possible"
-        case .active(let a): return "\(a.last.kind.rawValue) #\(a.id)"
-        case .betweenTaps(let t): return "between taps (\(t.taps) of #\(t.id))"
+        case .possible: return "possible"
+        case .heldBack(_, let h): return "possible (\(rules[h.rule].kind) held back)"
+        case .active(let a): return "\(a.last.kind) #\(a.last.id)"
+        case .waitingForTouch(let a): return "\(a.last.kind) #\(a.last.id) waiting for a further touch"
         }
     }
 
     // MARK: - Attempts
 
+    /// What rules see of an attempt at `time`.
+    private func facts(_ attempt: Attempt, time: Int64) -> AttemptFacts {
+        let waiting: GestureEvent?
+        switch attempt.preceding {
+        case .nothing: waiting = nil
+        case .waiting(let g): waiting = g.last
+        }
+        return AttemptFacts(hand: attempt.hand, timeMicroseconds: time, waiting: waiting)
+    }
+
     /// A new attempt with the fingers of `frame` that do not rest. `landing`: a finger landed (the group's
-    /// landing time moves, and the hold time starts again). `sequence`: a tap sequence this attempt may
-    /// continue. `tap`: what a tap so far has been, when the attempt restarts as the hand lands or lifts.
+    /// landing time moves, and the hold time starts again). `hand`: the hand the attempt continues as its
+    /// fingers land or lift (nil: a new hand). `preceding`: a gesture waiting for this touch.
     private mutating func startAttempt(
-        _ frame: TouchFrame, landing: Bool, sequence: TapRule.Sequence?, tap: TapRule.Candidate? = nil,
-        _ reason: @autoclosure () -> String = "", into out: inout [EngineOutput]
+        _ frame: TouchFrame, landing: Bool, hand continuing: Hand?, preceding: Preceding,
+        why reason: @autoclosure () -> String = "", _ out: inout Outputs
     ) {
         let time = frame.timeMicroseconds
         if landing { fingers.groupLandingTime = time }
         fingers.rebaseline(frame)
         let n = fingers.count
-        let zones = EdgeSwipeRule.zonesLandedIn(fingers, context: context)
-        var attempt = Attempt(
-            edges: EdgeSwipeRule.candidates(landedIn: zones, fingers: n, context: context), landedIn: zones,
-            tap: nil, sequence: sequence)
         let landed = fingers.landingCentroid
-        if var candidate = tap {
-            if n >= candidate.fingers {
-                candidate.fingers = n
-                candidate.positionN = landed.n
-                candidate.positionMM = landed.mm
+        var hand: Hand
+        if var h = continuing, h.stillness == .still {
+            // The same hand, still: its tap or hold goes on, with the most fingers it has had.
+            if n >= h.mostFingers {
+                h.mostFingers = n
+                h.landingAtMostN = landed.n
+                h.landingAtMostMM = landed.mm
             }
-            attempt.tap = candidate
+            hand = h
         } else if landing {
-            attempt.tap = TapRule.Candidate(firstLanding: time, fingers: n, positionN: landed.n, positionMM: landed.mm)
+            // A new hand, or one that moved and gained a finger: stillness counts from this landing.
+            hand = Hand(
+                firstLandingMicroseconds: time, mostFingers: n, landingAtMostN: landed.n, landingAtMostMM: landed.mm,
+                stillness: .still)
+        } else {
+            // Fingers lifted or were lost, none landed: what remains is judged by motion alone.
+            hand =
+                continuing
+                ?? Hand(
+                    firstLandingMicroseconds: time, mostFingers: n, landingAtMostN: landed.n, landingAtMostMM: landed.mm,
+                    stillness: .unknown)
         }
-        if fingers.anyMovedFromLanding(beyond: settings.slopMM) { attempt.tap = nil }
-        transition(to: .possible(attempt), "\(reason())\(n) finger\(n == 1 ? "" : "s") down", into: &out)
-        if attempt.tap != nil && HoldRule.applies(fingers: n, context: context) {
-            deadlines.arm(.hold, at: fingers.groupLandingTime + Int64(settings.hold.holdSeconds * 1_000_000))
-        }
-        if settings.withholdsTouches {
-            if attempt.edges.isEmpty {
-                syncWithheld(wanted: [], into: &out)
-            } else {
-                syncWithheld(wanted: fingers.serials, into: &out)
-                deadlines.arm(
-                    .withholdLimit, at: fingers.groupLandingTime + Int64(settings.edgeSwipe.withholdMaxSeconds * 1_000_000))
+        if hand.stillness == .still && fingers.anyMovedFromLanding(beyond: settings.slopMM) { hand.stillness = .moved }
+        var attempt = Attempt(hand: hand, failed: RuleMask(), preceding: preceding)
+        // What each rule makes of the new fingers.
+        let facts = facts(attempt, time: time)
+        var withholds = false
+        var ruleDeadlines: [(Int, Int64)] = []
+        for i in rules.indices {
+            let interest = rules[i].attemptStarted(facts, fingers: fingers, context: context)
+            guard interest.applies else {
+                attempt.failed.insert(i)
+                continue
             }
+            if let deadline = interest.deadlineMicroseconds { ruleDeadlines.append((i, deadline)) }
+            if interest.withholdsTouches { withholds = true }
         }
+        // The previous attempt's deadlines are not this one's.
+        deadlines.disarm { if case .rule = $0 { return false } else { return true } }
+        transition(to: .possible(attempt), "\(reason())\(n) finger\(n == 1 ? "" : "s") down", &out)
+        for (i, deadline) in ruleDeadlines { deadlines.arm(.rule(i), at: deadline) }
+        if settings.withholdsTouches { syncWithheld(wanted: withholds ? fingers.serials : [], &out) }
     }
 
     /// Fingers landed, lifted or were lost before anything was recognized.
     private mutating func attemptFingersChanged(
-        _ attempt: Attempt, _ change: FingerSet.Change, _ frame: TouchFrame, ids: GestureIDSource,
-        into out: inout [EngineOutput]
+        _ attempt: Attempt, heldBack: HeldBack?, _ change: FingerSet.Change, _ frame: TouchFrame, _ out: inout Outputs
     ) {
         let time = frame.timeMicroseconds
         let remaining = frame.contacts.count(where: { !fingers.isResting($0.serial) })
         if change.lifted > 0 || change.lost > 0 {
-            if let heldBack = attempt.heldBack, change.lost == 0 {
+            if let heldBack, change.lost == 0 {
                 // A gesture waited for the hand to land and the fingers are lifting: it happened (a flick
                 // or a quick swipe); it begins and ends now.
-                if let kind = arbitrate(attempt, time: time).kind {
-                    endSequence(attempt.sequence, time: time, into: &out)
-                    begin(kind, heldBack: heldBack, attempt: attempt, time: time, ids: ids, into: &out)
-                    if case .active(let active) = state { gestureFingersChanged(active, change, frame, into: &out) }
+                var attempt = attempt
+                if let winner = arbitrate(.moved, &attempt, time: time, &out) {
+                    endPreceding(attempt, time: time, successor: winner, &out)
+                    begin(winner, heldBack: heldBack, attempt, time: time, &out)
+                    if case .active(let active) = state { gestureFingersChanged(active, change, frame, &out) }
                     return
                 }
             }
             if remaining == 0 {
-                // Every finger lifted with nothing recognized: a tap, or nothing.
-                syncWithheld(wanted: [], into: &out)
-                if change.lost == 0, let candidate = attempt.tap, TapRule.isTap(candidate, at: time, context: context) {
-                    completeTap(candidate, sequence: attempt.sequence, time: time, ids: ids, into: &out)
+                // Every finger lifted with nothing recognized: a gesture decided at the lift (a tap), or
+                // nothing.
+                syncWithheld(wanted: [], &out)
+                var attempt = attempt
+                if change.lost > 0 { attempt.hand.stillness = .unknown }
+                if change.lost == 0, let winner = arbitrate(.lifted, &attempt, time: time, &out) {
+                    beganAtLift(winner, attempt, time: time, &out)
                 } else {
-                    endSequence(attempt.sequence, time: time, into: &out)
-                    transition(to: .idle, change.lost > 0 ? "finger lost (palm)" : "all fingers lifted before any gesture", into: &out)
+                    endPreceding(attempt, time: time, &out)
+                    transition(
+                        to: .idle, change.lost > 0 ? "finger lost (palm)" : "all fingers lifted before any gesture", &out)
                 }
                 return
             }
-            // Some lifted, some remain: go on with the ones down (a hand lifting finger by finger).
+            // Some lifted, some remain: go on with the ones down (a hand lifting finger by finger). A palm
+            // ends the hand: what remains starts over.
             startAttempt(
-                frame, landing: change.added > 0, sequence: attempt.sequence, tap: change.lost == 0 ? attempt.tap : nil,
-                "fingers changed: ", into: &out)
+                frame, landing: change.added > 0, hand: change.lost == 0 ? attempt.hand : nil,
+                preceding: attempt.preceding, why: "fingers changed: ", &out)
             return
         }
         // Fingers landed.
         if time - fingers.groupLandingTime <= landingWindowMicroseconds {
             // The same hand still landing: start over with all its fingers.
-            startAttempt(frame, landing: true, sequence: attempt.sequence, tap: attempt.tap, "fingers changed: ", into: &out)
+            startAttempt(frame, landing: true, hand: attempt.hand, preceding: attempt.preceding, why: "fingers changed: ", &out)
         } else {
             // Later fingers: the ones down rest (a gripping thumb) and the new ones are recognized alone.
-            endSequence(attempt.sequence, time: time, into: &out)
-            restFollowed(into: &out)
-            startAttempt(frame, landing: true, sequence: nil, "fingers down rest; ", into: &out)
+            endPreceding(attempt, time: time, &out)
+            restFollowed(&out)
+            startAttempt(frame, landing: true, hand: nil, preceding: .nothing, why: "fingers down rest; ", &out)
         }
     }
 
-    /// The tap that just completed begins a sequence, continues the pending one, or ends it and begins
-    /// another.
-    private mutating func completeTap(
-        _ candidate: TapRule.Candidate, sequence pending: TapRule.Sequence?, time: Int64, ids: GestureIDSource,
-        into out: inout [EngineOutput]
-    ) {
-        var sequence: TapRule.Sequence
-        if var continued = pending, TapRule.continues(continued, with: candidate, context: context) {
-            continued.taps += 1
-            continued.positionN = candidate.positionN
-            continued.positionMM = candidate.positionMM
-            sequence = continued
-            out.append(.gesture(TapRule.event(sequence, phase: .update, time: time)))
-        } else {
-            endSequence(pending, time: time, into: &out)
-            sequence = TapRule.Sequence(
-                id: ids.take(), taps: 1, fingers: candidate.fingers, firstPositionMM: candidate.positionMM,
-                positionN: candidate.positionN, positionMM: candidate.positionMM)
-            out.append(.gesture(TapRule.event(sequence, phase: .begin, time: time)))
+    /// The attempt's fingers moved.
+    private mutating func fingersMoved(_ attempt: Attempt, heldBack: HeldBack?, _ frame: TouchFrame, _ out: inout Outputs) {
+        fingers.track(frame)
+        var attempt = attempt
+        if attempt.hand.stillness == .still && fingers.anyMovedFromLanding(beyond: settings.slopMM) {
+            attempt.hand.stillness = .moved
         }
-        if sequence.taps >= settings.tap.maxTaps {
-            out.append(.gesture(TapRule.event(sequence, phase: .end, time: time)))
-            transition(to: .idle, "tap \(sequence.taps) of \(sequence.taps) -> end", into: &out)
-            return
-        }
-        transition(to: .betweenTaps(sequence), "fingers lifted within the tap time without moving -> tap", into: &out)
-        deadlines.arm(.multiTap, at: time + Int64(settings.tap.multiTapIntervalSeconds * 1_000_000))
+        decide(.moved, attempt, heldBack: heldBack, time: frame.timeMicroseconds, settled: false, &out)
     }
 
-    /// A pending tap sequence ends before something else happens.
-    private func endSequence(_ sequence: TapRule.Sequence?, time: Int64, into out: inout [EngineOutput]) {
-        guard let sequence else { return }
-        out.append(.gesture(TapRule.event(sequence, phase: .end, time: time)))
-        trace("tap #\(sequence.id) ends: the next touch is no tap of it", into: &out)
+    /// The time rule `index` asked for has come: only that rule is asked.
+    private mutating func ruleDeadline(_ index: Int, _ attempt: Attempt, heldBack: HeldBack?, time: Int64, _ out: inout Outputs) {
+        var attempt = attempt
+        switch rules[index].evaluate(.deadline, facts(attempt, time: time), fingers: fingers, context: context) {
+        case .begins:
+            endPreceding(attempt, time: time, successor: index, &out)
+            begin(index, heldBack: nil, attempt, time: time, &out)
+        case .fails(let reason):
+            fail(index, reason, &attempt, &out)
+            stay(attempt, heldBack: heldBack, &out)
+        case .waits, .doesNotApply:
+            break
+        }
     }
 
-    /// What the kinds, asked in their arbitration order, say about the fingers' motion.
-    private func arbitrate(_ attempt: Attempt, time: Int64) -> (kind: ActiveKind?, edges: EdgeSwipeRule.EdgeSet, edgeFailed: Bool) {
-        var edges = attempt.edges
-        var edgeFailed = false
-        guard fingers.maximumMoveMM >= settings.slopMM else { return (nil, edges, false) }
-        for candidate in Candidate.arbitrationOrder {
-            let verdict: Verdict
-            switch candidate {
-            case .edgeSwipe: verdict = EdgeSwipeRule.evaluate(edges, fingers, context: context)
-            case .pinch: verdict = PinchRule.evaluate(fingers, context: context)
-            case .pan: verdict = PanRule.evaluate(fingers, context: context)
-            }
-            switch verdict {
-            case .begins(let kind): return (kind, edges, edgeFailed)
-            case .waits: return (nil, edges, edgeFailed)
-            case .fails:
-                if candidate == .edgeSwipe {
-                    edges = EdgeSwipeRule.EdgeSet()
-                    edgeFailed = true
-                }
+    /// Asks the rules about `occasion`, in the arbitration order, and returns the first that begins unless
+    /// an earlier one waits. Every rule not failed yet is asked (a later one still fails on this motion,
+    /// even after one that waits); failures are kept in the attempt.
+    private mutating func arbitrate(_ occasion: Occasion, _ attempt: inout Attempt, time: Int64, _ out: inout Outputs) -> Int? {
+        var winner: Int?
+        var blocked = false
+        let facts = facts(attempt, time: time)
+        for i in rules.indices where !attempt.failed.contains(i) {
+            switch rules[i].evaluate(occasion, facts, fingers: fingers, context: context) {
+            case .begins:
+                if !blocked && winner == nil { winner = i }
+            case .waits:
+                if winner == nil { blocked = true }
+            case .fails(let reason):
+                fail(i, reason, &attempt, &out)
             case .doesNotApply:
                 break
             }
         }
-        return (nil, edges, edgeFailed)
+        return winner
     }
 
-    /// Decides, once a finger has moved past the slop, which gesture begins (if any). A pan or pinch that
-    /// could still gain fingers while the hand is landing is held back (unless `settled`, or flung).
-    private mutating func recognize(
-        _ attempt: Attempt, time: Int64, settled: Bool, ids: GestureIDSource, into out: inout [EngineOutput]
+    /// Rule `index` cannot begin for these fingers: it is not asked again, its deadline is disarmed, and
+    /// touches held back for it are delivered unless another rule still holds them.
+    private mutating func fail(_ index: Int, _ reason: StaticString, _ attempt: inout Attempt, _ out: inout Outputs) {
+        attempt.failed.insert(index)
+        deadlines.disarm(.rule(index))
+        trace("\(rules[index].kind) failed: \(reason)", &out)
+        guard settings.withholdsTouches, !withheld.isEmpty else { return }
+        let facts = facts(attempt, time: 0)
+        let stillWithheld = rules.indices.contains { i in
+            !attempt.failed.contains(i) && rules[i].attemptStarted(facts, fingers: fingers, context: context).withholdsTouches
+        }
+        if !stillWithheld { syncWithheld(wanted: [], &out) }
+    }
+
+    /// The attempt's data changed, its phase did not.
+    private mutating func stay(_ attempt: Attempt, heldBack: HeldBack?, _ out: inout Outputs) {
+        if let heldBack {
+            transition(to: .heldBack(attempt, heldBack), nil, &out)
+        } else {
+            transition(to: .possible(attempt), nil, &out)
+        }
+    }
+
+    /// Decides, on `occasion`, which gesture begins (if any). A gesture that could still gain fingers
+    /// while the hand is landing is held back (unless `settled`, or flung).
+    private mutating func decide(
+        _ occasion: Occasion, _ attempt: Attempt, heldBack: HeldBack?, time: Int64, settled: Bool, _ out: inout Outputs
     ) {
         var attempt = attempt
-        let verdict = arbitrate(attempt, time: time)
-        attempt.edges = verdict.edges
-        if verdict.edgeFailed {
-            trace("edge swipe failed: not moving inward", into: &out)
-            if settings.withholdsTouches { syncWithheld(wanted: [], into: &out) }
-        }
-        guard let kind = verdict.kind else {
-            attempt.heldBack = nil
-            state = .possible(attempt)
+        guard let winner = arbitrate(occasion, &attempt, time: time, &out) else {
+            transition(to: .possible(attempt), heldBack == nil ? nil : "it no longer begins", &out)
             return
         }
-        if !settled && mayStillGainFingers(kind) && time - fingers.groupLandingTime < landingWindowMicroseconds
-            && fingers.velocityMMPerSecond(at: time).length < flingVelocity(kind)
+        let rule = rules[winner]
+        if !settled && rule.mayStillGainFingers(fingers.count) && time - fingers.groupLandingTime < landingWindowMicroseconds
+            && fingers.velocityMMPerSecond(at: time).length < (rule.flingThresholdMMPerSecond ?? .infinity)
         {
-            if attempt.heldBack?.kind.gestureKind != kind.gestureKind {
-                trace("\(kind.gestureKind.rawValue) held back: the hand may still be landing", into: &out)
+            if let heldBack, heldBack.rule == winner {
+                transition(to: .heldBack(attempt, heldBack), nil, &out)
+            } else {
+                let held = HeldBack(rule: winner, start: currentStart(positionMM: .zero))
+                transition(to: .heldBack(attempt, held), "the hand may still be landing", &out)
                 deadlines.arm(.landingSettled, at: fingers.groupLandingTime + landingWindowMicroseconds)
-                attempt.heldBack = HeldBack(kind: kind, rotationDegrees: fingers.rotationSinceBaselineDegrees)
             }
-            state = .possible(attempt)
             return
         }
-        endSequence(attempt.sequence, time: time, into: &out)
-        begin(kind, heldBack: attempt.heldBack, attempt: attempt, time: time, ids: ids, into: &out)
+        endPreceding(attempt, time: time, successor: winner, &out)
+        begin(winner, heldBack: heldBack, attempt, time: time, &out)
     }
 
-    /// Whether the gesture waits for the hand to finish landing: pans that could still gain fingers (a
-    /// hand landing one finger after another, already moving, looks like a pan with too few fingers).
-    /// Edge swipes begin at once, as before; so do pinches (fingers moving apart or around are already a
-    /// deliberate multi-finger gesture, and holding one back would lose its scale and rotation so far).
-    private func mayStillGainFingers(_ kind: ActiveKind) -> Bool {
-        switch kind {
-        case .edgeSwipe, .hold, .pinch: return false
-        case .pan: return fingers.count < settings.pan.maxFingers
-        }
+    /// Where the fingers are now, as a gesture's start.
+    private func currentStart(positionMM: Vector2) -> GestureStart {
+        GestureStart(spanMM: fingers.spanMM, rotationDegrees: fingers.rotationSinceBaselineDegrees, positionMM: positionMM)
     }
 
-    private func flingVelocity(_ kind: ActiveKind) -> Double {
-        switch kind {
-        case .edgeSwipe: return settings.edgeSwipe.flingVelocityMMPerSecond
-        case .pan, .pinch, .hold: return settings.pan.flingVelocityMMPerSecond
-        }
+    /// The event a gesture of rule `index` begins with, at `time`.
+    private func beginEvent(_ index: Int, _ attempt: Attempt, start: GestureStart, time: Int64, _ out: inout Outputs) -> GestureEvent {
+        let rule = rules[index]
+        var e = GestureEvent(kind: rule.kind, phase: .begin, id: out.ids.take(), timeMicroseconds: time, fingers: fingers.count)
+        setFingerFields(&e, time: time)
+        rule.began(&e, facts(attempt, time: time), fingers: fingers, context: context)
+        rule.update(&e, start, fingers: fingers, context: context)
+        return e
     }
 
-    /// Begins `kind`; a gesture of the same kind held back while the hand landed keeps the values it
-    /// would have begun with (a pinch's span and rotation at begin).
-    private mutating func begin(
-        _ kind: ActiveKind, heldBack: HeldBack? = nil, attempt: Attempt, time: Int64, ids: GestureIDSource,
-        into out: inout [EngineOutput]
-    ) {
-        var kind = kind
-        var rotationAtBegin = fingers.rotationSinceBaselineDegrees
-        if let heldBack, heldBack.kind.gestureKind == kind.gestureKind {
-            kind = heldBack.kind
-            rotationAtBegin = heldBack.rotationDegrees
-        }
-        let id = ids.take()
-        let placeholder = GestureEvent(kind: kind.gestureKind, phase: .begin, id: id, timeMicroseconds: time, fingers: fingers.count)
-        var active = ActiveGesture(
-            kind: kind, id: id, fingers: fingers.count, rotationAtBeginDegrees: rotationAtBegin,
-            startEdge: kind == .pan ? attempt.landedIn.landingEdge : nil, last: placeholder)
-        active.last = snapshot(active, phase: .begin, time: time)
-        transition(to: .active(active), GestureRecognizer.beginReason(kind), into: &out)
-        armVelocityStop(after: active.last, time: time)
+    /// Begins rule `index`'s gesture; one held back while the hand landed counts its scale and rotation
+    /// from when it would have begun.
+    private mutating func begin(_ index: Int, heldBack: HeldBack?, _ attempt: Attempt, time: Int64, _ out: inout Outputs) {
+        var start = currentStart(positionMM: .zero)
+        if let heldBack, heldBack.rule == index { start = heldBack.start }
+        let e = beginEvent(index, attempt, start: start, time: time, &out)
+        start.positionMM = e.positionMM
+        let active = ActiveGesture(rule: index, start: start, last: e)
+        let reason = rules[index].beginReason(e)
+        transition(to: .active(active), reason, &out)
+        armVelocityStop(after: e, time: time)
         if settings.withholdsTouches {
-            if claims(kind) {
+            if rules[index].claims(fingers: e.fingers) {
                 let serials = fingers.serials
                 withheld.removeAll { serials.contains($0) }
-                syncWithheld(wanted: [], into: &out)
-                out.append(.touch(.claim(serials)))
+                syncWithheld(wanted: [], &out)
+                out.touches.append(.claim(serials))
+                trace("touches claim(\(serials))", &out)
             } else {
-                syncWithheld(wanted: [], into: &out)
+                syncWithheld(wanted: [], &out)
             }
         }
-        out.append(.gesture(active.last))
+        out.events.append(.gesture(e))
     }
 
-    private static func beginReason(_ kind: ActiveKind) -> String {
-        switch kind {
-        case .edgeSwipe(let edge, _): return "moved inward from the \(edge.rawValue) edge"
-        case .pan: return "fingers moved together"
-        case .pinch: return "fingers moved apart or around"
-        case .hold: return "fingers stayed still for the hold time"
+    /// Every finger lifted and rule `index`'s gesture happened (a tap): it continues the gesture waiting
+    /// for this touch, or that one ends and this one begins; then it ends, or waits for a further touch.
+    private mutating func beganAtLift(_ index: Int, _ attempt: Attempt, time: Int64, _ out: inout Outputs) {
+        let rule = rules[index]
+        var gesture: ActiveGesture
+        if case .waiting(var waiting) = attempt.preceding, waiting.rule == index,
+            rule.continues(waiting.last, start: waiting.start, facts(attempt, time: time), context: context)
+        {
+            waiting.last.phase = .update
+            waiting.last.timeMicroseconds = time
+            rule.continued(&waiting.last, facts(attempt, time: time), context: context)
+            gesture = waiting
+        } else {
+            endPreceding(attempt, time: time, successor: index, &out)
+            let e = beginEvent(index, attempt, start: currentStart(positionMM: .zero), time: time, &out)
+            gesture = ActiveGesture(rule: index, start: currentStart(positionMM: e.positionMM), last: e)
+        }
+        out.events.append(.gesture(gesture.last))
+        switch rule.afterLift(gesture.last, context: context) {
+        case .end:
+            out.events.append(.gesture(ending(gesture, time: time, following: false)))
+            let reason = "\(rule.beginReason(gesture.last)) -> \(rule.kind) #\(gesture.last.id) ends"
+            transition(to: .idle, reason, &out)
+        case .waitForNextTouch(let until):
+            let reason = rule.beginReason(gesture.last)
+            transition(to: .waitingForTouch(gesture), reason, &out)
+            deadlines.arm(.nextTouch, at: until)
         }
     }
 
-    /// Whether a gesture of this kind, with the fingers followed, owns its touches (passthrough).
-    private func claims(_ kind: ActiveKind) -> Bool {
-        let n = fingers.count
-        switch kind {
-        case .edgeSwipe: return true
-        case .pan: return settings.pan.claim && n >= settings.pan.claimMinFingers && n <= settings.pan.claimMaxFingers
-        case .pinch:
-            return settings.pinch.claim && n >= settings.pinch.claimMinFingers && n <= settings.pinch.claimMaxFingers
-        case .hold: return false
+    /// A gesture waiting for the attempt's touch ends before something else happens, or is cancelled when
+    /// the gesture of rule `successor` that begins takes its place.
+    private func endPreceding(_ attempt: Attempt, time: Int64, successor: Int? = nil, _ out: inout Outputs) {
+        guard case .waiting(let waiting) = attempt.preceding else { return }
+        if let successor, rules[successor].supersedes(waiting.last) {
+            out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
+            trace("\(waiting.last.kind) #\(waiting.last.id) is cancelled: a \(rules[successor].kind) takes its place", &out)
+        } else {
+            out.events.append(.gesture(ending(waiting, time: time, following: false)))
+            trace("\(waiting.last.kind) #\(waiting.last.id) ends: the next touch does not continue it", &out)
         }
     }
 
@@ -497,34 +563,35 @@ struct GestureRecognizer: Sendable {
 
     /// Fingers landed, lifted or were lost while a gesture runs.
     private mutating func gestureFingersChanged(
-        _ active: ActiveGesture, _ change: FingerSet.Change, _ frame: TouchFrame, into out: inout [EngineOutput]
+        _ active: ActiveGesture, _ change: FingerSet.Change, _ frame: TouchFrame, _ out: inout Outputs
     ) {
         let time = frame.timeMicroseconds
         if change.added > 0 && change.lost == 0 && change.lifted == 0 && time - fingers.groupLandingTime <= landingWindowMicroseconds {
             // A finger that joins just after the others: the gesture with the wrong finger count is
             // cancelled and recognition restarts with all of them.
-            out.append(.gesture(terminal(active, phase: .cancel, time: time)))
-            startAttempt(frame, landing: true, sequence: nil, "a finger joined within the landing window -> cancel; ", into: &out)
+            out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
+            startAttempt(
+                frame, landing: true, hand: nil, preceding: .nothing, why: "a finger joined within the landing window -> cancel; ", &out)
             return
         }
         if change.lost > 0 || change.added > 0 {
-            out.append(.gesture(terminal(active, phase: .cancel, time: time)))
+            out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
         } else {
-            out.append(.gesture(ending(active, time: time)))
+            out.events.append(.gesture(ending(active, time: time, following: true)))
         }
         // The gesture's fingers still down rest; fingers that landed now start an attempt of their own.
         fingers.keepOnly(frame)
-        restFollowed(into: &out)
+        restFollowed(&out)
         let reason = change.lost > 0 ? "finger lost (palm) -> cancel" : change.lifted > 0 ? "fingers lifted -> end" : "finger added -> cancel"
         if change.added > 0 {
-            startAttempt(frame, landing: true, sequence: nil, "\(reason); new ", into: &out)
+            startAttempt(frame, landing: true, hand: nil, preceding: .nothing, why: "\(reason); new ", &out)
         } else {
-            transition(to: .idle, reason, into: &out)
+            transition(to: .idle, reason, &out)
         }
     }
 
     /// Events dropped or the daemon cancels: what runs is cancelled, and every finger down rests.
-    private mutating func interrupt(_ input: RecognizerInput, frame: TouchFrame, into out: inout [EngineOutput]) {
+    private mutating func interrupt(_ input: RecognizerInput, frame: TouchFrame, _ out: inout Outputs) {
         let time: Int64
         switch input {
         case .dropped(let t), .cancelled(let t): time = t
@@ -532,59 +599,76 @@ struct GestureRecognizer: Sendable {
         }
         switch state {
         case .idle: break
-        case .possible(let attempt):
-            if let sequence = attempt.sequence { out.append(.gesture(TapRule.event(sequence, phase: .cancel, time: time))) }
-        case .active(let active): out.append(.gesture(terminal(active, phase: .cancel, time: time)))
-        case .betweenTaps(let sequence): out.append(.gesture(TapRule.event(sequence, phase: .cancel, time: time)))
+        case .possible(let attempt), .heldBack(let attempt, _):
+            if case .waiting(let waiting) = attempt.preceding {
+                out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
+            }
+        case .active(let active), .waitingForTouch(let active):
+            out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
         }
-        syncWithheld(wanted: [], into: &out)
+        syncWithheld(wanted: [], &out)
         fingers.restAll(frame)
         if case .idle = state { return }
         if case .dropped = input {
-            transition(to: .idle, "events dropped -> cancel", into: &out)
+            transition(to: .idle, "events dropped -> cancel", &out)
         } else {
-            transition(to: .idle, "cancelled by the daemon", into: &out)
+            transition(to: .idle, "cancelled by the daemon", &out)
         }
     }
 
     /// The fingers followed rest; touches still held back are delivered.
-    private mutating func restFollowed(into out: inout [EngineOutput]) {
+    private mutating func restFollowed(_ out: inout Outputs) {
         fingers.restFollowed()
-        syncWithheld(wanted: [], into: &out)
+        syncWithheld(wanted: [], &out)
     }
 
     /// Holds back exactly `wanted` (passthrough): releases the touches held back that are not wanted,
     /// withholds the wanted ones not held back yet.
-    private mutating func syncWithheld(wanted: [UInt64], into out: inout [EngineOutput]) {
+    private mutating func syncWithheld(wanted: [UInt64], _ out: inout Outputs) {
         guard settings.withholdsTouches else { return }
         let released = withheld.filter { !wanted.contains($0) }
         let added = wanted.filter { !withheld.contains($0) }
-        if !released.isEmpty { out.append(.touch(.release(released))) }
-        if !added.isEmpty { out.append(.touch(.withhold(added))) }
+        if !released.isEmpty {
+            out.touches.append(.release(released))
+            trace("touches release(\(released))", &out)
+        }
+        if !added.isEmpty {
+            out.touches.append(.withhold(added))
+            trace("touches withhold(\(added))", &out)
+        }
         withheld = wanted
     }
 
     // MARK: - Events
 
-    /// The event for the current state of the fingers.
-    private func snapshot(_ active: ActiveGesture, phase: GesturePhase, time: Int64) -> GestureEvent {
+    /// The fields every kind's events share, from the fingers: their centroid, its movement since the
+    /// baseline and its velocity.
+    private func setFingerFields(_ e: inout GestureEvent, time: Int64) {
         let c = fingers.centroidN
         let cMM = fingers.centroidMM
-        var e = GestureEvent(
-            kind: active.kind.gestureKind, phase: phase, id: active.id, timeMicroseconds: time, fingers: active.fingers,
-            startEdge: active.startEdge, position: c, positionMM: cMM, translation: c - fingers.baselineCentroidN,
-            translationMM: cMM - fingers.baselineCentroidMM, velocityMMPerSecond: fingers.velocityMMPerSecond(at: time))
-        active.kind.snapshot(&e, fingers: fingers, rotationAtBeginDegrees: active.rotationAtBeginDegrees)
-        return e
+        e.position = c
+        e.positionMM = cMM
+        e.translation = c - fingers.baselineCentroidN
+        e.translationMM = cMM - fingers.baselineCentroidMM
+        e.velocityMMPerSecond = fingers.velocityMMPerSecond(at: time)
     }
 
-    /// The `end` event: last reported values, velocity at release, and whether it commits.
-    private func ending(_ active: ActiveGesture, time: Int64) -> GestureEvent {
+    /// The running gesture's event for the fingers now.
+    private func snapshot(_ active: inout ActiveGesture, phase: GesturePhase, time: Int64) {
+        active.last.phase = phase
+        active.last.timeMicroseconds = time
+        setFingerFields(&active.last, time: time)
+        rules[active.rule].update(&active.last, active.start, fingers: fingers, context: context)
+    }
+
+    /// The `end` event: last reported values, whether it commits, and, for a gesture whose fingers are
+    /// `following` (not one waiting for a further touch), the velocity at release.
+    private func ending(_ active: ActiveGesture, time: Int64, following: Bool) -> GestureEvent {
         var e = active.last
         e.phase = .end
         e.timeMicroseconds = time
-        e.velocityMMPerSecond = fingers.velocityMMPerSecond(at: time)
-        active.kind.decideCommit(&e, context: context)
+        if following { e.velocityMMPerSecond = fingers.velocityMMPerSecond(at: time) }
+        rules[active.rule].decideCommit(&e, context: context)
         return e
     }
 
@@ -596,4 +680,19 @@ struct GestureRecognizer: Sendable {
         e.direction = nil
         return e
     }
+}
+
+/// A set of rules by their index in the arbitration order.
+struct RuleMask: Sendable, Equatable {
+    private var bits: UInt64 = 0
+    func contains(_ i: Int) -> Bool { i < 64 && bits & (1 << UInt64(i)) != 0 }
+    mutating func insert(_ i: Int) { if i < 64 { bits |= 1 << UInt64(i) } }
+}
+
+/// Where the recognizer writes: events for clients and the log, touch decisions for passthrough, and the
+/// ids of gestures that begin.
+struct Outputs {
+    var events: [EngineOutput]
+    var touches: [TouchDecision]
+    let ids: GestureIDSource
 }

@@ -5,8 +5,8 @@ import GestureVocabulary
 /// The velocity is the displacement over the samples in the last `windowMicroseconds`; with a single
 /// sample in the window, the one before it is used too, so slow frame rates still give a velocity. A point
 /// that has not moved for a whole window has velocity zero.
-struct VelocityTracker {
-    private struct Sample {
+struct VelocityTracker: Sendable {
+    private struct Sample: Sendable {
         var time: Int64
         var position: Vector2
     }

@@ -24,14 +24,16 @@ public struct RecordingReplay {
         emit: (_ outputs: [EngineOutput]) -> Void
     ) {
         var out: [EngineOutput] = []
+        var touches: [TouchDecision] = []
         out.reserveCapacity(8)
         if !engine.deviceWarnings.isEmpty { emit(engine.deviceWarnings.map(EngineOutput.warning)) }
         for event in events {
+            engine.process(event, into: &out, touches: &touches)
             if forwarder != nil {
-                forwarder!.process(event, engine: &engine, outputs: &out, into: &written)
-            } else {
-                engine.process(event, into: &out)
+                let engine = engine
+                forwarder!.process(event, decisions: touches, serial: { engine.contactSerial(inSlot: $0) }, into: &written)
             }
+            touches.removeAll(keepingCapacity: true)
             if !out.isEmpty {
                 emit(out)
                 out.removeAll(keepingCapacity: true)
@@ -39,9 +41,9 @@ public struct RecordingReplay {
         }
         guard let last = events.last else { return }
         let end = max(last.timeMicroseconds, engine.nextDeadlineMicroseconds ?? last.timeMicroseconds)
-        engine.cancelAll(atMicroseconds: end, into: &out)
+        engine.cancelAll(atMicroseconds: end, into: &out, touches: &touches)
         if forwarder != nil {
-            forwarder!.apply(TouchForwarder.decisions(in: out), atMicroseconds: end, into: &written)
+            forwarder!.apply(touches, atMicroseconds: end, into: &written)
             forwarder!.finish(atMicroseconds: end, into: &written)
         }
         if out.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
@@ -67,7 +69,7 @@ public struct RecordingReplay {
                 switch o {
                 case .gesture(let e): gestures.append(e)
                 case .warning(let w): warnings.append(w)
-                case .trace, .touch: break
+                case .trace: break
                 }
             }
         }

@@ -1,0 +1,50 @@
+import GestureVocabulary
+
+/// Hold (UILongPressGestureRecognizer): fingers that stay within the slop of where they landed for
+/// `holdSeconds` after the last one landed begin a hold; moving afterwards updates it (hold and drag);
+/// the first lift ends it, committed. Its thresholds ([recognizer.hold]); docs/gestures.md gives the
+/// reasons for each threshold.
+public struct HoldRule: ConfigurableRule, Equatable {
+    public var enabled: Bool = true
+    public var minFingers: Int = 1
+    public var maxFingers: Int = 5
+    /// Time the fingers must stay within the slop after the last one landed.
+    public var holdSeconds: Double = 0.5
+
+    public init() {}
+
+    // MARK: Configuration
+
+    public static let configTable = "hold"
+
+    public static let settingKeys: [RuleSetting<HoldRule>] = [
+        .flag("enabled", "enabled", \.enabled),
+        .integer("min_fingers", "minFingers", 1...10, "fingers", \.minFingers),
+        .integer("max_fingers", "maxFingers", 1...10, "fingers", \.maxFingers),
+        .number("hold_seconds", "holdSeconds", 0.1...5, "s", \.holdSeconds),
+    ]
+
+    // MARK: The rule
+
+    public var kind: GestureKind { .hold }
+
+    /// Fingers that landed still, as many as a hold may have, are asked again at the hold time.
+    public func attemptStarted(_ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> RuleInterest {
+        let n = fingers.count
+        guard enabled && n >= minFingers && n <= maxFingers && attempt.hand.stillness == .still else { return .doesNotApply }
+        return RuleInterest(applies: true, deadlineMicroseconds: fingers.groupLandingTime + Int64(holdSeconds * 1_000_000))
+    }
+
+    public func evaluate(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Verdict {
+        guard attempt.hand.stillness == .still else { return .fails("a finger moved") }
+        switch occasion {
+        case .moved, .lifted: return .doesNotApply
+        case .deadline: return .begins
+        }
+    }
+
+    /// A hold that lasted until the lift always happened.
+    public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) { e.committed = true }
+
+    public func beginReason(_ e: GestureEvent) -> String { "fingers stayed still for the hold time" }
+}

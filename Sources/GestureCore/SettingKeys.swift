@@ -1,0 +1,161 @@
+/// A setting's value, as a configuration file gives it.
+public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+
+    public var description: String {
+        switch self {
+        case .bool(let b): return String(b)
+        case .integer(let i): return String(i)
+        case .number(let d): return formatNumber(d)
+        }
+    }
+}
+
+/// A number as a person writes it: "500" rather than "500.0", "0.08" as is (the configuration's messages,
+/// `--check-config`, the plot).
+public func formatNumber(_ d: Double) -> String {
+    if d.isNaN { return "nan" }
+    if d.isInfinite { return d < 0 ? "-inf" : "inf" }
+    if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+    return String(d)
+}
+
+/// The type and allowed values of one setting.
+public enum ValueSpec: Sendable {
+    case bool
+    case integer(ClosedRange<Int>, unit: String?)
+    case number(ClosedRange<Double>, unit: String?)
+}
+
+/// One threshold of a rule: its key in the rule's table, the property it sets, and its allowed values;
+/// its default is the rule's initial value of that property.
+public struct RuleSetting<Rule: Sendable>: Sendable {
+    /// Dotted key relative to the rule's table: "commit_distance_mm", "left.zone_mm".
+    public let key: String
+    /// The Swift property path within the rule, for the test that every property has a key.
+    public let property: String
+    public let spec: ValueSpec
+    public let get: @Sendable (Rule) -> SettingValue
+    public let set: @Sendable (inout Rule, SettingValue) -> Void
+
+    public init(
+        key: String, property: String, spec: ValueSpec, get: @escaping @Sendable (Rule) -> SettingValue,
+        set: @escaping @Sendable (inout Rule, SettingValue) -> Void
+    ) {
+        self.key = key
+        self.property = property
+        self.spec = spec
+        self.get = get
+        self.set = set
+    }
+
+    public static func number(
+        _ key: String, _ property: String, _ range: ClosedRange<Double>, _ unit: String?,
+        _ path: WritableKeyPath<Rule, Double> & Sendable
+    ) -> RuleSetting {
+        RuleSetting(
+            key: key, property: property, spec: .number(range, unit: unit), get: { .number($0[keyPath: path]) },
+            set: { if case .number(let d) = $1 { $0[keyPath: path] = d } })
+    }
+
+    public static func integer(
+        _ key: String, _ property: String, _ range: ClosedRange<Int>, _ unit: String?,
+        _ path: WritableKeyPath<Rule, Int> & Sendable
+    ) -> RuleSetting {
+        RuleSetting(
+            key: key, property: property, spec: .integer(range, unit: unit), get: { .integer($0[keyPath: path]) },
+            set: { if case .integer(let i) = $1 { $0[keyPath: path] = i } })
+    }
+
+    public static func flag(_ key: String, _ property: String, _ path: WritableKeyPath<Rule, Bool> & Sendable) -> RuleSetting {
+        RuleSetting(
+            key: key, property: property, spec: .bool, get: { .bool($0[keyPath: path]) },
+            set: { if case .bool(let b) = $1 { $0[keyPath: path] = b } })
+    }
+}
+
+/// Two integer keys of a table whose values must be in order (min_fingers ≤ max_fingers).
+public struct OrderedKeys: Sendable, Equatable {
+    public let low: String
+    public let high: String
+
+    public init(_ low: String, _ high: String) {
+        self.low = low
+        self.high = high
+    }
+}
+
+/// A rule's configuration: the table it reads under [recognizer] (and in each [[device]] section), the
+/// keys there, which of them must be in order, and the checks no single key's range can make.
+public protocol ConfigurableRule: GestureRule {
+    /// The table's name under [recognizer]: "pan".
+    static var configTable: String { get }
+    /// Every key, in the order config/gestured.toml and docs/configuration.md list them.
+    static var settingKeys: [RuleSetting<Self>] { get }
+    /// Keys whose values must be in order.
+    static var orderedKeys: [OrderedKeys] { get }
+    /// What is wrong with values each within its range (pan.directions must be 4 or 8): the key and the
+    /// message.
+    func problems() -> [(key: String, message: String)]
+}
+
+extension ConfigurableRule {
+    public static var orderedKeys: [OrderedKeys] { [OrderedKeys("min_fingers", "max_fingers")] }
+    public func problems() -> [(key: String, message: String)] { [] }
+}
+
+/// One recognizer threshold, reaching into RecognizerSettings: its key relative to [recognizer] (the same
+/// key in a [[device]] section), the property it sets, its allowed values.
+public struct RecognizerKey: Sendable {
+    /// Dotted key relative to [recognizer]: "slop_mm", "pan.commit_distance_mm", "edge_swipe.left.zone_mm".
+    public let key: String
+    /// The Swift property path, for the test that every RecognizerSettings property has a key.
+    public let property: String
+    public let spec: ValueSpec
+    public let get: @Sendable (RecognizerSettings) -> SettingValue
+    public let set: @Sendable (inout RecognizerSettings, SettingValue) -> Void
+
+    public var components: [Substring] { key.split(separator: ".") }
+
+    init(_ setting: RuleSetting<RecognizerSettings>) {
+        key = setting.key
+        property = setting.property
+        spec = setting.spec
+        get = setting.get
+        set = setting.set
+    }
+
+    init<Rule: ConfigurableRule>(
+        _ setting: RuleSetting<Rule>, in path: WritableKeyPath<RecognizerSettings, Rule> & Sendable, property prefix: String
+    ) {
+        key = Rule.configTable + "." + setting.key
+        property = prefix + "." + setting.property
+        spec = setting.spec
+        let get = setting.get
+        let set = setting.set
+        self.get = { get($0[keyPath: path]) }
+        self.set = { settings, value in set(&settings[keyPath: path], value) }
+    }
+}
+
+/// A rule's table as RecognizerSettings holds it: its keys (relative to [recognizer]), the pairs that
+/// must be in order and its combined checks.
+public struct RecognizerTable: Sendable {
+    /// "pan".
+    public let name: String
+    public let keys: [RecognizerKey]
+    /// Full keys ("pan.min_fingers", "pan.max_fingers").
+    public let orderedKeys: [OrderedKeys]
+    /// Combined checks: full key and message.
+    public let problems: @Sendable (RecognizerSettings) -> [(key: String, message: String)]
+
+    /// The table of the rule at `path` (whose Swift name is `property`: "pan", "edgeSwipe").
+    init<Rule: ConfigurableRule>(_ path: WritableKeyPath<RecognizerSettings, Rule> & Sendable, property: String) {
+        name = Rule.configTable
+        keys = Rule.settingKeys.map { RecognizerKey($0, in: path, property: property) }
+        orderedKeys = Rule.orderedKeys.map { OrderedKeys(Rule.configTable + "." + $0.low, Rule.configTable + "." + $0.high) }
+        problems = { settings in settings[keyPath: path].problems().map { (Rule.configTable + "." + $0.key, $0.message) } }
+    }
+}
