@@ -1,6 +1,7 @@
 // The loop `gesturectl bind` and `gesturectl lisgd` share: one connection to the daemon (reconnected with
 // backoff), commands started with posix_spawn in their own process groups and reaped on SIGCHLD through a
-// signalfd, all in one poll loop that never waits for a command.
+// signalfd, keys typed through the compositor's virtual keyboard (bind's `keys`), all in one poll loop that
+// never waits for a command.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,7 @@ import GestureConfig
 import GestureProtocol
 import GestureVocabulary
 import SystemCalls
+import WaylandSession
 
 /// A command to start because a gesture matched.
 struct Action {
@@ -22,6 +24,8 @@ struct Action {
     var environment: [String]
     var ifRunning: OverlapPolicy
     var maxPerSecond: Int
+    /// Keys to type instead of a command to run (`arguments` is then empty).
+    var chords: [KeyChord]? = nil
 }
 
 /// What turns the daemon's events into actions: the bindings file or lisgd's -g options.
@@ -30,6 +34,12 @@ protocol ActionSource {
     mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action]
     /// SIGHUP: reread the source; nil when it cannot be reloaded. Returns log lines.
     mutating func reload() -> [String]?
+    /// The compositor connection the source uses (focused app, keys), polled with the daemon's socket.
+    var compositor: CompositorLink? { get }
+}
+
+extension ActionSource {
+    var compositor: CompositorLink? { nil }
 }
 
 /// Log lines on standard error, which systemd sends to the journal.
@@ -94,6 +104,15 @@ final class CommandRunner<Source: ActionSource> {
         while true {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)]
             if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
+            let compositor = source.compositor
+            if let compositor {
+                do {
+                    try compositor.compositor.beforePoll()
+                } catch {
+                    return compositorLost(error)
+                }
+                fds.append(pollfd(fd: compositor.compositor.fd, events: Int16(POLLIN), revents: 0))
+            }
             var timeout: Int32 = -1
             if client == nil {
                 timeout = Int32(clamping: max(0, reconnectAt - now()))
@@ -102,6 +121,16 @@ final class CommandRunner<Source: ActionSource> {
             if n < 0 && errno != EINTR {
                 log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
                 return 1
+            }
+            if let compositor {
+                do {
+                    try compositor.compositor.afterPoll(readable: n > 0 && fds.last!.revents != 0)
+                } catch {
+                    return compositorLost(error)
+                }
+                for event in compositor.compositor.takeEvents() {
+                    if case .focusedAppChanged(let app) = event { log.debug("focused app: " + (app.map { "'\($0)'" } ?? "none")) }
+                }
             }
             if fds[0].revents != 0 {
                 while let signal = try? SystemCall.signalRead(signalFD) {
@@ -126,6 +155,14 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
+
+    /// The compositor went away (the session ended, or it crashed): bindings with `app` and `keys` cannot
+    /// work any more, and a compositor started again is another display; exit, and let the user unit
+    /// restart gesturectl in the new session.
+    private func compositorLost(_ error: CompositorError) -> Int32 {
+        log.info("\(error); bindings with app or keys cannot work without it: stopping (status 1)")
+        return 1
+    }
 
     // MARK: The daemon
 
@@ -282,6 +319,16 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func start(_ action: Action) {
+        if let chords = action.chords {
+            let typed = chords.map(\.described).joined(separator: ", ")
+            let problem = source.compositor.map { $0.type(chords) } ?? "no compositor connection"
+            if let problem {
+                log.info("\(action.label): cannot type \(typed): \(problem)")
+            } else {
+                log.debug("\(action.label): typed \(typed)")
+            }
+            return
+        }
         switch spawn(action.arguments, environment: action.environment) {
         case .success(let pid):
             children[pid] = Child(key: action.key, label: action.label, started: now())

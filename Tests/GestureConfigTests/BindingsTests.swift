@@ -113,7 +113,7 @@ struct BindingsFileTests {
         #expect(
             bindingErrors("[[binding]]\nedge = \"left\"\ncomand = [\"x\"]\n")
                 == [
-                    "bindings.toml:1:1: binding[1]: has nothing to run: add command = [\"program\", \"arg\"] or shell = \"command line\"",
+                    "bindings.toml:1:1: binding[1]: has nothing to do: add command = [\"program\", \"arg\"], shell = \"command line\" or keys = \"alt+Left\"",
                     "bindings.toml:3:1: binding[1].comand: unknown key in a [[binding]] section; did you mean command?",
                 ])
         #expect(
@@ -150,7 +150,7 @@ struct BindingsFileTests {
             bindingErrors("[[binding]]\non = \"bgin\"\nshell = \"x\"\n")
                 == ["bindings.toml:2:1: binding[1].on: expected \"end\" (the default), \"begin\" or \"threshold\", got the string \"bgin\"; did you mean \"begin\"?"])
         #expect(bindingErrors("[[binding]]\nshell = \"x\"\ncommand = [\"y\"]\n") == [
-            "bindings.toml:2:1: binding[1].shell: a binding has either command (run directly) or shell (run by /bin/sh -c), not both"
+            "bindings.toml:2:1: binding[1].shell: a binding has one of command (run directly), shell (run by /bin/sh -c) or keys (typed), not command and shell"
         ])
         #expect(
             bindingErrors("[[binding]]\nedge = \n")
