@@ -28,10 +28,11 @@ public struct XkbKeyNames: KeyNameChecking, Sendable {
     }
 
     /// The named keysyms of the X11 ranges (Latin, function keys, XF86 media keys); Unicode keysyms
-    /// ("U20AC") and unnamed values are left out.
+    /// ("U20AC") and unnamed values are left out. The keys bindings type most (function and cursor keys,
+    /// XF86 keys) come first, so a suggestion prefers "Left" to the technical symbol "leftt".
     public func allNames() -> [String] {
         var names: [String] = []
-        let ranges: [ClosedRange<UInt32>] = [0x20...0x13ff, 0x20a0...0x20ff, 0xfe00...0xffff, 0x1008fe00...0x1008ffff]
+        let ranges: [ClosedRange<UInt32>] = [0xfe00...0xffff, 0x1008fe00...0x1008ffff, 0x20...0x13ff, 0x20a0...0x20ff]
         for range in ranges {
             for sym in range {
                 let name = Self.name(of: sym)

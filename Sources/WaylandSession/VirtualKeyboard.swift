@@ -89,7 +89,8 @@ public struct TypingKeymap: Equatable, Sendable {
 
 /// A virtual keyboard on the compositor's first seat.
 public final class VirtualKeyboard {
-    private unowned let compositor: Compositor
+    // Strong: the display must outlive the keyboard's proxy.
+    private let compositor: Compositor
     private let proxy: OpaquePointer
     public private(set) var keymap: TypingKeymap
 
