@@ -65,8 +65,7 @@ final class CommandRunner<Source: ActionSource> {
     private var devices: [String: String] = [:]
     private var connectedOnce = false
     private var reconnectAt: Int64 = 0
-    private var backoffMilliseconds: Int64 = 0
-    private var failedAttempts = 0
+    private var backoff = ReconnectBackoff()
 
     private struct Child {
         var key: Int
@@ -80,8 +79,6 @@ final class CommandRunner<Source: ActionSource> {
     private var rateLimited: Set<Int> = []
 
     static var maximumQueued: Int { 16 }
-    static var firstBackoffMilliseconds: Int64 { 250 }
-    static var maximumBackoffMilliseconds: Int64 { 8000 }
 
     init(source: Source, socketPath: String?, log: Logger) {
         self.source = source
@@ -173,7 +170,7 @@ final class CommandRunner<Source: ActionSource> {
             devices = Dictionary(c.hello.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
             let names = c.hello.devices.map { "\($0.id) \"\($0.name)\"" }
             if connectedOnce {
-                log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(failedAttempts) failed attempt\(failedAttempts == 1 ? "" : "s")")
+                log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(backoff.failedAttempts) failed attempt\(backoff.failedAttempts == 1 ? "" : "s")")
             } else {
                 log.info(
                     "connected to gestured \(c.hello.daemonVersion) at \(c.path); devices: "
@@ -182,8 +179,7 @@ final class CommandRunner<Source: ActionSource> {
             log.debug("subscribed: \(describe(applied))")
             client = c
             connectedOnce = true
-            failedAttempts = 0
-            backoffMilliseconds = 0
+            backoff.succeeded()
             drain()
         } catch {
             scheduleReconnect(reason: "\(error)")
@@ -193,29 +189,9 @@ final class CommandRunner<Source: ActionSource> {
     private func scheduleReconnect(reason: String) {
         client?.close()
         client = nil
-        failedAttempts += 1
-        backoffMilliseconds =
-            backoffMilliseconds == 0
-            ? Self.firstBackoffMilliseconds : min(backoffMilliseconds * 2, Self.maximumBackoffMilliseconds)
-        reconnectAt = now() + backoffMilliseconds
-        let seconds = seconds(backoffMilliseconds)
-        // Every attempt until the backoff reaches its maximum, then once: a daemon stopped for an hour does
-        // not fill the journal.
-        if backoffMilliseconds < Self.maximumBackoffMilliseconds {
-            log.info("\(reason); retrying in \(seconds) s")
-        } else if backoffMilliseconds == Self.maximumBackoffMilliseconds && failedAttempts == attemptsToReachMaximum() {
-            log.info("\(reason); retrying every \(seconds) s from now on, quietly")
-        }
-    }
-
-    private func attemptsToReachMaximum() -> Int {
-        var b = Self.firstBackoffMilliseconds
-        var n = 1
-        while b < Self.maximumBackoffMilliseconds {
-            b = min(b * 2, Self.maximumBackoffMilliseconds)
-            n += 1
-        }
-        return n
+        let (delay, line) = backoff.failed(reason: reason)
+        reconnectAt = now() + delay
+        if let line { log.info(line) }
     }
 
     private func seconds(_ ms: Int64) -> String { BindingMatcher.decimal(Double(ms) / 1000) }
