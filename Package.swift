@@ -104,7 +104,7 @@ let package = Package(
 
         .testTarget(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
-        .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureConfig"]),
+        .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureConfig", "GestureProtocol"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol"]),
         .testTarget(

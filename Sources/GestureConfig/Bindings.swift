@@ -628,7 +628,11 @@ struct BindingsDecoder {
             }
         }
         // Whole-section rules.
-        let actions = ["command", "shell", "keys"].filter { positions[$0] != nil }
+        // In the order written: the second is the one in excess.
+        let actions = ["command", "shell", "keys"].filter { positions[$0] != nil }.sorted {
+            let (a, b) = (positions[$0]!, positions[$1]!)
+            return (a.line, a.column) < (b.line, b.column)
+        }
         if actions.count > 1 {
             error(
                 positions[actions[1]]!, "\(prefix).\(actions[1])",

@@ -39,7 +39,9 @@ public struct KeyChord: Equatable, Hashable, Sendable {
         for name in names.dropLast() {
             guard !name.isEmpty else { return .failure(.init("\(quoted(text)) has an empty name between two '+'")) }
             guard let modifier = KeyModifier.named(name) else {
-                let hint = closest(to: name.lowercased(), among: KeyModifier.allCases.map(\.rawValue) + KeyModifier.aliases.map(\.0))
+                // "atl" is "alt" with two letters swapped.
+                let anagram = KeyModifier.allCases.first { $0.rawValue.sorted() == name.lowercased().sorted() }?.rawValue
+                let hint = (anagram ?? closest(to: name.lowercased(), among: KeyModifier.allCases.map(\.rawValue) + KeyModifier.aliases.map(\.0)))
                     .map { "; did you mean \(quoted(KeyModifier.named($0)!.rawValue))?" } ?? ""
                 return .failure(.init("\(quoted(name)) in \(quoted(text)) is not a modifier (ctrl, alt, shift, super)\(hint)"))
             }
