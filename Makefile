@@ -13,14 +13,17 @@ PYTHON     ?= /usr/bin/python3
 
 # Debian packages the build and the tests need (scdoc and man-db: the man pages are built and rendered
 # with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels;
-# binutils: a test reads the daemon's imported symbols with nm).
+# binutils: a test reads the daemon's imported symbols with nm; libwayland-dev, libwayland-bin (wayland-scanner)
+# and libxkbcommon-dev: gesturectl's compositor side and its generated protocol code; sway: the tests run it
+# headless as the real compositor).
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
-                scdoc man-db groff-base librsvg2-bin binutils
+                scdoc man-db groff-base librsvg2-bin binutils \
+                libwayland-dev libwayland-bin libxkbcommon-dev sway
 # What `make deb` needs on top: the Debian packaging toolchain and lintian, and g++ for libstdc++'s static
 # archive (static-libstdcxx below; build-essential, so not in debian/control's Build-Depends).
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++
 
-.PHONY: deps deb-deps deps-examples build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
+.PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -41,6 +44,11 @@ deb-deps: deps
 
 build: deps
 	$(SWIFT) build
+
+# Sources/CWaylandProtocols/ from protocols/*.xml with wayland-scanner (tools/wayland-protocols.sh); run it
+# after adding or updating a protocol's XML. WaylandProtocolCodeTests checks the tree holds its output.
+wayland-protocols: deps
+	tools/wayland-protocols.sh
 
 release: deps
 	$(SWIFT) build -c release
@@ -227,7 +235,8 @@ man: $(MAN_PAGES)
 SWIFT_BUILD_FLAGS ?= -c release
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
-# systemd user units (gesturectl-bind.service): the user manager's search path for packaged units.
+# systemd user units (gesturectl-bind.service, gesturectl-orientation.service): the user manager's search
+# path for packaged units.
 USERUNITDIR   ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR   ?= $(PREFIX)/lib/sysusers.d
 DOCDIR        ?= $(PREFIX)/share/doc/gestured
@@ -279,10 +288,11 @@ install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BU
 	    "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; \
 	  chmod 644 "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(UNITDIR)/$$unit.tmp" "$(DESTDIR)$(UNITDIR)/$$unit"; \
 	done; \
-	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
-	  systemd/gesturectl-bind.service > "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service.tmp"; \
-	chmod 644 "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service.tmp"; \
-	mv "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service.tmp" "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service"; \
+	for unit in gesturectl-bind.service gesturectl-orientation.service; do \
+	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
+	    "systemd/$$unit" > "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp"; \
+	  chmod 644 "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp" "$(DESTDIR)$(USERUNITDIR)/$$unit"; \
+	done; \
 	install -m 644 config/bindings.toml "$(DESTDIR)$(DOCDIR)/bindings.toml"; \
 	install -m 644 systemd/gestured.sysusers "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"; \
 	for doc in $(INSTALL_DOCS); do install -m 644 "$$doc" "$(DESTDIR)$(DOCDIR)/"; done; \
@@ -299,6 +309,7 @@ install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BU
 	  udevadm control --reload 2>/dev/null && udevadm trigger --action=change --sysname-match=uinput 2>/dev/null || true; \
 	  echo "make install: done. Start it with: systemctl enable --now gestured.socket (or gestured.service)"; \
 	  echo "  and, as each user who wants gestures to run commands: systemctl --user enable --now gesturectl-bind"; \
+	  echo "  and, on a phone or convertible: systemctl --user enable --now gesturectl-orientation"; \
 	fi
 
 uninstall:
@@ -308,7 +319,7 @@ uninstall:
 	fi; \
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
 	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
-	  "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service" \
+	  "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service" "$(DESTDIR)$(USERUNITDIR)/gesturectl-orientation.service" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules" \
 	  "$(DESTDIR)$(LIBEXECDIR)/gestured-passthrough-properties" \
 	  "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man1/gesturectl.1" \

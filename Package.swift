@@ -18,6 +18,11 @@ let package = Package(
         .systemLibrary(name: "CLibudev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // Linux headers Glibc's module lacks (epoll, timerfd, signalfd); no library to link.
         .systemLibrary(name: "CLinux"),
+        // libxkbcommon: keysym names and the virtual keyboard's keymap (gesturectl only).
+        .systemLibrary(name: "CXkbCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        // libwayland-client and the client code wayland-scanner generated from protocols/*.xml
+        // (tools/wayland-protocols.sh): gesturectl's side of the compositor, never the daemon's.
+        .target(name: "CWaylandProtocols", linkerSettings: [.linkedLibrary("wayland-client")]),
 
         // The system calls every program here makes, wrapped once: errno carried, EINTR retried in one place.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
@@ -51,6 +56,11 @@ let package = Package(
             // the hot path, about a tenth of a frame's instructions (docs/architecture.md, "What a frame costs").
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
+        // The compositor connection of `gesturectl` (one module owns it): outputs and their transforms, the
+        // focused app (wlr-foreign-toplevel-management), keys typed through zwp_virtual_keyboard_v1 with a
+        // keymap compiled by libxkbcommon. Driven from the caller's poll loop; no thread.
+        .target(
+            name: "WaylandSession", dependencies: ["CWaylandProtocols", "CXkbCommon", "GestureConfig", "SystemCalls"]),
         // Client library for Swift programs that subscribe to gestures.
         .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol", "SystemCalls"]),
 
@@ -71,9 +81,12 @@ let package = Package(
             name: "gesturectl",
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureClient", "SystemCalls",
-                "RecordingFiles",
+                "RecordingFiles", "WaylandSession",
             ]
         ),
+        // A small Wayland client for the tests: a window with a given app_id that prints the keys it
+        // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
+        .executableTarget(name: "wayland-test-client", dependencies: ["CWaylandProtocols", "CXkbCommon"]),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
         // The TOML parser's trees as tagged JSON, for the differential check against Python's tomllib
         // (tools/toml-differential.py).
@@ -94,6 +107,7 @@ let package = Package(
         // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
         // docs/architecture.md, "Adding a gesture kind".
         .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore"]),
+        .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureConfig", "GestureProtocol"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol"]),
         .testTarget(

@@ -44,6 +44,8 @@ _gesturectl() {
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
             monitor:--device | orientation:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
+            orientation:--output)   # the connectors' names, as wlroots compositors name outputs
+                mapfile -t COMPREPLY < <(compgen -W "$(ls /sys/class/drm 2>/dev/null | sed -n 's/^card[0-9]*-//p')" -- "$cur") ;;
             *)  compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
         esac
@@ -52,7 +54,8 @@ _gesturectl() {
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$(_gesturectl_options "$cmd") --help" -- "$cur")
     elif [ "$cmd" = orientation ]; then
-        mapfile -t COMPREPLY < <(compgen -W "0 90 180 270" -- "$cur")    # its ANGLE
+        # its ANGLE, unless it follows the compositor
+        [[ " ${COMP_WORDS[*]} " == *" --follow "* ]] || mapfile -t COMPREPLY < <(compgen -W "0 90 180 270" -- "$cur")
     elif gesturectl "$cmd" --help 2>/dev/null | awk 'NR == 1 { exit !($NF ~ /^[A-Z]+$/) }'; then
         # A command whose usage line ends in an argument (replay's RECORDING) takes a file.
         compopt -o filenames 2>/dev/null

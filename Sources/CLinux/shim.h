@@ -24,3 +24,8 @@ static const int gestured_sock_stream = SOCK_STREAM;
 static const int gestured_sock_dgram = SOCK_DGRAM;
 static const int gestured_sock_nonblock = SOCK_NONBLOCK;
 static const int gestured_sock_cloexec = SOCK_CLOEXEC;
+
+/// memfd_create(2), which glibc declares only under _GNU_SOURCE (gesturectl's keymap for the compositor).
+extern int memfd_create(const char *name, unsigned int flags);
+static const unsigned int gestured_mfd_cloexec = 0x0001U;
+static const unsigned int gestured_mfd_allow_sealing = 0x0002U;

@@ -1,6 +1,17 @@
 import GestureProtocol
 import GestureVocabulary
 
+/// Which app has the focus, as the compositor says (`gesturectl bind` asks it through
+/// wlr-foreign-toplevel-management-unstable-v1).
+public enum FocusedApp: Equatable, Sendable {
+    /// Nobody can say: no compositor, or one without the protocol. Bindings with `app` never match.
+    case unknown
+    /// No toplevel is focused.
+    case none
+    /// The focused toplevel's app_id.
+    case app(String)
+}
+
 /// A binding that fired: what to run and with which environment.
 public struct BindingFiring: Equatable, Sendable {
     public var binding: Binding
@@ -34,12 +45,14 @@ public struct BindingMatcher {
     }
 
     /// The bindings that fire for `event` (none, one, or a threshold binding and an end binding).
-    public mutating func handle(_ event: GestureEvent, deviceID: String?, deviceName: String?) -> [BindingFiring] {
+    public mutating func handle(_ event: GestureEvent, deviceID: String?, deviceName: String?, app: FocusedApp = .unknown) -> [BindingFiring] {
         let key = GestureKey(device: deviceID ?? "", id: event.id)
         var firings: [BindingFiring] = []
         func fire(_ b: Binding) {
             firings.append(
-                BindingFiring(binding: b, event: event, environment: BindingMatcher.environment(event, deviceID: deviceID, deviceName: deviceName, binding: b)))
+                BindingFiring(
+                    binding: b, event: event,
+                    environment: BindingMatcher.environment(event, deviceID: deviceID, deviceName: deviceName, binding: b, app: app)))
         }
         if event.phase == .cancel {
             thresholdFired.remove(key)
@@ -48,7 +61,7 @@ public struct BindingMatcher {
         if !thresholdFired.contains(key) {
             for b in bindings {
                 guard case .threshold(let t) = b.trigger, t.isPassed(by: event),
-                    b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName)
+                    b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName, app: app)
                 else { continue }
                 fire(b)
                 if event.phase != .end { thresholdFired.insert(key) }
@@ -57,7 +70,7 @@ public struct BindingMatcher {
         }
         switch event.phase {
         case .begin:
-            if let b = bindings.first(where: { $0.trigger == .begin && $0.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName) }) {
+            if let b = bindings.first(where: { $0.trigger == .begin && $0.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName, app: app) }) {
                 fire(b)
             }
         case .end:
@@ -69,7 +82,7 @@ public struct BindingMatcher {
                 case .notCommitted: if event.committed != false { return false }
                 case .any: break
                 }
-                return b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName)
+                return b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName, app: app)
             }) {
                 fire(b)
             }
@@ -80,8 +93,11 @@ public struct BindingMatcher {
     }
 
     /// The environment a command gets: the event's fields as GESTURE_* variables; a field the event does
-    /// not carry is left out (not set to an empty string). Numbers are written with at most 4 decimals.
-    public static func environment(_ e: GestureEvent, deviceID: String?, deviceName: String?, binding: Binding) -> [String] {
+    /// not carry is left out (not set to an empty string), and so is GESTURE_APP when no app is known to
+    /// be focused. Numbers are written with at most 4 decimals.
+    public static func environment(
+        _ e: GestureEvent, deviceID: String?, deviceName: String?, binding: Binding, app: FocusedApp = .unknown
+    ) -> [String] {
         var env = [
             "GESTURE_KIND=\(e.kind.rawValue)",
             "GESTURE_PHASE=\(e.phase.rawValue)",
@@ -106,6 +122,7 @@ public struct BindingMatcher {
         if let v = e.rotationDegrees { env.append("GESTURE_ROTATION=\(decimal(v))") }
         if let deviceID { env.append("GESTURE_DEVICE=\(deviceID)") }
         if let deviceName { env.append("GESTURE_DEVICE_NAME=\(deviceName)") }
+        if case .app(let id) = app { env.append("GESTURE_APP=\(id)") }
         return env
     }
 

@@ -45,18 +45,22 @@ public enum BindingThreshold: Equatable, Sendable {
     }
 }
 
-/// How a binding's command is run.
+/// What a binding does: runs a command, or types keys.
 public enum BindingCommand: Equatable, Sendable {
     /// `command = ["prog", "arg", ...]`: executed directly (PATH is searched for the program), no shell.
     case argv([String])
     /// `shell = "..."`: run by `/bin/sh -c`.
     case shell(String)
+    /// `keys = "alt+Left"` or a list of chords: typed into the focused app through the compositor's
+    /// virtual keyboard, in order; no process is started.
+    case keys([KeyChord])
 
-    /// The argument vector to execute.
+    /// The argument vector to execute; empty for keys, which start no process.
     public var arguments: [String] {
         switch self {
         case .argv(let a): return a
         case .shell(let s): return ["/bin/sh", "-c", s]
+        case .keys: return []
         }
     }
 
@@ -64,7 +68,14 @@ public enum BindingCommand: Equatable, Sendable {
         switch self {
         case .argv(let a): return a.map { $0.contains(" ") || $0.isEmpty ? quoted($0) : $0 }.joined(separator: " ")
         case .shell(let s): return "sh -c \(quoted(s))"
+        case .keys(let chords): return "keys " + chords.map(\.described).joined(separator: ", ")
         }
+    }
+
+    /// The chords, when the binding types keys.
+    public var chords: [KeyChord]? {
+        if case .keys(let c) = self { return c }
+        return nil
     }
 }
 
@@ -100,6 +111,8 @@ public struct Binding: Equatable, Sendable {
     public var taps: Int?
     /// Glob on the device's name or id.
     public var device: String?
+    /// Globs on the focused app's app_id (`app`); nil matches whatever is focused, or nothing.
+    public var apps: [String]?
     public var committed: CommittedRequirement = .committed
     public var trigger: BindingTrigger = .end
 
@@ -143,9 +156,19 @@ public struct Binding: Equatable, Sendable {
         return (id.map(glob.matches) ?? false) || (name.map(glob.matches) ?? false)
     }
 
+    /// Whether the focused app is one this binding accepts. A binding with `app` never matches when the
+    /// focused app is unknown (no compositor, or one without wlr-foreign-toplevel-management) or when
+    /// nothing is focused.
+    public func acceptsApp(_ app: FocusedApp) -> Bool {
+        guard let apps else { return true }
+        guard case .app(let id) = app else { return false }
+        return apps.contains { Glob($0, pathname: false).matches(id) }
+    }
+
     /// Whether the event's fields match this binding (the phase is the matcher's business). Fields the
     /// event does not carry never match a binding that asks for them.
-    public func matchesFields(of e: GestureEvent, deviceID: String?, deviceName: String?) -> Bool {
+    public func matchesFields(of e: GestureEvent, deviceID: String?, deviceName: String?, app: FocusedApp = .unknown) -> Bool {
+        guard acceptsApp(app) else { return false }
         guard possibleKinds.contains(e.kind) else { return false }
         if let fingers, !fingers.contains(e.fingers) { return false }
         if let edges {
@@ -180,6 +203,7 @@ public struct Binding: Equatable, Sendable {
         if let directions { parts.append("direction " + directions.map(\.rawValue).sorted().joined(separator: "|")) }
         if let taps { parts.append("\(taps) tap\(taps == 1 ? "" : "s")") }
         if let device { parts.append("device \(quoted(device))") }
+        if let apps { parts.append("app " + apps.map(quoted).joined(separator: "|")) }
         switch trigger {
         case .begin: parts.append("on begin")
         case .end: parts.append("on end" + (committed == .committed ? "" : " (\(committed.rawValue))"))
@@ -209,14 +233,22 @@ public struct BindingsFile: Equatable, Sendable {
         return nil
     }
 
-    public static func load(path: String) throws(ConfigError) -> BindingsFile {
+    /// Reads a bindings file. `keyNames` checks the key names of `keys` (gesturectl passes libxkbcommon's);
+    /// without it only their syntax is checked.
+    public static func load(path: String, keyNames: (any KeyNameChecking)? = nil) throws(ConfigError) -> BindingsFile {
         let tree = try TOMLDocument.read(path: path, describingFileError: { $0.replacingConfiguration() })
-        return try BindingsDecoder.decode(tree, fileName: path)
+        return try BindingsDecoder.decode(tree, fileName: path, keyNames: keyNames)
     }
 
-    public static func parse(text: String, fileName: String) throws(ConfigError) -> BindingsFile {
-        try BindingsDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName)
+    public static func parse(text: String, fileName: String, keyNames: (any KeyNameChecking)? = nil) throws(ConfigError) -> BindingsFile {
+        try BindingsDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName, keyNames: keyNames)
     }
+
+    /// The bindings with `app`, which match only with a compositor that says which app is focused.
+    public var appBindings: [Binding] { bindings.filter { $0.apps != nil } }
+
+    /// The bindings with `keys`, which need the compositor's virtual keyboard.
+    public var keyBindings: [Binding] { bindings.filter { $0.command.chords != nil } }
 
     /// The narrowest subscription that still delivers every event a binding can fire on: only the kinds
     /// (and, for edge swipes, the edges) some binding can match, finger counts when every binding names
@@ -292,16 +324,22 @@ extension String {
 /// The keys of a [[binding]] section, in the order docs/bindings.md lists them.
 let bindingKeys = [
     "name", "gesture", "fingers", "edge", "edge_position", "start_edge", "direction", "taps", "device", "committed",
-    "on", "progress", "distance_mm", "scale", "command", "shell", "if_running", "max_per_second",
+    "app", "on", "progress", "distance_mm", "scale", "command", "shell", "keys", "if_running", "max_per_second",
 ]
+
+extension BindingsDecoder {
+    /// Chords one binding types at most.
+    static let maximumChords = 32
+}
 
 /// Turns the TOML tree into bindings, collecting every problem.
 struct BindingsDecoder {
     let file: String
+    let keyNames: (any KeyNameChecking)?
     private(set) var diagnostics: [ConfigDiagnostic] = []
 
-    static func decode(_ root: TOMLValue, fileName: String) throws(ConfigError) -> BindingsFile {
-        var decoder = BindingsDecoder(file: fileName)
+    static func decode(_ root: TOMLValue, fileName: String, keyNames: (any KeyNameChecking)?) throws(ConfigError) -> BindingsFile {
+        var decoder = BindingsDecoder(file: fileName, keyNames: keyNames)
         let bindings = decoder.decodeRoot(root)
         if !decoder.diagnostics.isEmpty {
             let sorted = decoder.diagnostics.enumerated().sorted { a, b in
@@ -461,6 +499,60 @@ struct BindingsDecoder {
                 } else {
                     b.device = s
                 }
+            case "app":
+                var globs: [(String, SourcePosition)] = []
+                switch v.kind {
+                case .string(let s): globs = [(s, member.keyPosition)]
+                case .array(let elements) where !elements.isEmpty:
+                    for e in elements {
+                        if case .string(let s) = e.kind { globs.append((s, e.position)) } else {
+                            error(e.position, path, "expected app_id globs as strings, got \(e.described)")
+                        }
+                    }
+                default:
+                    error(member.keyPosition, path, "expected a glob on the focused app's app_id (such as \"firefox\" or \"org.gnome.*\"), or a list of them, got \(v.described)")
+                }
+                var apps: [String] = []
+                for (glob, position) in globs {
+                    if glob.isEmpty {
+                        error(position, path, "an empty glob matches no app_id")
+                    } else if let problem = Glob.problem(in: glob) {
+                        error(position, path, "\(quoted(glob)) is not a valid glob: \(problem)")
+                    } else {
+                        apps.append(glob)
+                    }
+                }
+                if !apps.isEmpty && apps.count == globs.count { b.apps = apps }
+            case "keys":
+                var texts: [(String, SourcePosition)] = []
+                switch v.kind {
+                case .string(let s): texts = [(s, member.keyPosition)]
+                case .array(let elements) where !elements.isEmpty && elements.count <= BindingsDecoder.maximumChords:
+                    for e in elements {
+                        if case .string(let s) = e.kind { texts.append((s, e.position)) } else {
+                            error(e.position, path, "expected chords such as \"alt+Left\" as strings, got \(e.described)")
+                        }
+                    }
+                case .array(let elements) where elements.count > BindingsDecoder.maximumChords:
+                    error(member.keyPosition, path, "at most \(BindingsDecoder.maximumChords) chords are typed by one binding, got \(elements.count)")
+                default:
+                    error(member.keyPosition, path, "expected a chord such as \"alt+Left\", \"super+2\" or \"XF86Back\", or a list of them typed in order, got \(v.described)")
+                }
+                var chords: [KeyChord] = []
+                for (text, position) in texts {
+                    switch KeyChord.parse(text) {
+                    case .failure(let problem):
+                        error(position, path, problem.message)
+                    case .success(let chord):
+                        if let keyNames, !keyNames.isKnown(chord.key) {
+                            let hint = keyNames.suggestion(for: chord.key).map { "; did you mean \(quoted($0))?" } ?? ""
+                            error(position, path, "\(quoted(chord.key)) is not an xkb key name (keysym)\(hint)")
+                        } else {
+                            chords.append(chord)
+                        }
+                    }
+                }
+                if !chords.isEmpty && chords.count == texts.count { command = .keys(chords) }
             case "committed":
                 committedSet = true
                 switch v.kind {
@@ -537,10 +629,17 @@ struct BindingsDecoder {
             }
         }
         // Whole-section rules.
-        if positions["command"] != nil, let shellAt = positions["shell"] {
-            error(shellAt, "\(prefix).shell", "a binding has either command (run directly) or shell (run by /bin/sh -c), not both")
-        } else if positions["command"] == nil && positions["shell"] == nil {
-            error(element.position, prefix, "has nothing to run: add command = [\"program\", \"arg\"] or shell = \"command line\"")
+        // In the order written: the second is the one in excess.
+        let actions = ["command", "shell", "keys"].filter { positions[$0] != nil }.sorted {
+            let (a, b) = (positions[$0]!, positions[$1]!)
+            return (a.line, a.column) < (b.line, b.column)
+        }
+        if actions.count > 1 {
+            error(
+                positions[actions[1]]!, "\(prefix).\(actions[1])",
+                "a binding has one of command (run directly), shell (run by /bin/sh -c) or keys (typed), not \(actions[0]) and \(actions[1])")
+        } else if actions.isEmpty {
+            error(element.position, prefix, "has nothing to do: add command = [\"program\", \"arg\"], shell = \"command line\" or keys = \"alt+Left\"")
         }
         if let command { b.command = command }
         switch on ?? (thresholds.isEmpty ? "end" : "threshold") {

@@ -108,7 +108,9 @@ extension Daemon {
             if let udevCalibration, settings.geometry.calibration == udevCalibration {
                 Log.info("\(id): using udev's LIBINPUT_CALIBRATION_MATRIX \(udevCalibration.map { "\($0)" }.joined(separator: " "))")
             }
-            addDevice(source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings, udevCalibration: udevCalibration)
+            addDevice(
+                source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings, udevCalibration: udevCalibration,
+                output: udevDevice.outputName)
         } catch {
             if case .unsupported(_, _, let reason) = error, reason.hasPrefix(EvdevDevice.ownCopyReason) {
                 // One of our own passthrough copies, announced by udev like any touchscreen.
@@ -142,7 +144,8 @@ extension Daemon {
 
     /// Starts reading a device: builds its engine, watches its descriptor, tells subscribed clients.
     private func addDevice(
-        source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil
+        source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
+        output: String? = nil
     ) {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -164,7 +167,7 @@ extension Daemon {
         }
         let info = DeviceInfo(
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
-            source: source.source, slots: slotCount)
+            source: source.source, slots: slotCount, output: output)
         let slot = DeviceSlot(
             token: upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration)

@@ -37,6 +37,13 @@ public struct UdevInputDevice: Equatable, Sendable {
     }
     /// udev says this is a touchpad: ID_INPUT_TOUCHPAD=1.
     public var isTouchpad: Bool { properties["ID_INPUT_TOUCHPAD"] == "1" }
+
+    /// The output the device belongs to: its `WL_OUTPUT` property (libinput's convention), nil when unset
+    /// or empty.
+    public var outputName: String? {
+        guard let name = properties["WL_OUTPUT"], !name.isEmpty else { return nil }
+        return name
+    }
 }
 
 /// A udev context (`struct udev *`), released when the object goes away.

@@ -67,10 +67,13 @@ public struct DeviceInfo: Equatable, Sendable {
     /// For a device in passthrough: the node of its virtual copy (`/dev/input/event9`), which the
     /// compositor reads instead of the grabbed panel. Absent otherwise.
     public var virtualPath: String?
+    /// The output (connector name, "DSI-1") the touchscreen belongs to: its `WL_OUTPUT` udev property, the
+    /// convention libinput and compositors follow. Absent when unset (and for replays).
+    public var output: String?
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
-        orientation: DeviceOrientation = .normal, virtualPath: String? = nil
+        orientation: DeviceOrientation = .normal, virtualPath: String? = nil, output: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -80,6 +83,7 @@ public struct DeviceInfo: Equatable, Sendable {
         self.slots = slots
         self.orientation = orientation
         self.virtualPath = virtualPath
+        self.output = output
     }
 
     /// Whether `selector` names this device: its id, its name or its "vvvv:pppp" (as subscription
@@ -97,6 +101,7 @@ public struct DeviceInfo: Equatable, Sendable {
         members.append(("slots", .integer(slots)))
         members.append(("orientation", .integer(orientation.rawValue)))
         if let virtualPath { members.append(("virtual_path", .string(virtualPath))) }
+        if let output { members.append(("output", .string(output))) }
         return .object(members)
     }
 
@@ -116,6 +121,7 @@ public struct DeviceInfo: Equatable, Sendable {
         // A daemon older than the `orientation` request sends none: its devices are never turned.
         self.orientation = json["orientation"]?.intValue.flatMap(DeviceOrientation.init(rawValue:)) ?? .normal
         self.virtualPath = json["virtual_path"]?.stringValue
+        self.output = json["output"]?.stringValue
     }
 }
 

@@ -5,19 +5,23 @@ import Glibc
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
+import WaylandSession
 
 private let bindUsage = """
     usage: gesturectl bind [--bindings FILE] [--socket PATH] [--check] [--verbose]
 
-    Runs a command for each gesture that matches a binding of FILE (docs/bindings.md; an example is
-    config/bindings.toml). Commands run in their own process groups without blocking gesture handling;
-    their output goes to standard error (the journal under systemd). SIGHUP rereads FILE (a broken file
-    keeps the bindings in use); the connection to the daemon is re-established with backoff.
+    Runs a command, or types keys, for each gesture that matches a binding of FILE (docs/bindings.md; an
+    example is config/bindings.toml). Commands run in their own process groups without blocking gesture
+    handling; their output goes to standard error (the journal under systemd). Bindings with `app` match
+    the focused app and bindings with `keys` type into it through the Wayland compositor ($WAYLAND_DISPLAY).
+    SIGHUP rereads FILE (a broken file keeps the bindings in use); the connection to the daemon is
+    re-established with backoff.
 
       --bindings FILE  the bindings (default: $XDG_CONFIG_HOME/gestured/bindings.toml, else
                        ~/.config/gestured/bindings.toml)
       --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
-      --check          validate FILE, print what each binding does, and exit (0 when it is usable)
+      --check          validate FILE, print what each binding does and which cannot work in this
+                       session (app, keys), and exit (0 when it is usable)
       --verbose        also log each command started and exited, and the subscription
 
     """
@@ -26,29 +30,40 @@ private let bindUsage = """
 struct BindingsSource: ActionSource {
     var file: BindingsFile
     var matcher: BindingMatcher
+    var support: CompositorSupport
+    let environment: [String: String]
 
-    init(file: BindingsFile) {
+    init(file: BindingsFile, support: CompositorSupport, environment: [String: String]) {
         self.file = file
-        self.matcher = BindingMatcher(bindings: file.bindings)
+        self.support = support
+        self.environment = environment
+        self.matcher = BindingMatcher(bindings: support.usableBindings(of: file))
     }
 
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
+    var compositor: CompositorLink? { support.link }
 
     mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action] {
-        matcher.handle(event, deviceID: deviceID, deviceName: deviceName).map { f in
+        let app = support.link?.focusedApp ?? .unknown
+        return matcher.handle(event, deviceID: deviceID, deviceName: deviceName, app: app).map { f in
             Action(
                 key: f.binding.index, label: f.binding.label, arguments: f.binding.command.arguments,
-                environment: f.environment, ifRunning: f.binding.ifRunning, maxPerSecond: f.binding.maxPerSecond)
+                environment: f.environment, ifRunning: f.binding.ifRunning, maxPerSecond: f.binding.maxPerSecond,
+                chords: f.binding.command.chords)
         }
     }
 
     mutating func reload() -> [String]? {
         do {
-            let new = try BindingsFile.load(path: file.path)
+            let new = try BindingsFile.load(path: file.path, keyNames: XkbKeyNames())
             let before = file.bindings.count
             file = new
-            matcher.replace(new.bindings)
-            return ["SIGHUP: reloaded \(new.path): \(new.bindings.count) binding\(new.bindings.count == 1 ? "" : "s") (was \(before))"]
+            var lines = ["SIGHUP: reloaded \(new.path): \(new.bindings.count) binding\(new.bindings.count == 1 ? "" : "s") (was \(before))"]
+            // The compositor as before, or (not needed or not reached before) connected for the new file.
+            support = CompositorSupport.connect(for: new, environment: environment, reusing: support.link)
+            lines += support.notes(for: new)
+            matcher.replace(support.usableBindings(of: new))
+            return lines
         } catch {
             return error.diagnostics.map(\.description)
                 + ["SIGHUP: \(file.path) is not usable; keeping the \(file.bindings.count) binding\(file.bindings.count == 1 ? "" : "s") loaded before"]
@@ -100,14 +115,17 @@ func runBind(_ args: [String]) -> Int32 {
     }
     let loaded: BindingsFile
     do {
-        loaded = try BindingsFile.load(path: file)
+        loaded = try BindingsFile.load(path: file, keyNames: XkbKeyNames())
     } catch {
         let n = error.diagnostics.count
         printError(error.description + "\n\(file): \(n) error\(n == 1 ? "" : "s"); the bindings file is not usable\n")
         return 1
     }
+    let environment = currentEnvironment()
+    let support = CompositorSupport.connect(for: loaded, environment: environment)
     if check {
         print(loaded.summary)
+        for note in support.notes(for: loaded) { print("note: " + note) }
         return 0
     }
     if loaded.bindings.isEmpty {
@@ -116,5 +134,13 @@ func runBind(_ args: [String]) -> Int32 {
     }
     let log = Logger(prefix: "gesturectl bind", verbose: verbose)
     log.info("\(file): \(loaded.bindings.count) binding\(loaded.bindings.count == 1 ? "" : "s")")
-    return CommandRunner(source: BindingsSource(file: loaded), socketPath: socket, log: log).run()
+    if let link = support.link {
+        let c = link.compositor
+        log.info(
+            "connected to the compositor at '\(c.displayName)': focused app "
+                + (c.offersToplevelManagement ? (c.focusedApp.map { "'\($0)'" } ?? "none") : "unknown (no wlr-foreign-toplevel-management)")
+                + (c.offersVirtualKeyboard ? ", virtual keyboard" : ", no virtual keyboard"))
+    }
+    for note in support.notes(for: loaded) { log.info(note) }
+    return CommandRunner(source: BindingsSource(file: loaded, support: support, environment: environment), socketPath: socket, log: log).run()
 }

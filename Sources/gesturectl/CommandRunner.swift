@@ -1,6 +1,7 @@
 // The loop `gesturectl bind` and `gesturectl lisgd` share: one connection to the daemon (reconnected with
 // backoff), commands started with posix_spawn in their own process groups and reaped on SIGCHLD through a
-// signalfd, all in one poll loop that never waits for a command.
+// signalfd, keys typed through the compositor's virtual keyboard (bind's `keys`), all in one poll loop that
+// never waits for a command.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,7 @@ import GestureConfig
 import GestureProtocol
 import GestureVocabulary
 import SystemCalls
+import WaylandSession
 
 /// A command to start because a gesture matched.
 struct Action {
@@ -22,6 +24,8 @@ struct Action {
     var environment: [String]
     var ifRunning: OverlapPolicy
     var maxPerSecond: Int
+    /// Keys to type instead of a command to run (`arguments` is then empty).
+    var chords: [KeyChord]? = nil
 }
 
 /// What turns the daemon's events into actions: the bindings file or lisgd's -g options.
@@ -30,6 +34,12 @@ protocol ActionSource {
     mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action]
     /// SIGHUP: reread the source; nil when it cannot be reloaded. Returns log lines.
     mutating func reload() -> [String]?
+    /// The compositor connection the source uses (focused app, keys), polled with the daemon's socket.
+    var compositor: CompositorLink? { get }
+}
+
+extension ActionSource {
+    var compositor: CompositorLink? { nil }
 }
 
 /// Log lines on standard error, which systemd sends to the journal.
@@ -55,8 +65,7 @@ final class CommandRunner<Source: ActionSource> {
     private var devices: [String: String] = [:]
     private var connectedOnce = false
     private var reconnectAt: Int64 = 0
-    private var backoffMilliseconds: Int64 = 0
-    private var failedAttempts = 0
+    private var backoff = ReconnectBackoff()
 
     private struct Child {
         var key: Int
@@ -70,8 +79,6 @@ final class CommandRunner<Source: ActionSource> {
     private var rateLimited: Set<Int> = []
 
     static var maximumQueued: Int { 16 }
-    static var firstBackoffMilliseconds: Int64 { 250 }
-    static var maximumBackoffMilliseconds: Int64 { 8000 }
 
     init(source: Source, socketPath: String?, log: Logger) {
         self.source = source
@@ -94,6 +101,15 @@ final class CommandRunner<Source: ActionSource> {
         while true {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)]
             if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
+            let compositor = source.compositor
+            if let compositor {
+                do {
+                    try compositor.compositor.beforePoll()
+                } catch {
+                    return compositorLost(error)
+                }
+                fds.append(pollfd(fd: compositor.compositor.fd, events: Int16(POLLIN), revents: 0))
+            }
             var timeout: Int32 = -1
             if client == nil {
                 timeout = Int32(clamping: max(0, reconnectAt - now()))
@@ -102,6 +118,16 @@ final class CommandRunner<Source: ActionSource> {
             if n < 0 && errno != EINTR {
                 log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
                 return 1
+            }
+            if let compositor {
+                do {
+                    try compositor.compositor.afterPoll(readable: n > 0 && fds.last!.revents != 0)
+                } catch {
+                    return compositorLost(error)
+                }
+                for event in compositor.compositor.takeEvents() {
+                    if case .focusedAppChanged(let app) = event { log.debug("focused app: " + (app.map { "'\($0)'" } ?? "none")) }
+                }
             }
             if fds[0].revents != 0 {
                 while let signal = try? SystemCall.signalRead(signalFD) {
@@ -127,6 +153,14 @@ final class CommandRunner<Source: ActionSource> {
 
     private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
 
+    /// The compositor went away (the session ended, or it crashed): bindings with `app` and `keys` cannot
+    /// work any more, and a compositor started again is another display; exit, and let the user unit
+    /// restart gesturectl in the new session.
+    private func compositorLost(_ error: CompositorError) -> Int32 {
+        log.info("\(error); bindings with app or keys cannot work without it: stopping (status 1)")
+        return 1
+    }
+
     // MARK: The daemon
 
     private func connect() {
@@ -136,7 +170,7 @@ final class CommandRunner<Source: ActionSource> {
             devices = Dictionary(c.hello.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
             let names = c.hello.devices.map { "\($0.id) \"\($0.name)\"" }
             if connectedOnce {
-                log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(failedAttempts) failed attempt\(failedAttempts == 1 ? "" : "s")")
+                log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(backoff.failedAttempts) failed attempt\(backoff.failedAttempts == 1 ? "" : "s")")
             } else {
                 log.info(
                     "connected to gestured \(c.hello.daemonVersion) at \(c.path); devices: "
@@ -145,8 +179,7 @@ final class CommandRunner<Source: ActionSource> {
             log.debug("subscribed: \(describe(applied))")
             client = c
             connectedOnce = true
-            failedAttempts = 0
-            backoffMilliseconds = 0
+            backoff.succeeded()
             drain()
         } catch {
             scheduleReconnect(reason: "\(error)")
@@ -156,29 +189,9 @@ final class CommandRunner<Source: ActionSource> {
     private func scheduleReconnect(reason: String) {
         client?.close()
         client = nil
-        failedAttempts += 1
-        backoffMilliseconds =
-            backoffMilliseconds == 0
-            ? Self.firstBackoffMilliseconds : min(backoffMilliseconds * 2, Self.maximumBackoffMilliseconds)
-        reconnectAt = now() + backoffMilliseconds
-        let seconds = seconds(backoffMilliseconds)
-        // Every attempt until the backoff reaches its maximum, then once: a daemon stopped for an hour does
-        // not fill the journal.
-        if backoffMilliseconds < Self.maximumBackoffMilliseconds {
-            log.info("\(reason); retrying in \(seconds) s")
-        } else if backoffMilliseconds == Self.maximumBackoffMilliseconds && failedAttempts == attemptsToReachMaximum() {
-            log.info("\(reason); retrying every \(seconds) s from now on, quietly")
-        }
-    }
-
-    private func attemptsToReachMaximum() -> Int {
-        var b = Self.firstBackoffMilliseconds
-        var n = 1
-        while b < Self.maximumBackoffMilliseconds {
-            b = min(b * 2, Self.maximumBackoffMilliseconds)
-            n += 1
-        }
-        return n
+        let (delay, line) = backoff.failed(reason: reason)
+        reconnectAt = now() + delay
+        if let line { log.info(line) }
     }
 
     private func seconds(_ ms: Int64) -> String { BindingMatcher.decimal(Double(ms) / 1000) }
@@ -282,6 +295,16 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func start(_ action: Action) {
+        if let chords = action.chords {
+            let typed = chords.map(\.described).joined(separator: ", ")
+            let problem = source.compositor.map { $0.type(chords) } ?? "no compositor connection"
+            if let problem {
+                log.info("\(action.label): cannot type \(typed): \(problem)")
+            } else {
+                log.debug("\(action.label): typed \(typed)")
+            }
+            return
+        }
         switch spawn(action.arguments, environment: action.environment) {
         case .success(let pid):
             children[pid] = Child(key: action.key, label: action.label, started: now())

@@ -3,10 +3,14 @@
 import Glibc
 #endif
 import GestureClient
+import GestureConfig
 import GestureProtocol
+import SystemCalls
+import WaylandSession
 
 private let orientationUsage = """
     usage: gesturectl orientation [--socket PATH] [--device ID] [--json] ANGLE
+           gesturectl orientation --follow [--socket PATH] [--device ID] [--output NAME] [--verbose]
 
     Tells the running gestured how the screen is turned now: ANGLE is 0, 90, 180 or 270, the degrees the
     device is turned clockwise from its natural position with the display following (iio-sensor-proxy's
@@ -17,11 +21,24 @@ private let orientationUsage = """
       --device ID      only this device: its id, its name or vvvv:pppp (default: every device)
       --json           print the daemon's reply as one JSON line
 
+    With --follow, it connects to the Wayland compositor ($WAYLAND_DISPLAY) and to gestured and keeps each
+    touchscreen's orientation equal to its output's transform (wl_output: normal 0, 90, 180, 270; a
+    flipped transform is reported, not followed), until stopped. A touchscreen's output is its WL_OUTPUT
+    udev property, else --output, else the only output; with several outputs and neither, none is
+    followed. It sets the orientation again when a device is added, the daemon restarts (reconnecting
+    with backoff) or an output comes back; it exits (status 1) when the compositor goes away.
+
+      --output NAME    the output of the touchscreens without WL_OUTPUT ("DSI-1"; `swaymsg -t get_outputs`)
+      --verbose        also log each orientation set and how long after the compositor's change
+
     """
 
 func runOrientation(_ args: [String]) -> Int32 {
     var socket: String?
     var device: String?
+    var output: String?
+    var follow = false
+    var verbose = false
     var json = false
     var angle: DeviceOrientation?
     var i = 0
@@ -49,6 +66,17 @@ func runOrientation(_ args: [String]) -> Int32 {
                 return 2
             }
             device = v
+        case "--output":
+            guard let v = value(a) else { return 2 }
+            guard !v.isEmpty else {
+                printError("gesturectl orientation: --output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)\n")
+                return 2
+            }
+            output = v
+        case "--follow":
+            follow = true
+        case "--verbose", "-v":
+            verbose = true
         case "--json":
             json = true
         default:
@@ -68,6 +96,33 @@ func runOrientation(_ args: [String]) -> Int32 {
         }
         i += 1
     }
+    if follow {
+        if let angle {
+            printError("gesturectl orientation: --follow takes the angle from the compositor; drop \(angle.rawValue)\n")
+            return 2
+        }
+        if json {
+            printError("gesturectl orientation: --json is for setting an ANGLE once, not for --follow\n")
+            return 2
+        }
+        let log = Logger(prefix: "gesturectl orientation", verbose: verbose)
+        let compositor: Compositor
+        do {
+            compositor = try Compositor()
+        } catch {
+            log.info("\(error)")
+            return 1
+        }
+        guard compositor.offersOutputNames else {
+            log.info("the compositor at '\(compositor.displayName)' names no outputs (neither wl_output 4 nor xdg-output 2): cannot tell which output is which")
+            return 1
+        }
+        return OrientationFollower(compositor: compositor, socketPath: socket, device: device, output: output, log: log).run()
+    }
+    if output != nil || verbose {
+        printError("gesturectl orientation: --output and --verbose go with --follow\n")
+        return 2
+    }
     guard let angle else {
         printError("gesturectl orientation: which ANGLE? \(DeviceOrientation.allowedText)\n\n" + orientationUsage)
         return 2
@@ -86,5 +141,218 @@ func runOrientation(_ args: [String]) -> Int32 {
     } catch {
         printError("gesturectl orientation: \(error)\n")
         return 1
+    }
+}
+
+/// `gesturectl orientation --follow`: the compositor's outputs and the daemon's devices in one poll loop.
+final class OrientationFollower {
+    private let compositor: Compositor
+    private let socketPath: String?
+    private let deviceSelector: String?
+    private let outputOption: String?
+    private let log: Logger
+
+    private var client: GestureClient?
+    private var connectedOnce = false
+    private var backoff = ReconnectBackoff()
+    private var reconnectAt: Int64 = 0
+    /// The daemon's devices this follower turns, by id, as last reported (or as last set here).
+    private var devices: [String: DeviceInfo] = [:]
+    /// What was last logged about each device, so each state is said once.
+    private var said: [String: OrientationDecision] = [:]
+    private var nextRequest = 1
+    /// Requests in flight: the device, the orientation and when the compositor's change was read (ms).
+    private var inFlight: [Int: (device: String, orientation: DeviceOrientation, since: Int64?)] = [:]
+    /// Requests in flight at most; more means the daemon stopped answering: reconnect.
+    private static let maximumInFlight = 256
+
+    init(compositor: Compositor, socketPath: String?, device: String?, output: String?, log: Logger) {
+        self.compositor = compositor
+        self.socketPath = socketPath
+        self.deviceSelector = device
+        self.outputOption = output
+        self.log = log
+    }
+
+    private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
+
+    /// Runs until SIGTERM or SIGINT (0) or until the compositor goes away (1).
+    func run() -> Int32 {
+        let signalFD: Int32
+        do {
+            signalFD = try SystemCall.signalDescriptor(blocking: [SIGTERM, SIGINT, SIGHUP])
+        } catch {
+            log.info("cannot set up signal handling: \(error)")
+            return 1
+        }
+        SystemCall.ignoreSignal(SIGPIPE)
+        let outputs = compositor.currentOutputs.map { "\($0.name ?? "?") (transform \($0.transform.name))" }
+        log.info(
+            "following the outputs of the compositor at '\(compositor.displayName)': "
+                + (outputs.isEmpty ? "none yet" : outputs.joined(separator: ", ")))
+        _ = compositor.takeEvents()
+        connect()
+        while true {
+            do {
+                try compositor.beforePoll()
+            } catch {
+                return compositorGone(error)
+            }
+            var fds = [
+                pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: compositor.fd, events: Int16(POLLIN), revents: 0),
+            ]
+            if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
+            let timeout: Int32 = client == nil ? Int32(clamping: max(0, reconnectAt - now())) : -1
+            let n = poll(&fds, nfds_t(fds.count), timeout)
+            if n < 0 && errno != EINTR {
+                log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
+                return 1
+            }
+            do {
+                try compositor.afterPoll(readable: n > 0 && fds[1].revents != 0)
+            } catch {
+                return compositorGone(error)
+            }
+            let events = compositor.takeEvents()
+            if !events.isEmpty {
+                let changedAt = now()
+                for event in events {
+                    switch event {
+                    case .outputChanged(let o): log.debug("output \(o.name ?? "?"): transform \(o.transform.name)")
+                    case .outputRemoved(let o): log.info("output \(o.name ?? "?") went away")
+                    case .focusedAppChanged: break
+                    }
+                }
+                applyAll(since: changedAt)
+            }
+            if fds[0].revents != 0 {
+                while let signal = try? SystemCall.signalRead(signalFD) {
+                    if signal == SIGHUP {
+                        log.info("SIGHUP: setting every device's orientation again")
+                        for id in devices.keys { devices[id]?.orientation = .normal }
+                        applyAll(force: true)
+                        continue
+                    }
+                    log.info("stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")")
+                    return 0
+                }
+            }
+            if client != nil {
+                drain()
+            } else if now() >= reconnectAt {
+                connect()
+            }
+        }
+    }
+
+    private func compositorGone(_ error: CompositorError) -> Int32 {
+        log.info("\(error); the compositor went away, so there is nothing to follow: stopping (status 1)")
+        return 1
+    }
+
+    private func wanted(_ d: DeviceInfo) -> Bool { deviceSelector.map(d.isNamed(by:)) ?? true }
+
+    // MARK: The daemon
+
+    private func connect() {
+        do {
+            let c = try GestureClient.connect(path: socketPath, timeoutMilliseconds: 2000)
+            // No gestures, only the devices' notifications.
+            try c.subscribe(SubscriptionFilter(kinds: [], updates: false), timeoutMilliseconds: 2000)
+            devices = Dictionary(c.hello.devices.filter(wanted).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            said = [:]
+            inFlight = [:]
+            log.info(
+                (connectedOnce ? "reconnected to" : "connected to") + " gestured \(c.hello.daemonVersion) at \(c.path); devices: "
+                    + (devices.isEmpty ? "none yet" : devices.keys.sorted().joined(separator: ", ")))
+            if devices.isEmpty, let deviceSelector, !c.hello.devices.isEmpty {
+                log.info("no device is named \(deviceSelector) (id, name or vvvv:pppp); waiting for one")
+            }
+            client = c
+            connectedOnce = true
+            backoff.succeeded()
+            applyAll()
+            drain()
+        } catch {
+            scheduleReconnect(reason: "\(error)")
+        }
+    }
+
+    private func scheduleReconnect(reason: String) {
+        client?.close()
+        client = nil
+        let (delay, line) = backoff.failed(reason: reason)
+        reconnectAt = now() + delay
+        if let line { log.info(line) }
+    }
+
+    private func drain() {
+        guard let client else { return }
+        do {
+            while let message = try client.next(timeoutMilliseconds: 0) {
+                switch message {
+                case .deviceAdded(let d) where wanted(d):
+                    devices[d.id] = d
+                    said[d.id] = nil
+                    log.debug("device added: \(d.id) (\(d.name))")
+                    apply(d, force: false)
+                case .deviceRemoved(let d):
+                    devices[d.id] = nil
+                    said[d.id] = nil
+                case .deviceChanged(let d) where devices[d.id] != nil:
+                    devices[d.id] = d
+                case .oriented(let id, let answered):
+                    guard let n = id?.intValue, let request = inFlight.removeValue(forKey: n) else { break }
+                    let latency = request.since.map { " \(BindingMatcher.decimal(Double(now() - $0))) ms after the compositor's change" } ?? ""
+                    for d in answered where d.id == request.device {
+                        log.debug("\(d.id): orientation \(d.orientation.rawValue) set\(latency)")
+                    }
+                case .error(let e):
+                    if let n = e.id?.intValue, let request = inFlight.removeValue(forKey: n) {
+                        log.info("\(request.device): the daemon refused orientation \(request.orientation.rawValue): \(e.message)")
+                    } else {
+                        log.info("the daemon says: \(e.message)")
+                    }
+                default:
+                    break
+                }
+            }
+        } catch GestureClientError.closed {
+            scheduleReconnect(reason: "the daemon closed the connection")
+        } catch {
+            scheduleReconnect(reason: "lost the daemon: \(error)")
+        }
+    }
+
+    // MARK: Following
+
+    /// `since`: when the compositor's change that asks for this was read (ms), for the latency logged.
+    private func applyAll(force: Bool = false, since: Int64? = nil) {
+        for id in devices.keys.sorted() { if let d = devices[id] { apply(d, force: force, since: since) } }
+    }
+
+    /// Decides the device's orientation, says what changed once, and sets it when the daemon's differs.
+    private func apply(_ device: DeviceInfo, force: Bool, since: Int64? = nil) {
+        let decision = OrientationPlan.decide(device: device, outputs: compositor.currentOutputs, outputOption: outputOption)
+        if said[device.id] != decision {
+            said[device.id] = decision
+            log.info(decision.described(device: device))
+        }
+        guard case .follow(let orientation, _, _) = decision, let client else { return }
+        guard force || device.orientation != orientation else { return }
+        guard inFlight.count < Self.maximumInFlight else {
+            scheduleReconnect(reason: "the daemon has not answered \(inFlight.count) orientation requests")
+            return
+        }
+        let id = nextRequest
+        nextRequest += 1
+        do {
+            try client.send(RequestMessage(id: .integer(id), .orientation(orientation, device: device.id)))
+            inFlight[id] = (device.id, orientation, since)
+            devices[device.id]?.orientation = orientation
+        } catch {
+            scheduleReconnect(reason: "lost the daemon: \(error)")
+        }
     }
 }

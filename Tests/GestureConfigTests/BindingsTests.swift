@@ -113,7 +113,7 @@ struct BindingsFileTests {
         #expect(
             bindingErrors("[[binding]]\nedge = \"left\"\ncomand = [\"x\"]\n")
                 == [
-                    "bindings.toml:1:1: binding[1]: has nothing to run: add command = [\"program\", \"arg\"] or shell = \"command line\"",
+                    "bindings.toml:1:1: binding[1]: has nothing to do: add command = [\"program\", \"arg\"], shell = \"command line\" or keys = \"alt+Left\"",
                     "bindings.toml:3:1: binding[1].comand: unknown key in a [[binding]] section; did you mean command?",
                 ])
         #expect(
@@ -150,7 +150,7 @@ struct BindingsFileTests {
             bindingErrors("[[binding]]\non = \"bgin\"\nshell = \"x\"\n")
                 == ["bindings.toml:2:1: binding[1].on: expected \"end\" (the default), \"begin\" or \"threshold\", got the string \"bgin\"; did you mean \"begin\"?"])
         #expect(bindingErrors("[[binding]]\nshell = \"x\"\ncommand = [\"y\"]\n") == [
-            "bindings.toml:2:1: binding[1].shell: a binding has either command (run directly) or shell (run by /bin/sh -c), not both"
+            "bindings.toml:3:1: binding[1].command: a binding has one of command (run directly), shell (run by /bin/sh -c) or keys (typed), not shell and command"
         ])
         #expect(
             bindingErrors("[[binding]]\nedge = \n")
@@ -354,11 +354,17 @@ struct ExampleBindingsTests {
         let file = try BindingsFile.load(path: repositoryRoot + "/config/bindings.toml")
         let names = file.bindings.compactMap(\.name)
         #expect(names == [
-            "back", "app switcher", "notifications", "keyboard", "volume up", "volume down", "next workspace",
+            "firefox back", "back", "app switcher", "notifications", "keyboard", "volume up", "volume down", "next workspace",
             "previous workspace",
         ])
+        #expect(file.bindings.first { $0.name == "back" }?.command == .keys([KeyChord(modifiers: [.alt], key: "Left")]))
+        #expect(file.bindings.first { $0.name == "next workspace" }?.command.chords?.first?.modifiers == [.super, .ctrl])
         var matcher = BindingMatcher(bindings: file.bindings)
-        func firing(_ e: GestureEvent) -> String? { matcher.handle(e, deviceID: nil, deviceName: nil).first?.binding.name }
+        func firing(_ e: GestureEvent, app: FocusedApp = .unknown) -> String? {
+            matcher.handle(e, deviceID: nil, deviceName: nil, app: app).first?.binding.name
+        }
+        #expect(firing(event(.edgeSwipe, .end, edge: .left), app: .app("firefox")) == "firefox back")
+        #expect(firing(event(.edgeSwipe, .end, edge: .left), app: .app("foot")) == "back")
         #expect(firing(event(.edgeSwipe, .end, edge: .left)) == "back")
         #expect(firing(event(.edgeSwipe, .end, edge: .bottom)) == "app switcher")
         #expect(firing(event(.edgeSwipe, .end, edge: .top)) == "notifications")
@@ -368,5 +374,98 @@ struct ExampleBindingsTests {
         #expect(firing(event(.pan, .end, fingers: 3, direction: .left)) == "next workspace")
         #expect(firing(event(.pan, .end, fingers: 3, direction: .right)) == "previous workspace")
         #expect(firing(event(.pan, .end, fingers: 2, direction: .right)) == nil)
+    }
+}
+
+@Suite("Bindings for the focused app and bindings that type keys")
+struct AppAndKeysBindingsTests {
+    /// A stand-in for libxkbcommon's names (WaylandSessionTests checks the real one): a few keysyms.
+    struct FewKeyNames: KeyNameChecking {
+        let names = ["Left", "Right", "Tab", "XF86Back", "2", "leftt"]
+        func isKnown(_ name: String) -> Bool { names.contains(name) }
+        func caseInsensitiveMatch(_ name: String) -> String? { names.first { $0.lowercased() == name.lowercased() } }
+        func allNames() -> [String] { names }
+    }
+
+    func errors(_ text: String) -> [String] {
+        do {
+            _ = try BindingsFile.parse(text: text, fileName: "bindings.toml", keyNames: FewKeyNames())
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    @Test func keysAreChordsTypedInOrder() throws {
+        let file = try BindingsFile.parse(
+            text: "[[binding]]\nedge = \"left\"\nkeys = [\"Ctrl+ALT+Left\", \"XF86Back\", \"super+2\"]\n", fileName: "b.toml",
+            keyNames: FewKeyNames())
+        #expect(file.bindings[0].command == .keys([
+            KeyChord(modifiers: [.ctrl, .alt], key: "Left"), KeyChord(key: "XF86Back"), KeyChord(modifiers: [.super], key: "2"),
+        ]))
+        #expect(file.bindings[0].command.arguments.isEmpty)
+        #expect(file.keyBindings.count == 1)
+        #expect(file.bindings[0].summary.hasSuffix("-> keys ctrl+alt+Left, XF86Back, super+2"))
+    }
+
+    @Test func badKeysAreErrorsWithTheirPlaceAndASuggestion() {
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = \"alt+left\"\n") == [
+            "bindings.toml:3:1: binding[1].keys: \"left\" is not an xkb key name (keysym); did you mean \"Left\"?"
+        ])
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = [\"Left\", \"alt+Rigth\"]\n") == [
+            "bindings.toml:3:17: binding[1].keys: \"Rigth\" is not an xkb key name (keysym); did you mean \"Right\"?"
+        ])
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = \"atl+Left\"\n") == [
+            "bindings.toml:3:1: binding[1].keys: \"atl\" in \"atl+Left\" is not a modifier (ctrl, alt, shift, super); did you mean \"alt\"?"
+        ])
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = \"ctrl+alt\"\n") == [
+            "bindings.toml:3:1: binding[1].keys: \"ctrl+alt\" ends with a modifier; it needs a key to type (like \"alt+Left\")"
+        ])
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = \"alt+alt+Left\"\n") == [
+            "bindings.toml:3:1: binding[1].keys: \"alt+alt+Left\" names alt twice"
+        ])
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = []\n").count == 1)
+        #expect(errors("[[binding]]\nedge = \"left\"\nkeys = \"Left\"\nshell = \"x\"\n") == [
+            "bindings.toml:4:1: binding[1].shell: a binding has one of command (run directly), shell (run by /bin/sh -c) or keys (typed), not keys and shell"
+        ])
+    }
+
+    @Test func appIsAGlobOrAListOnTheFocusedApp() throws {
+        let file = try BindingsFile.parse(
+            text: """
+                [[binding]]
+                name = "firefox"
+                app = "firefox*"
+                edge = "left"
+                shell = "a"
+
+                [[binding]]
+                name = "terminals"
+                app = ["foot", "org.gnome.Console"]
+                edge = "left"
+                shell = "b"
+
+                [[binding]]
+                name = "general"
+                edge = "left"
+                shell = "c"
+
+                """, fileName: "b.toml")
+        #expect(file.appBindings.map(\.name) == ["firefox", "terminals"])
+        var matcher = BindingMatcher(bindings: file.bindings)
+        func fired(_ app: FocusedApp) -> BindingFiring? {
+            matcher.handle(event(.edgeSwipe, .end, edge: .left), deviceID: "event5", deviceName: "panel", app: app).first
+        }
+        #expect(fired(.app("firefox-esr"))?.binding.name == "firefox")
+        #expect(fired(.app("firefox-esr"))?.environment.contains("GESTURE_APP=firefox-esr") == true)
+        #expect(fired(.app("org.gnome.Console"))?.binding.name == "terminals")
+        #expect(fired(.app("gedit"))?.binding.name == "general")
+        #expect(fired(.app("gedit"))?.environment.contains("GESTURE_APP=gedit") == true)
+        // Nothing focused, or nobody to say: the app bindings never match, GESTURE_APP is unset.
+        #expect(fired(.none)?.binding.name == "general")
+        #expect(fired(.unknown)?.binding.name == "general")
+        #expect(fired(.unknown)?.environment.contains { $0.hasPrefix("GESTURE_APP=") } == false)
+        #expect(errors("[[binding]]\nedge = \"left\"\napp = \"[firefox\"\nshell = \"x\"\n").count == 1)
+        #expect(errors("[[binding]]\nedge = \"left\"\napp = 3\nshell = \"x\"\n").count == 1)
     }
 }

@@ -34,6 +34,16 @@ import Testing
         #expect(!screen.isUnclassified && screen.isTouchscreen)
     }
 
+    /// WL_OUTPUT names the device's output (libinput's convention); unset or empty is none.
+    @Test func theOutputComesFromWLOutput() {
+        func device(_ value: String?) -> UdevInputDevice {
+            UdevInputDevice(devnode: "/dev/input/event5", syspath: "/sys/z", name: "ts", properties: value.map { ["WL_OUTPUT": $0] } ?? [:])
+        }
+        #expect(device("DSI-1").outputName == "DSI-1")
+        #expect(device("").outputName == nil)
+        #expect(device(nil).outputName == nil)
+    }
+
     @Test func libinputCalibrationMatrixFromUdev() {
         func device(_ value: String?) -> UdevInputDevice {
             UdevInputDevice(

@@ -138,6 +138,21 @@ import GestureVocabulary
         #expect(!ServerMessage.deviceAdded(device).encoded.contains("virtual_path"))
     }
 
+    /// A touchscreen with a WL_OUTPUT udev property names its output; without one the key is absent.
+    @Test func aDeviceNamesItsOutputWhenItHasOne() throws {
+        var panel = device
+        panel.output = "DSI-1"
+        let line = ServerMessage.deviceAdded(panel).encoded
+        #expect(line.hasSuffix(#""slots":10,"orientation":0,"output":"DSI-1"}}"#))
+        #expect(try ServerMessage.decode(line: Array(line.utf8)) == .deviceAdded(panel))
+        #expect(!ServerMessage.deviceAdded(device).encoded.contains("output"))
+        guard case .deviceAdded(let plain) = try ServerMessage.decode(line: Array(ServerMessage.deviceAdded(device).encoded.utf8)) else {
+            Issue.record("device-added did not decode")
+            return
+        }
+        #expect(plain.output == nil)
+    }
+
     @Test func errorsHaveCodeMessageAndID() {
         let line = ServerMessage.error(ProtocolError(.invalidJSON, "bad", id: .string("q"))).encoded
         #expect(line == #"{"type":"error","id":"q","code":"invalid-json","message":"bad"}"#)

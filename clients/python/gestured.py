@@ -129,9 +129,10 @@ class _Message:
 
 class Device(_Message):
     """A device in `hello`, a `devices` or `oriented` reply or a notification: id, name, vendor_product,
-    path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it), and for a
-    device in passthrough virtual_path (its virtual copy's node; None otherwise)."""
-    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path")
+    path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it), for a
+    device in passthrough virtual_path (its virtual copy's node; None otherwise), and output (the WL_OUTPUT
+    udev property naming its output, "DSI-1"; None when unset)."""
+    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path", "output")
 
     def __init__(self, fields):
         self.fields = fields
@@ -143,6 +144,7 @@ class Device(_Message):
         self.slots = _typed(fields.get("slots"), int)
         self.orientation = _typed(fields.get("orientation"), int) or 0
         self.virtual_path = _typed(fields.get("virtual_path"), str)
+        self.output = _typed(fields.get("output"), str)
 
 
 def _devices(value):

@@ -129,6 +129,9 @@ class DecodingTests(unittest.TestCase):
         copied = gestured.decode('{"type":"device-added","device":{"id":"event8","name":"Goodix","slots":10,'
                                  '"path":"/dev/input/event8","source":"evdev","virtual_path":"/dev/input/event9"}}')
         self.assertEqual(copied.device.virtual_path, "/dev/input/event9")
+        self.assertIsNone(copied.device.output)
+        mapped = gestured.decode('{"type":"device-added","device":{"id":"event8","name":"Goodix","output":"DSI-1"}}')
+        self.assertEqual(mapped.device.output, "DSI-1")
         self.assertIsInstance(gestured.decode('{"type":"device-removed","device":{"id":"event7"}}'), gestured.DeviceRemoved)
         self.assertEqual(added.device.orientation, 0)  # a daemon that does not send it never turned the device
         changed = gestured.decode('{"type":"device-changed","device":{"id":"event7","orientation":270}}')
