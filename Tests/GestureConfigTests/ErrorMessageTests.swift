@@ -94,9 +94,9 @@ struct ErrorMessageTests {
                     "gestured.toml:4:1: recognizer.socket_mode: unknown key in [recognizer]; socket_mode belongs in [daemon]",
                 ])
         #expect(
-            errors("[[device]]\nmatch_name = \"*\"\ncommit_distance_mm = 3\n[device.pan]\nslop_mm = 3\n")
+            errors("[[device]]\nmatch_name = \"*\"\ndirections = 8\n[device.pan]\nslop_mm = 3\n")
                 == [
-                    "gestured.toml:3:1: device[1].commit_distance_mm: unknown key in a [[device]] section; commit_distance_mm belongs in [device.pan]",
+                    "gestured.toml:3:1: device[1].directions: unknown key in a [[device]] section; directions belongs in [device.pan]",
                     "gestured.toml:5:1: device[1].pan.slop_mm: unknown key in [device.pan]; slop_mm belongs in the [[device]] section itself",
                 ])
     }
@@ -110,7 +110,7 @@ struct ErrorMessageTests {
         #expect(
             errors("[recognizer.edge_swipe.middle]\nenabled = true\n")
                 == [
-                    "gestured.toml:1:24: recognizer.edge_swipe.middle: unknown table in [recognizer.edge_swipe]; allowed here: enabled, min_fingers, max_fingers, commit_progress, fling_velocity_mm_per_s, corners, withhold_max_seconds, left, right, top, bottom"
+                    "gestured.toml:1:24: recognizer.edge_swipe.middle: unknown table in [recognizer.edge_swipe]; allowed here: enabled, min_fingers, max_fingers, commit_progress, commit_distance_mm, fling_velocity_mm_per_s, corners, withhold_max_seconds, left, right, top, bottom"
                 ])
         #expect(
             errors("[[device]]\nmatch_name = \"*\"\n[device.pan]\nzone_mm = 3\n")

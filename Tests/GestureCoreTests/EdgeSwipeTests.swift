@@ -166,8 +166,9 @@ import GestureVocabulary
             #expect(events.phases == ["edge-swipe:begin", "edge-swipe:update", "edge-swipe:end"], "\(corner)")
             #expect(events.allSatisfy { $0.edge == corner }, "\(corner)")
             #expect(abs((events.first?.edgePosition ?? -1) - at.0 / 100) < 1e-9, "\(corner)")
-            // 25 mm along both axes of a 100 × 160 mm screen: progress is the mean of 0.25 and 0.156.
-            #expect(abs((events.last?.progress ?? 0) - (0.25 + 25.0 / 160) / 2) < 1e-3, "\(corner)")
+            // 25 mm along both axes: 35 mm along the diagonal, past the 25 mm commit distance: progress 1.
+            #expect(events.last?.progress == 1, "\(corner)")
+            #expect(events.last?.committed == true, "\(corner)")
         }
     }
 

@@ -29,6 +29,11 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
     public var maxFingers: Int = 1
     /// Progress (fraction of the screen along the swipe axis) at which a release commits.
     public var commitProgress: Double = 0.5
+    /// Inward travel at which a release commits whatever the screen's size, and at which a corner swipe's
+    /// progress reaches 1: 25 mm. A swipe a person means (a thumb's stroke on a phone, 35–50 mm; a hand's
+    /// on a 32-inch monitor) passes it on any panel, where half the screen is 68 mm on a phone and 200 mm
+    /// on a 27-inch monitor; a twitch or a touch that slips while resting by the bezel (10–15 mm) does not.
+    public var commitDistanceMM: Double = 25
     /// Inward release velocity that commits whatever the progress; the same speed outward cancels.
     public var flingVelocityMMPerSecond: Double = 200
     /// Fingers landing in the zones of two sides and moving inward along the corner's diagonal (within
@@ -56,6 +61,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
             .integer("min_fingers", "minFingers", 1...10, "fingers", \.minFingers),
             .integer("max_fingers", "maxFingers", 1...10, "fingers", \.maxFingers),
             .number("commit_progress", "commitProgress", 0.05...1, "of the screen", \.commitProgress),
+            .number("commit_distance_mm", "commitDistanceMM", 1...500, "mm", \.commitDistanceMM),
             .number(
                 "fling_velocity_mm_per_s", "flingVelocityMMPerSecond", 10...10000, "mm/s", \.flingVelocityMMPerSecond),
             .flag("corners", "corners", \.corners),
@@ -136,19 +142,35 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
         e.edgePosition = EdgeSwipeRule.landingPosition(edge, fingers)
     }
 
+    /// A side's progress is the fraction of the screen travelled inward; a corner's is its travel along
+    /// the diagonal over `commitDistanceMM` (a corner has no one screen length to be a fraction of).
     public func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext) {
         guard let edge = e.edge else { return }
-        e.progress = EdgeSwipeRule.progress(edge, translation: e.translation)
+        if edge.isCorner {
+            e.progress = min(max(EdgeSwipeRule.inwardTravelMM(edge, e) / commitDistanceMM, 0), 1)
+        } else {
+            e.progress = EdgeSwipeRule.progress(edge, translation: e.translation)
+        }
     }
 
-    /// Commits when flung inward, or when released past the commit progress unless flung back outward.
+    /// Commits when flung inward; or, unless flung back outward, when released having travelled inward
+    /// `commitDistanceMM` (whatever the screen's size) or, along a side, past `commitProgress` of the
+    /// screen.
     public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {
         guard let edge = e.edge else { return }
         let v = e.velocityMMPerSecond
         let dir = EdgeSwipeRule.inward(edge)
         let inwardVelocity = v.x * dir.x + v.y * dir.y
         let fling = flingVelocityMMPerSecond
-        e.committed = inwardVelocity >= fling || ((e.progress ?? 0) >= commitProgress && inwardVelocity > -fling)
+        let travelled = EdgeSwipeRule.inwardTravelMM(edge, e) >= commitDistanceMM
+        let pastProgress = !edge.isCorner && (e.progress ?? 0) >= commitProgress
+        e.committed = inwardVelocity >= fling || ((travelled || pastProgress) && inwardVelocity > -fling)
+    }
+
+    /// How far the fingers have moved inward from the edge (along a corner's diagonal), millimetres.
+    static func inwardTravelMM(_ edge: Edge, _ e: GestureEvent) -> Double {
+        let dir = inward(edge)
+        return e.translationMM.x * dir.x + e.translationMM.y * dir.y
     }
 
     /// The fling of its commit rule (an edge swipe begins at once, never held back while the hand lands).
@@ -254,7 +276,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
         }
     }
 
-    /// Fraction of the screen travelled inward, 0...1; for a corner, the mean of its two sides'.
+    /// Fraction of the screen travelled inward from a side, 0...1 (for a corner, the mean of its two sides').
     public static func progress(_ edge: Edge, translation t: Vector2) -> Double {
         let p: Double
         switch edge {

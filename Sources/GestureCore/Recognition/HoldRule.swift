@@ -1,7 +1,9 @@
 import GestureVocabulary
 
 /// Hold (UILongPressGestureRecognizer): fingers that stay within the slop of where they landed for
-/// `holdSeconds` after the last one landed begin a hold; moving afterwards updates it (hold and drag);
+/// `holdSeconds` after the last one landed begin a hold (fingers that landed in an edge zone must not have
+/// moved inward by half the slop: that is an edge swipe starting slowly); moving afterwards updates it
+/// (hold and drag);
 /// the first lift ends it, committed. Its thresholds ([recognizer.hold]); docs/gestures.md gives the
 /// reasons for each threshold.
 public struct HoldRule: ConfigurableRule, Equatable {
@@ -37,10 +39,30 @@ public struct HoldRule: ConfigurableRule, Equatable {
 
     public func evaluate(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Verdict {
         guard attempt.hand.stillness == .still else { return .fails("a finger moved") }
+        if HoldRule.movedInwardFromAnEdge(fingers, context: context) { return .fails("moved inward from an edge zone") }
         switch occasion {
         case .moved, .lifted: return .doesNotApply
         case .deadline: return .begins
         }
+    }
+
+    /// Whether a finger that landed in the zone of a side where an edge swipe is possible has moved inward
+    /// from where it landed by half the slop: a slow pull from the edge (an interactive swipe that starts
+    /// from rest) rather than a press. Half the slop still lets a press by the edge (a key of a keyboard's
+    /// bottom row, a button by the bezel) roll and jitter as a finger does, and movement along the edge
+    /// counts only against the slop.
+    static func movedInwardFromAnEdge(_ fingers: FingerSet, context: RecognizerContext) -> Bool {
+        let edges = context.settings.edgeSwipe.candidates(fingers, context: context)
+        guard !edges.isEmpty else { return false }
+        let limitMM = context.settings.slopMM / 2
+        for edge in Edge.sides where edges.contains(edge) {
+            let inward = EdgeSwipeRule.inward(edge)
+            for f in fingers.fingers {
+                let moved = f.currentMM - f.landingMM
+                if moved.x * inward.x + moved.y * inward.y >= limitMM { return true }
+            }
+        }
+        return false
     }
 
     /// A hold that lasted until the lift always happened.
