@@ -196,12 +196,6 @@ public struct TouchForwarder: Sendable {
         writeFrames(time: time, frameEvents: [], into: &out)
     }
 
-    /// Every withheld contact is released (a reconfiguration replaced the recognizer that was to decide).
-    public mutating func releaseWithheld(atMicroseconds time: Int64, into out: inout [InputEvent]) {
-        let withheld = (0..<slotCount).filter { ownership[$0] == .withheld && panelTracking[$0] >= 0 }
-        apply([.release(withheld.map { serials[$0] })], atMicroseconds: time, into: &out)
-    }
-
     /// The end of forwarding (device removed, daemon stopping, passthrough off): whatever the virtual device
     /// has down is cancelled (MT_TOOL_PALM, then the lift) and nothing of the contacts now down is
     /// delivered any more.

@@ -32,10 +32,6 @@ extension Daemon: SessionHost {
             runEngine(slot, at: time) {
                 $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
             }
-            if let passthrough = slot.passthrough {
-                passthrough.forwarder.releaseWithheld(atMicroseconds: time, into: &passthrough.writes)
-                flushPassthrough(slot)
-            }
             Log.info("\(slot.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(session.label)")
             notifyClients(.deviceChanged(slot.info), about: slot.info)
         }

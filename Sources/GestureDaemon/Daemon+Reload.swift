@@ -74,11 +74,6 @@ extension Daemon {
             runEngine(slot, at: time) {
                 $0.reconfigure(settings: settings.recognizer, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
             }
-            if let passthrough = slot.passthrough {
-                // The recognizer that was to decide the withheld touches is gone: they are delivered.
-                passthrough.forwarder.releaseWithheld(atMicroseconds: time, into: &passthrough.writes)
-                flushPassthrough(slot)
-            }
             applyPendingPassthrough(slot)
             Log.info("\(slot.info.id): new settings applied")
         }

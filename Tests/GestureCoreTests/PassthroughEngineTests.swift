@@ -77,6 +77,59 @@ import GestureVocabulary
         #expect(plain.written == s.events)
     }
 
+    /// A touch held back in an edge zone when the engine is reconfigured (the screen turned, the
+    /// configuration reloaded) or its events are dropped is claimed, never released to the application:
+    /// it rests until it lifts, and the copy never shows it, however it moves.
+    @Test(arguments: ["orientation", "reload", "dropped"])
+    func aCancelledRecognitionClaimsTheWithheldTouch(_ cause: String) throws {
+        var settings = RecognizerSettings()
+        settings.withholdsTouches = true
+        var s = TouchScript()
+        s.down(0, 1, 80); s.frame()
+        var engine = try GestureEngine(device: s.device, settings: settings)
+        var forwarder = try TouchForwarder(device: s.device)
+        var written: [InputEvent] = []
+        var out: [EngineOutput] = []
+        var touches: [TouchDecision] = []
+        func feed(_ events: [InputEvent]) {
+            for e in events {
+                touches.removeAll()
+                engine.process(e, into: &out, touches: &touches)
+                let current = engine
+                forwarder.process(e, decisions: touches, serial: { current.contactSerial(inSlot: $0) }, into: &written)
+            }
+        }
+        feed(s.events)
+        #expect(written.isEmpty)
+        touches.removeAll()
+        let time = s.time
+        switch cause {
+        case "orientation":
+            var turned = GeometrySettings()
+            turned.rotation = .clockwise90
+            engine.reconfigure(settings: settings, geometry: turned, atMicroseconds: time, into: &out, touches: &touches)
+        case "reload":
+            var other = settings
+            other.slopMM = 2
+            engine.reconfigure(settings: other, geometry: GeometrySettings(), atMicroseconds: time, into: &out, touches: &touches)
+        default:
+            engine.eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
+            forwarder.eventsDropped()
+        }
+        #expect(touches == [.claim([1])])
+        forwarder.apply(touches, atMicroseconds: time, into: &written)
+        var rest = TouchScript()
+        rest.down(0, 1, 80); rest.frame()  // the same finger, as the panel keeps reporting it
+        let start = rest.events.count
+        rest.drag([0], by: 40, 0, steps: 8)
+        rest.up(0); rest.frame()
+        feed(rest.events[start...].map { var e = $0; e.timeMicroseconds += time; return e })
+        #expect(written.isEmpty, "the copy got \(written.count) events of a touch the application must never see")
+        #expect(!out.gestures.contains { $0.phase == .begin })
+        forwarder.finish(atMicroseconds: time + 1_000_000, into: &written)
+        #expect(!forwarder.hasContactsDown)
+    }
+
     @Test func restingEdgeTouchIsReleasedAtTheLimit() throws {
         var s = TouchScript()
         s.down(0, 1, 80); s.frame()

@@ -318,24 +318,6 @@ import GestureVocabulary
         TouchForwarderTests.expectClean(run)
     }
 
-    @Test func releaseWithheldOnReconfiguration() throws {
-        var s = TouchScript()
-        s.down(0, 1, 80); s.frame()
-        var engine = try GestureEngine(device: s.device)
-        var forwarder = try TouchForwarder(device: s.device)
-        var out: [InputEvent] = []
-        var outputs: [EngineOutput] = []
-        for e in s.events {
-            engine.process(e, into: &outputs)
-            forwarder.process(e, decisions: [.withhold([1])], serial: { engine.contactSerial(inSlot: $0) }, into: &out)
-        }
-        #expect(out.isEmpty)
-        forwarder.releaseWithheld(atMicroseconds: 1_100_000, into: &out)
-        #expect(TouchForwarderTests.read(out, device: s.device).map(\.down.count) == [1])
-        forwarder.finish(atMicroseconds: 1_200_000, into: &out)
-        #expect(!forwarder.hasContactsDown)
-    }
-
     @Test func singleTouchPanelsAreRefused() {
         let device = DeviceDescription(
             name: "Old Panel", axes: [ABS.x: AxisInfo(minimum: 0, maximum: 100), ABS.y: AxisInfo(minimum: 0, maximum: 100)],

@@ -151,7 +151,6 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
             engineStep(at: now) {
                 $0.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &$1, touches: &$2)
             }
-            forwarder.releaseWithheld(atMicroseconds: now, into: &written)
             flush("after a reload")
         }
     }

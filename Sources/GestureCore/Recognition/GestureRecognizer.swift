@@ -590,7 +590,8 @@ struct GestureRecognizer: Sendable {
         }
     }
 
-    /// Events dropped or the daemon cancels: what runs is cancelled, and every finger down rests.
+    /// Events dropped or the daemon cancels: what runs is cancelled, touches held back are claimed, and
+    /// every finger down rests.
     private mutating func interrupt(_ input: RecognizerInput, frame: TouchFrame, _ out: inout Outputs) {
         let time: Int64
         switch input {
@@ -606,7 +607,7 @@ struct GestureRecognizer: Sendable {
         case .active(let active), .waitingForTouch(let active):
             out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
         }
-        syncWithheld(wanted: [], &out)
+        claimWithheld(&out)
         fingers.restAll(frame)
         if case .idle = state { return }
         if case .dropped = input {
@@ -620,6 +621,16 @@ struct GestureRecognizer: Sendable {
     private mutating func restFollowed(_ out: inout Outputs) {
         fingers.restFollowed()
         syncWithheld(wanted: [], &out)
+    }
+
+    /// Touches held back are claimed (passthrough): a gesture that might have owned them was cancelled
+    /// (events dropped, the screen turned, the configuration changed, the device going), so they never
+    /// reach applications; their fingers rest until they lift.
+    private mutating func claimWithheld(_ out: inout Outputs) {
+        guard settings.withholdsTouches, !withheld.isEmpty else { return }
+        out.touches.append(.claim(withheld))
+        trace("touches claim(\(withheld))", &out)
+        withheld = []
     }
 
     /// Holds back exactly `wanted` (passthrough): releases the touches held back that are not wanted,
