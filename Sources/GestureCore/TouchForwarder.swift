@@ -79,21 +79,48 @@ public struct TouchForwarder: Sendable {
     private let hasAbsY: Bool
     private let hasAbsPressure: Bool
 
-    // The panel, as of the last SYN_REPORT.
-    private var panelTracking: [Int32]
-    private var panelValues: [Int32]
+    /// A slot's values: ABS_MT_TOUCH_MAJOR ... ABS_MT_TOOL_Y, `unknown` until set.
+    typealias SlotValues = InlineArray<14, Int32>
+
+    /// Everything about one slot: the panel's contact, what the copy shows of it, and what happened to it
+    /// in the frame being written.
+    private struct Slot {
+        // The panel, as of the last SYN_REPORT.
+        var panelTracking: Int32 = -1
+        var panelValues = SlotValues(repeating: TouchForwarder.unknown)
+        /// The contact's values at the end of its first frame (its landing).
+        var landingValues = SlotValues(repeating: TouchForwarder.unknown)
+        var ownership = Ownership.delivered
+        /// Serial of the contact as of the last frame, 0 for none.
+        var serial: UInt64 = 0
+
+        // The virtual device, as written.
+        var virtualTracking: Int32 = -1
+        var virtualValues = SlotValues(repeating: TouchForwarder.unknown)
+
+        // This frame only (`clearFrame`).
+        /// A contact began in the slot.
+        var began = false
+        /// A contact that ended in the slot: its serial (0 for none), tracking id and ownership.
+        var endedSerial: UInt64 = 0
+        var endedTracking: Int32 = -1
+        var endedOwnership = Ownership.delivered
+        var release = Release.none
+        /// A delivered contact is cancelled now.
+        var cancelNow = false
+
+        mutating func clearFrame() {
+            began = false
+            endedSerial = 0
+            release = .none
+            cancelNow = false
+        }
+    }
+
+    private var slots: [Slot]
     private var panelSlot = 0
     /// The panel's own BTN_TOUCH, BTN_TOOL_*, ABS_X/Y/PRESSURE (code | type << 16 -> value).
     private var panelLegacy: [UInt32: Int32] = [:]
-    // Each contact's values at the end of its first frame (its landing).
-    private var landingValues: [Int32]
-    private var ownership: [Ownership]
-    /// Serial of the contact in each slot as of the last frame, 0 for none.
-    private var serials: [UInt64]
-
-    // The virtual device, as written.
-    private var virtualTracking: [Int32]
-    private var virtualValues: [Int32]
     private var virtualSlot = -1
     private var virtualLegacy: [UInt32: Int32] = [:]
     /// The virtual device has exactly what the panel has: frames may be written as they came.
@@ -105,14 +132,6 @@ public struct TouchForwarder: Sendable {
     private var discarding = false
     /// Events were lost: the next frame is rebuilt from state, not written as it came.
     private var resync = false
-
-    // Scratch for one frame (kept to avoid allocating per frame).
-    private var began: [Bool]
-    private var endedSerial: [UInt64]
-    private var endedTracking: [Int32]
-    private var endedOwnership: [Ownership]
-    private var release: [Release]
-    private var cancelNow: [Bool]
 
     /// Which contact of a slot is released in this frame.
     private enum Release: Equatable, Sendable {
@@ -133,29 +152,17 @@ public struct TouchForwarder: Sendable {
         hasAbsX = device.axes[ABS.x] != nil
         hasAbsY = device.axes[ABS.y] != nil
         hasAbsPressure = device.axes[ABS.pressure] != nil && device.axes[ABS.mtPressure] != nil
-        panelTracking = Array(repeating: -1, count: slotCount)
-        virtualTracking = panelTracking
-        panelValues = Array(repeating: TouchForwarder.unknown, count: slotCount * TouchForwarder.valueCount)
-        landingValues = panelValues
-        virtualValues = panelValues
-        ownership = Array(repeating: .delivered, count: slotCount)
-        serials = Array(repeating: 0, count: slotCount)
-        began = Array(repeating: false, count: slotCount)
-        endedSerial = serials
-        endedTracking = panelTracking
-        endedOwnership = ownership
-        release = Array(repeating: .none, count: slotCount)
-        cancelNow = began
+        slots = Array(repeating: Slot(), count: slotCount)
         pending.reserveCapacity(64)
     }
 
     /// Whether the virtual device has any contact down.
-    public var hasContactsDown: Bool { virtualTracking.contains { $0 >= 0 } }
+    public var hasContactsDown: Bool { slots.contains { $0.virtualTracking >= 0 } }
 
     /// Feeds one event of the panel with the decisions the engine produced while processing it (the
-    /// `.touch` outputs of `GestureEngine.process` for this event, in order), appending what to write to
-    /// the virtual device to `out`. `serial(slot)` is `GestureEngine.contactSerial(inSlot:)`, asked only at
-    /// a SYN_REPORT, after the engine processed it.
+    /// `touches` of `GestureEngine.process` for this event, in order), appending what to write to the
+    /// virtual device to `out`. `serial(slot)` is `GestureEngine.contactSerial(inSlot:)`, asked only at a
+    /// SYN_REPORT, after the engine processed it.
     public mutating func process(
         _ event: InputEvent, decisions: [TouchDecision], serial: (Int) -> UInt64?, into out: inout [InputEvent]
     ) {
@@ -191,7 +198,7 @@ public struct TouchForwarder: Sendable {
     /// at once, on the state of the last complete frame.
     public mutating func apply(_ decisions: [TouchDecision], atMicroseconds time: Int64, into out: inout [InputEvent]) {
         guard !decisions.isEmpty else { return }
-        clearScratch()
+        clearFrame()
         mark(decisions)
         writeFrames(time: time, frameEvents: [], into: &out)
     }
@@ -201,10 +208,10 @@ public struct TouchForwarder: Sendable {
     /// delivered any more.
     public mutating func finish(atMicroseconds time: Int64, into out: inout [InputEvent]) {
         pending.removeAll(keepingCapacity: true)
-        clearScratch()
-        for i in 0..<slotCount {
-            if panelTracking[i] >= 0 { ownership[i] = .claimed }
-            cancelNow[i] = virtualTracking[i] >= 0
+        clearFrame()
+        for i in slots.indices {
+            if slots[i].panelTracking >= 0 { slots[i].ownership = .claimed }
+            slots[i].cancelNow = slots[i].virtualTracking >= 0
         }
         writeFrames(time: time, frameEvents: [], into: &out)
     }
@@ -213,20 +220,14 @@ public struct TouchForwarder: Sendable {
 
     private static func legacyKey(_ type: UInt16, _ code: UInt16) -> UInt32 { UInt32(type) << 16 | UInt32(code) }
 
-    private mutating func clearScratch() {
-        for i in 0..<slotCount {
-            began[i] = false
-            endedSerial[i] = 0
-            release[i] = .none
-            cancelNow[i] = false
-        }
+    private mutating func clearFrame() {
+        for i in slots.indices { slots[i].clearFrame() }
     }
 
     private mutating func endFrame(
         _ report: InputEvent, decisions: [TouchDecision], serial: (Int) -> UInt64?, into out: inout [InputEvent]
     ) {
-        clearScratch()
-        let n = TouchForwarder.valueCount
+        clearFrame()
         let slotAtFrameStart = panelSlot
         // The panel's new state.
         for e in pending {
@@ -237,43 +238,39 @@ public struct TouchForwarder: Sendable {
                 }
                 guard panelSlot >= 0 && panelSlot < slotCount else { continue }
                 if e.code == ABS.mtTrackingID {
-                    let old = panelTracking[panelSlot]
-                    if old >= 0 && e.value != old && !began[panelSlot] && endedSerial[panelSlot] == 0 {
-                        endedSerial[panelSlot] = serials[panelSlot]
-                        endedTracking[panelSlot] = old
-                        endedOwnership[panelSlot] = ownership[panelSlot]
+                    let old = slots[panelSlot].panelTracking
+                    if old >= 0 && e.value != old && !slots[panelSlot].began && slots[panelSlot].endedSerial == 0 {
+                        slots[panelSlot].endedSerial = slots[panelSlot].serial
+                        slots[panelSlot].endedTracking = old
+                        slots[panelSlot].endedOwnership = slots[panelSlot].ownership
                     }
                     if e.value >= 0 && e.value != old {
-                        began[panelSlot] = true
-                        ownership[panelSlot] = .delivered
+                        slots[panelSlot].began = true
+                        slots[panelSlot].ownership = .delivered
                         // A new contact inherits the slot's values: written as it came, it would inherit
                         // stale ones where the copy's differ from the panel's (left by a withheld or
                         // claimed contact), so that frame is rebuilt from state.
                         if !slotValuesMatch(panelSlot) { resync = true }
                     }
-                    panelTracking[panelSlot] = e.value
+                    slots[panelSlot].panelTracking = e.value
                 } else {
                     let index = Int(e.code - TouchForwarder.firstValueCode)
-                    if index < n { panelValues[panelSlot * n + index] = e.value }
+                    if index < TouchForwarder.valueCount { slots[panelSlot].panelValues[index] = e.value }
                 }
                 continue
             }
             if TouchForwarder.isLegacy(e) { panelLegacy[TouchForwarder.legacyKey(e.type, e.code)] = e.value }
         }
-        for i in 0..<slotCount {
-            serials[i] = panelTracking[i] >= 0 ? (serial(i) ?? 0) : 0
+        for i in slots.indices {
+            slots[i].serial = slots[i].panelTracking >= 0 ? (serial(i) ?? 0) : 0
         }
         mark(decisions)
-        var fast = mirrorsPanel && !resync
-        if fast {
-            for i in 0..<slotCount
-            where ownership[i] != .delivered || cancelNow[i] || release[i] != .none
-                || (endedSerial[i] != 0 && endedOwnership[i] != .delivered)
-            {
-                fast = false
-                break
+        let fast =
+            mirrorsPanel && !resync
+            && !slots.contains { slot in
+                slot.ownership != .delivered || slot.cancelNow || slot.release != .none
+                    || (slot.endedSerial != 0 && slot.endedOwnership != .delivered)
             }
-        }
         if fast {
             // The virtual device mirrors the panel and keeps doing so: the frame as it came. The kernel sends
             // no ABS_MT_SLOT for a slot that is already current; when the copy's current slot is another (or
@@ -295,10 +292,14 @@ public struct TouchForwarder: Sendable {
         }
         pending.removeAll(keepingCapacity: true)
         // Contacts that landed in this frame keep their landing for a later release.
-        for i in 0..<slotCount where began[i] {
-            for k in 0..<n { landingValues[i * n + k] = panelValues[i * n + k] }
-        }
+        for i in slots.indices where slots[i].began { slots[i].landingValues = slots[i].panelValues }
     }
+
+    /// The slot of the contact with this serial as of the last frame.
+    private func slot(ofContact serial: UInt64) -> Int? { slots.firstIndex { $0.serial == serial } }
+
+    /// The slot where the contact with this serial ended in this frame.
+    private func slot(ofEndedContact serial: UInt64) -> Int? { slots.firstIndex { $0.endedSerial == serial } }
 
     /// Applies decisions to the slots' ownership, noting releases and cancellations due now.
     private mutating func mark(_ decisions: [TouchDecision]) {
@@ -308,59 +309,61 @@ public struct TouchForwarder: Sendable {
                 for s in list where s != 0 {
                     // Only a contact that landed in this frame can still be withheld: one already delivered
                     // stays delivered.
-                    if let i = serials.firstIndex(of: s), began[i], ownership[i] == .delivered {
-                        ownership[i] = .withheld
+                    if let i = slot(ofContact: s), slots[i].began, slots[i].ownership == .delivered {
+                        slots[i].ownership = .withheld
                     }
                 }
             case .release(let list):
                 for s in list where s != 0 {
-                    if let i = serials.firstIndex(of: s) {
-                        guard ownership[i] == .withheld else { continue }
-                        ownership[i] = .delivered
+                    if let i = slot(ofContact: s) {
+                        guard slots[i].ownership == .withheld else { continue }
+                        slots[i].ownership = .delivered
                         // Landed in this very frame: its landing is its current state, written below.
-                        if !began[i] { release[i] = .current }
-                    } else if let i = endedSerial.firstIndex(of: s), endedOwnership[i] == .withheld {
+                        if !slots[i].began { slots[i].release = .current }
+                    } else if let i = slot(ofEndedContact: s), slots[i].endedOwnership == .withheld {
                         // A withheld contact that lifted (a tap): its landing, then its lift.
-                        endedOwnership[i] = .delivered
-                        release[i] = .ended
+                        slots[i].endedOwnership = .delivered
+                        slots[i].release = .ended
                     }
                 }
             case .claim(let list):
                 for s in list where s != 0 {
-                    if let i = serials.firstIndex(of: s) {
-                        if ownership[i] == .delivered && !began[i] && virtualTracking[i] >= 0 { cancelNow[i] = true }
-                        ownership[i] = .claimed
-                    } else if let i = endedSerial.firstIndex(of: s) {
-                        if endedOwnership[i] == .delivered && virtualTracking[i] >= 0 { cancelNow[i] = true }
-                        endedOwnership[i] = .claimed
+                    if let i = slot(ofContact: s) {
+                        if slots[i].ownership == .delivered && !slots[i].began && slots[i].virtualTracking >= 0 {
+                            slots[i].cancelNow = true
+                        }
+                        slots[i].ownership = .claimed
+                    } else if let i = slot(ofEndedContact: s) {
+                        if slots[i].endedOwnership == .delivered && slots[i].virtualTracking >= 0 { slots[i].cancelNow = true }
+                        slots[i].endedOwnership = .claimed
                     }
                 }
             }
         }
     }
 
+    private static let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
+
     /// Writes, when due, the frame of landings and cancels, then the frame that brings the virtual device to
     /// what it should show, with `frameEvents`' other events.
     private mutating func writeFrames(time: Int64, frameEvents: [InputEvent], into out: inout [InputEvent]) {
-        let n = TouchForwarder.valueCount
-        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
         // First frame: released contacts land as they landed; cancelled ones turn into palms.
         var first = false
-        for i in 0..<slotCount {
-            if cancelNow[i] {
+        for i in slots.indices {
+            if slots[i].cancelNow {
                 emitSlot(i, time: time, into: &out)
                 emit(EV.abs, ABS.mtToolType, MTTool.palm, time, into: &out)
-                virtualValues[i * n + toolIndex] = MTTool.palm
+                slots[i].virtualValues[TouchForwarder.toolIndex] = MTTool.palm
                 first = true
             }
-            switch release[i] {
+            switch slots[i].release {
             case .none:
                 break
             case .current:
-                writeContact(i, tracking: panelTracking[i], values: landingValues, time: time, into: &out)
+                writeContact(i, tracking: slots[i].panelTracking, values: slots[i].landingValues, time: time, into: &out)
                 first = true
             case .ended:
-                writeContact(i, tracking: endedTracking[i], values: landingValues, time: time, into: &out)
+                writeContact(i, tracking: slots[i].endedTracking, values: slots[i].landingValues, time: time, into: &out)
                 first = true
             }
         }
@@ -371,15 +374,15 @@ public struct TouchForwarder: Sendable {
         // Second frame: the state each slot should have now.
         let before = out.count
         var allDelivered = true
-        for i in 0..<slotCount {
-            if panelTracking[i] >= 0 && ownership[i] != .delivered { allDelivered = false }
-            let wanted: Int32 = ownership[i] == .delivered ? panelTracking[i] : -1
+        for i in slots.indices {
+            if slots[i].panelTracking >= 0 && slots[i].ownership != .delivered { allDelivered = false }
+            let wanted: Int32 = slots[i].ownership == .delivered ? slots[i].panelTracking : -1
             if wanted >= 0 {
-                writeContact(i, tracking: wanted, values: panelValues, time: time, into: &out)
-            } else if virtualTracking[i] >= 0 {
+                writeContact(i, tracking: wanted, values: slots[i].panelValues, time: time, into: &out)
+            } else if slots[i].virtualTracking >= 0 {
                 emitSlot(i, time: time, into: &out)
                 emit(EV.abs, ABS.mtTrackingID, -1, time, into: &out)
-                virtualTracking[i] = -1
+                slots[i].virtualTracking = -1
             }
         }
         for e in frameEvents {
@@ -402,67 +405,62 @@ public struct TouchForwarder: Sendable {
     /// checked when it lands (`slotValuesMatch`).
     private func virtualMatchesPanel() -> Bool {
         for (key, value) in panelLegacy where (virtualLegacy[key] ?? 0) != value { return false }
-        for i in 0..<slotCount {
-            if virtualTracking[i] != panelTracking[i] { return false }
-            if panelTracking[i] >= 0 && !slotValuesMatch(i) { return false }
+        for i in slots.indices {
+            if slots[i].virtualTracking != slots[i].panelTracking { return false }
+            if slots[i].panelTracking >= 0 && !slotValuesMatch(i) { return false }
         }
         return true
     }
 
     /// Whether slot `slot` holds the same values on the copy as on the panel.
     private func slotValuesMatch(_ slot: Int) -> Bool {
-        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
-        let n = TouchForwarder.valueCount
-        for k in 0..<n {
-            let panel = panelValues[slot * n + k]
-            let virtual = virtualValues[slot * n + k]
+        for k in 0..<TouchForwarder.valueCount {
+            let panel = slots[slot].panelValues[k]
+            let virtual = slots[slot].virtualValues[k]
             if panel == virtual { continue }
             // A panel without tool types has fingers.
-            if k == toolIndex && panel == TouchForwarder.unknown && virtual == MTTool.finger { continue }
+            if k == TouchForwarder.toolIndex && panel == TouchForwarder.unknown && virtual == MTTool.finger { continue }
             return false
         }
         return true
     }
 
-    /// Brings slot `slot` of the virtual device to a contact with `tracking` and the slot's `values`.
-    private mutating func writeContact(
-        _ slot: Int, tracking: Int32, values: [Int32], time: Int64, into out: inout [InputEvent]
-    ) {
-        let n = TouchForwarder.valueCount
-        let isNew = virtualTracking[slot] != tracking
-        let toolIndex = Int(ABS.mtToolType - TouchForwarder.firstValueCode)
+    /// Brings slot `slot` of the virtual device to a contact with `tracking` and `values`.
+    private mutating func writeContact(_ slot: Int, tracking: Int32, values: SlotValues, time: Int64, into out: inout [InputEvent]) {
+        let toolIndex = TouchForwarder.toolIndex
+        let isNew = slots[slot].virtualTracking != tracking
         if isNew {
             emitSlot(slot, time: time, into: &out)
             // A slot last used by a cancelled (palm) contact says "finger" before the new contact's tracking
             // id: libinput takes the slot's tool type at that moment, and a contact that starts as a palm
             // is never reported to the compositor.
-            if virtualValues[slot * n + toolIndex] == MTTool.palm {
-                let panelTool = values[slot * n + toolIndex]
+            if slots[slot].virtualValues[toolIndex] == MTTool.palm {
+                let panelTool = values[toolIndex]
                 let tool = panelTool == TouchForwarder.unknown ? MTTool.finger : panelTool
                 emit(EV.abs, ABS.mtToolType, tool, time, into: &out)
-                virtualValues[slot * n + toolIndex] = tool
+                slots[slot].virtualValues[toolIndex] = tool
             }
             emit(EV.abs, ABS.mtTrackingID, tracking, time, into: &out)
-            virtualTracking[slot] = tracking
+            slots[slot].virtualTracking = tracking
         }
-        for k in 0..<n {
-            var value = values[slot * n + k]
-            if k == toolIndex && value == TouchForwarder.unknown && (isNew || virtualValues[slot * n + k] == MTTool.palm) {
+        for k in 0..<TouchForwarder.valueCount {
+            var value = values[k]
+            let virtual = slots[slot].virtualValues[k]
+            if k == toolIndex && value == TouchForwarder.unknown && (isNew || virtual == MTTool.palm) {
                 // A panel without tool types has fingers; a slot the virtual device last used for a cancelled
                 // (palm) contact must say so.
-                if virtualValues[slot * n + k] != TouchForwarder.unknown { value = MTTool.finger }
+                if virtual != TouchForwarder.unknown { value = MTTool.finger }
             }
-            guard value != TouchForwarder.unknown, value != virtualValues[slot * n + k] else { continue }
+            guard value != TouchForwarder.unknown, value != virtual else { continue }
             emitSlot(slot, time: time, into: &out)
             emit(EV.abs, TouchForwarder.firstValueCode + UInt16(k), value, time, into: &out)
-            virtualValues[slot * n + k] = value
+            slots[slot].virtualValues[k] = value
         }
     }
 
     /// BTN_TOUCH, BTN_TOOL_* and ABS_X/Y/PRESSURE for what the virtual device has down: the panel's own
     /// values when it shows everything the panel has, else derived from the contacts delivered.
     private mutating func writeLegacy(time: Int64, frameEvents: [InputEvent], allDelivered: Bool, into out: inout [InputEvent]) {
-        let n = TouchForwarder.valueCount
         if allDelivered && hasContactsDown {
             for e in frameEvents where TouchForwarder.isLegacy(e) {
                 setLegacy(e.type, e.code, e.value, e.timeMicroseconds, into: &out)
@@ -475,7 +473,7 @@ public struct TouchForwarder: Sendable {
         }
         var count = 0
         var first = -1
-        for i in 0..<slotCount where virtualTracking[i] >= 0 {
+        for i in slots.indices where slots[i].virtualTracking >= 0 {
             // Palms count, as the kernel's own pointer emulation counts them: a cancelled touch is down
             // until its lift.
             count += 1
@@ -492,7 +490,8 @@ public struct TouchForwarder: Sendable {
             setLegacy(EV.key, key, value, time, into: &out)
         }
         guard first >= 0 else { return }
-        func mt(_ code: UInt16) -> Int32 { virtualValues[first * n + Int(code - TouchForwarder.firstValueCode)] }
+        let values = slots[first].virtualValues
+        func mt(_ code: UInt16) -> Int32 { values[Int(code - TouchForwarder.firstValueCode)] }
         if hasAbsX, mt(ABS.mtPositionX) != TouchForwarder.unknown { setLegacy(EV.abs, ABS.x, mt(ABS.mtPositionX), time, into: &out) }
         if hasAbsY, mt(ABS.mtPositionY) != TouchForwarder.unknown { setLegacy(EV.abs, ABS.y, mt(ABS.mtPositionY), time, into: &out) }
         if hasAbsPressure, mt(ABS.mtPressure) != TouchForwarder.unknown {
@@ -527,7 +526,6 @@ public struct TouchForwarder: Sendable {
 
     /// Keeps the virtual device's state as written.
     private mutating func record(_ e: InputEvent) {
-        let n = TouchForwarder.valueCount
         if e.type == EV.abs {
             if e.code == ABS.mtSlot {
                 virtualSlot = Int(e.value)
@@ -536,9 +534,9 @@ public struct TouchForwarder: Sendable {
             if e.code == ABS.mtTrackingID || e.code >= TouchForwarder.firstValueCode {
                 guard virtualSlot >= 0 && virtualSlot < slotCount else { return }
                 if e.code == ABS.mtTrackingID {
-                    virtualTracking[virtualSlot] = e.value
-                } else if Int(e.code - TouchForwarder.firstValueCode) < n {
-                    virtualValues[virtualSlot * n + Int(e.code - TouchForwarder.firstValueCode)] = e.value
+                    slots[virtualSlot].virtualTracking = e.value
+                } else if Int(e.code - TouchForwarder.firstValueCode) < TouchForwarder.valueCount {
+                    slots[virtualSlot].virtualValues[Int(e.code - TouchForwarder.firstValueCode)] = e.value
                 }
                 return
             }
