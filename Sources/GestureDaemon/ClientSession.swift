@@ -16,19 +16,51 @@ public protocol SessionHost: AnyObject {
     ) -> Result<[DeviceInfo], ProtocolError>
 }
 
+/// Why a client's connection ends.
+public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
+    /// The client closed its end (after its replies were sent).
+    case closedByClient
+    /// The connection broke while reading or writing (a client that quit): `while` says which.
+    case connectionLost(while: String, message: String)
+    /// It sent a line longer than the protocol allows.
+    case lineTooLong(limit: Int)
+    /// It sent this many bad requests in a row.
+    case tooManyBadRequests(Int)
+    /// It stopped reading its replies.
+    case stoppedReadingReplies(queuedBytes: Int)
+    /// Its queue of events reached `client_buffer_bytes`.
+    case outgoingBufferFull
+    /// The loop could not watch its socket.
+    case cannotWatch(SystemError)
+    /// The daemon is stopping.
+    case daemonStopping
+
+    /// The ordinary end of a client, logged at debug only (as opposed to a client the daemon dropped for
+    /// what it did, or an error of the daemon's own).
+    public var isRoutine: Bool {
+        switch self {
+        case .closedByClient, .connectionLost, .daemonStopping: return true
+        case .lineTooLong, .tooManyBadRequests, .stoppedReadingReplies, .outgoingBufferFull, .cannotWatch: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .closedByClient: return "client closed the connection"
+        case .connectionLost(let during, let message): return "connection lost while \(during) (\(message))"
+        case .lineTooLong(let limit): return "sent a line over \(limit) bytes"
+        case .tooManyBadRequests(let n): return "sent \(n) bad requests in a row"
+        case .stoppedReadingReplies(let queued): return "stopped reading its replies (\(queued) bytes queued)"
+        case .outgoingBufferFull: return "outgoing buffer full"
+        case .cannotWatch(let error): return "cannot watch its socket: \(error)"
+        case .daemonStopping: return "the daemon is shutting down"
+        }
+    }
+}
+
 /// One connected client: its requests coming in, its bounded queue of lines going out, and what it
 /// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.
 public final class ClientSession {
-    /// The reason of a client that closed its end: routine, logged at debug only.
-    static let closedByClient = "client closed the connection"
-    /// The start of the reason of a connection that broke (reset by a client that quit): routine too.
-    static let connectionLost = "connection lost"
-
-    /// Whether a disconnection for `reason` is the ordinary end of a client (as opposed to a client the
-    /// daemon dropped for what it did, or an error of the daemon's own).
-    static func isRoutine(_ reason: String) -> Bool {
-        reason == closedByClient || reason.hasPrefix(connectionLost)
-    }
 
     /// Bad requests in a row after which the connection is closed (a client that only sends garbage).
     public static let maximumConsecutiveErrors = 16
@@ -49,7 +81,7 @@ public final class ClientSession {
         /// Keep going (watch for writability when `wantsWrite`).
         case keep
         /// Close the connection now; the reason is logged.
-        case close(reason: String)
+        case close(reason: DisconnectReason)
     }
 
     public let fd: Int32
@@ -142,12 +174,12 @@ public final class ClientSession {
                 return .keep
             case .failure(let error):
                 // EPIPE / ECONNRESET: the client went away without reading everything.
-                return .close(reason: "\(ClientSession.connectionLost) while writing (\(error.message))")
+                return .close(reason: .connectionLost(while: "writing", message: error.message))
             }
         }
         outgoing.removeAll(keepingCapacity: outgoing.capacity <= ClientSession.retainedQueueBytes)
         outgoingStart = 0
-        if state == .draining { return .close(reason: ClientSession.closedByClient) }
+        if state == .draining { return .close(reason: .closedByClient) }
         return .keep
     }
 
@@ -160,7 +192,7 @@ public final class ClientSession {
         let result = Result { () throws(SystemError) in try SystemCall.read(fd, into: scratch) }
         switch result {
         case .failure(let error):
-            return .close(reason: "\(ClientSession.connectionLost) while reading (\(error.message))")
+            return .close(reason: .connectionLost(while: "reading", message: error.message))
         case .success(.wouldBlock):
             return .keep
         case .success(.bytes(let n)):
@@ -176,7 +208,7 @@ public final class ClientSession {
             state = .draining
             subscription = nil
             acceptedGestures.removeAll()
-            return wantsWrite ? .keep : .close(reason: ClientSession.closedByClient)
+            return wantsWrite ? .keep : .close(reason: .closedByClient)
         }
     }
 
@@ -192,7 +224,7 @@ public final class ClientSession {
                     .lineTooLong,
                     "a request line is longer than \(ProtocolConstants.maximumRequestLineBytes) bytes; closing the connection")
                 enqueue(line: ServerMessage.error(error).encoded)
-                return .close(reason: "sent a line over \(ProtocolConstants.maximumRequestLineBytes) bytes")
+                return .close(reason: .lineTooLong(limit: ProtocolConstants.maximumRequestLineBytes))
             }
         }
         return .keep
@@ -215,12 +247,12 @@ public final class ClientSession {
                     "\(consecutiveErrors) bad requests in a row; closing the connection (last one: \(error.message))",
                     id: error.id)
                 enqueue(line: ServerMessage.error(final).encoded)
-                return .close(reason: "sent \(consecutiveErrors) bad requests in a row")
+                return .close(reason: .tooManyBadRequests(consecutiveErrors))
             }
             reply = .error(error)
         }
         guard enqueue(line: reply.encoded) else {
-            return .close(reason: "stopped reading its replies (\(queuedByteCount) bytes queued)")
+            return .close(reason: .stoppedReadingReplies(queuedBytes: queuedByteCount))
         }
         return .keep
     }

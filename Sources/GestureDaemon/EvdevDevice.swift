@@ -48,6 +48,8 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
     case notEvdevDevice(path: String, SystemError)
     /// An input device gestured does not handle (a touchpad, a keyboard, ...), and why.
     case unsupported(path: String, name: String, reason: String)
+    /// One of gestured's own passthrough copies (its phys says so): never read (expected, not a problem).
+    case ownPassthroughCopy(path: String, name: String, phys: String)
     /// An exclusive grab (EVIOCGRAB) was asked for and failed.
     case grabFailed(path: String, SystemError)
     /// Any other failed call.
@@ -56,7 +58,7 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
     public var path: String? {
         switch self {
         case .permissionDenied(let path, _), .removed(let path), .notEvdevDevice(let path, _),
-            .unsupported(let path, _, _), .grabFailed(let path, _):
+            .unsupported(let path, _, _), .ownPassthroughCopy(let path, _, _), .grabFailed(let path, _):
             return path
         case .system(let error):
             return error.path
@@ -71,7 +73,7 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
             return error.errno
         case .removed:
             return ENODEV
-        case .unsupported:
+        case .unsupported, .ownPassthroughCopy:
             return nil
         }
     }
@@ -79,7 +81,7 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
     public var isPermissionDenied: Bool {
         switch self {
         case .permissionDenied: return true
-        case .removed, .notEvdevDevice, .unsupported, .grabFailed, .system: return false
+        case .removed, .notEvdevDevice, .unsupported, .ownPassthroughCopy, .grabFailed, .system: return false
         }
     }
 
@@ -97,6 +99,8 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
                 + "\(error.errno)); name a /dev/input/eventN node"
         case .unsupported(let path, let name, let reason):
             return "ignoring \(path) (\"\(name)\"): \(reason)"
+        case .ownPassthroughCopy(let path, let name, let phys):
+            return "ignoring \(path) (\"\(name)\"): it is gestured's own passthrough copy of a panel (phys \(phys))"
         case .grabFailed(let path, let error):
             var text = "cannot grab \(path) exclusively (\(error.message), errno \(error.errno))"
             if error.errno == EBUSY {
@@ -165,7 +169,7 @@ public final class EvdevDevice {
         let description = EvdevDescription.describe(handle)
         let phys = libevdev_get_phys(handle).map { String(cString: $0) } ?? ""
         if phys.hasPrefix(VirtualTouchscreen.physPrefix) {
-            throw fail(.unsupported(path: path, name: description.name, reason: EvdevDevice.ownCopyReason + " (phys \(phys))"))
+            throw fail(.ownPassthroughCopy(path: path, name: description.name, phys: phys))
         }
         if let reason = EvdevTouchCheck.refusalReason(description, udevTouchscreen: udevTouchscreen) {
             throw fail(.unsupported(path: path, name: description.name, reason: reason))
@@ -190,9 +194,6 @@ public final class EvdevDevice {
         self.phys = phys
         readBuffer = .allocate(capacity: EvdevDevice.readCapacityEvents)
     }
-
-    /// Why a passthrough copy gestured made itself is refused (logged at debug: expected, not a problem).
-    public static let ownCopyReason = "it is gestured's own passthrough copy of a panel"
 
     /// Takes or releases the exclusive grab (`libevdev_grab`, EVIOCGRAB) on the open device.
     public func setGrab(_ grab: Bool) throws(EvdevError) {

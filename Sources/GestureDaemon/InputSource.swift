@@ -1,5 +1,6 @@
 import GestureCore
 import GestureProtocol
+import SystemCalls
 
 /// What reading an input source yields, in order.
 public enum InputReport: Equatable, Sendable {
@@ -58,6 +59,14 @@ public protocol InputSource: AnyObject {
     /// (device removed, reload, shutdown): never before an event already reported nor after one still to
     /// come.
     func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64
+
+    // Passthrough: what the daemon needs to own the source's touches, asked of the source whatever it is.
+
+    /// Takes (or releases) the source exclusively, so that only the daemon reads it (EVIOCGRAB); a source
+    /// no other program reads (a replay) has nothing to take.
+    func setGrab(_ grab: Bool) throws(EvdevError)
+    /// A virtual copy of the source for its passthrough: the panel's name, ids, properties and axes.
+    func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen
 }
 
 /// A kernel touchscreen read through libevdev (the devices adapter's `EvdevDevice`).
@@ -87,7 +96,7 @@ public final class EvdevInputSource: InputSource {
         } catch {
             switch error {
             case .removed: throw InputSourceEnded(removed: true, "\(device.path) was removed")
-            case .permissionDenied, .notEvdevDevice, .unsupported, .grabFailed, .system:
+            case .permissionDenied, .notEvdevDevice, .unsupported, .ownPassthroughCopy, .grabFailed, .system:
                 throw InputSourceEnded(removed: false, error.description)
             }
         }
@@ -95,4 +104,11 @@ public final class EvdevInputSource: InputSource {
 
     public func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64 { eventMicroseconds }
     public func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64 { monotonicMicroseconds }
+
+    public func setGrab(_ grab: Bool) throws(EvdevError) { try device.setGrab(grab) }
+
+    /// The copy clones the open device through libevdev (every code it has, not only the description's).
+    public func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen {
+        try VirtualTouchscreen(cloning: description, from: device, panelNode: device.path)
+    }
 }

@@ -1,5 +1,6 @@
 import GestureCore
 import GestureProtocol
+import SystemCalls
 import RecordingFiles
 
 /// How `gestured --replay` plays a recording.
@@ -119,6 +120,14 @@ public final class ReplaySource: InputSource {
         if let next = nextEventTime { time = min(time, next) }
         if let last = lastReportedTime { time = max(time, last) }
         return time
+    }
+
+    /// A recording is read by the daemon alone: there is no grab to take.
+    public func setGrab(_ grab: Bool) throws(EvdevError) {}
+
+    /// The copy of a replayed panel is made from its description (`gestured --replay --passthrough`).
+    public func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen {
+        try VirtualTouchscreen(cloning: description, panelNode: nil)
     }
 
     /// Event time of the next report: an event of the current pass, or the reset that ends the pass

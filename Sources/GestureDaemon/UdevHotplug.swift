@@ -98,7 +98,7 @@ public struct HotplugTracker: Equatable, Sendable {
             // The node went away between udev's message and the open: a removal, not a problem.
             nodes[devnode] = nil
             return false
-        case .notEvdevDevice, .unsupported, .grabFailed, .system:
+        case .notEvdevDevice, .unsupported, .ownPassthroughCopy, .grabFailed, .system:
             nodes[devnode] = .refused
             return true
         }

@@ -192,7 +192,7 @@ private final class Pair {
             Issue.record("the 16th bad request in a row did not close the connection")
             return
         }
-        #expect(reason == "sent 16 bad requests in a row")
+        #expect(reason == .tooManyBadRequests(16))
         _ = p.session.flush()
         guard case .error(let e)? = p.replies().last else {
             Issue.record("no final error")
@@ -217,7 +217,7 @@ private final class Pair {
             Issue.record("an 80 KiB line did not close the connection")
             return
         }
-        #expect(reason.contains("65536"))
+        #expect(reason == .lineTooLong(limit: 65536))
         _ = p.session.flush()
         guard case .error(let e)? = p.replies().last else {
             Issue.record("no line-too-long error")
@@ -317,7 +317,7 @@ private final class Pair {
             Issue.record("end of file did not end the session")
             return
         }
-        #expect(reason == "client closed the connection")
+        #expect(reason == .closedByClient && reason.isRoutine)
         #expect(p.replies() == [.subscribed(id: nil, filter: .all), .pong(id: .integer(1))])
         #expect(p.session.subscription == nil)
     }

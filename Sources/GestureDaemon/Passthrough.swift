@@ -18,7 +18,40 @@ final class Passthrough {
     }
 }
 
-extension Daemon {
+/// Passthrough copies whose panel went (unplugged, passthrough turned off, the daemon stopping), each kept
+/// until its time: the kernel hands a device's readers nothing more once it is destroyed, so the copy
+/// outlives its last writes (the cancel and lift of what it had down) long enough for the compositor to
+/// read them.
+struct RetiringCopies {
+    /// How long a copy outlives its panel's passthrough: a compositor reads its input within
+    /// milliseconds; this leaves room for a loaded machine.
+    static let retirementMicroseconds: Int64 = 250_000
+
+    private var copies: [(copy: VirtualTouchscreen, untilMicroseconds: Int64)] = []
+
+    mutating func add(_ copy: VirtualTouchscreen, now: Int64) {
+        copies.append((copy, now + RetiringCopies.retirementMicroseconds))
+    }
+
+    /// When the next copy is due to go (CLOCK_MONOTONIC microseconds).
+    var nextMicroseconds: Int64? { copies.map(\.untilMicroseconds).min() }
+
+    /// Destroys the copies whose time has come.
+    mutating func retire(now: Int64) {
+        copies.removeAll { $0.untilMicroseconds <= now }
+    }
+
+    /// Waits until the last copy's time, then destroys them all (the daemon stops: the loop is over, so
+    /// waiting holds up nothing but the exit, and lets the compositor read the cancels first).
+    mutating func retireAll() {
+        if let last = copies.map(\.untilMicroseconds).max() {
+            SystemCall.sleep(microseconds: max(0, last - SystemCall.monotonicMicroseconds()))
+        }
+        copies.removeAll()
+    }
+}
+
+extension DeviceHub {
     /// Grabs the panel and makes its virtual copy (`passthrough = true`). On failure the device is read
     /// as before, without passthrough, and the log says why. Call with nothing down on the panel (other
     /// readers would keep the touches the grab hides from them down).
@@ -31,21 +64,18 @@ extension Daemon {
             Log.warning("\(slot.info.id): \(error)")
             return
         }
-        let evdev = (slot.source as? EvdevInputSource)?.device
         let copy: VirtualTouchscreen
         do {
-            copy = try VirtualTouchscreen(cloning: slot.source.description, from: evdev, panelNode: slot.source.hotplugNode)
+            copy = try slot.source.makeVirtualCopy()
         } catch {
             Log.error("\(slot.info.id): cannot create the passthrough copy of \(slot.source.path): \(error)")
             return
         }
-        if let evdev {
-            do {
-                try evdev.setGrab(true)
-            } catch {
-                Log.error("\(slot.info.id): passthrough is off: \(error)")
-                return
-            }
+        do {
+            try slot.source.setGrab(true)
+        } catch {
+            Log.error("\(slot.info.id): passthrough is off: \(error)")
+            return
         }
         slot.passthrough = Passthrough(forwarder: forwarder, copy: copy)
         slot.info.virtualPath = copy.devnode ?? copy.syspath ?? VirtualTouchscreen.uinputPath
@@ -53,12 +83,8 @@ extension Daemon {
         Log.info("\(slot.info.id): passthrough on: \(slot.source.path) grabbed, its touches forwarded to \(slot.info.virtualPath!)")
     }
 
-    /// How long a copy outlives its panel's passthrough (`retiringCopies`): a compositor reads its input
-    /// within milliseconds; this leaves room for a loaded machine.
-    static let copyRetirementMicroseconds: Int64 = 250_000
-
     /// Cancels what the copy has down, releases the grab (unless `grab = true`) and retires the copy: it
-    /// is destroyed `copyRetirementMicroseconds` later, once its readers have read the cancels.
+    /// is destroyed `RetiringCopies.retirementMicroseconds` later, once its readers have read the cancels.
     func stopPassthrough(_ slot: DeviceSlot, reason: String) {
         guard let passthrough = slot.passthrough else { return }
         let monotonicNow = SystemCall.monotonicMicroseconds()
@@ -66,23 +92,18 @@ extension Daemon {
         passthrough.forwarder.finish(atMicroseconds: now, into: &passthrough.writes)
         flushPassthrough(slot)
         if slot.passthrough != nil {  // nil when the write failed: the copy is gone already
-            retiringCopies.append((passthrough.copy, monotonicNow + Daemon.copyRetirementMicroseconds))
+            retiringCopies.add(passthrough.copy, now: monotonicNow)
         }
         slot.passthrough = nil
         slot.info.virtualPath = nil
-        if let evdev = (slot.source as? EvdevInputSource)?.device, !slot.settings.grab {
+        if !slot.settings.grab {
             do {
-                try evdev.setGrab(false)
+                try slot.source.setGrab(false)
             } catch {
                 if case .removed = error {} else { Log.warning("\(slot.info.id): \(error)") }
             }
         }
         Log.info("\(slot.info.id): passthrough off (\(reason))")
-    }
-
-    /// Destroys the retired copies whose time has come.
-    func retireCopies(now: Int64) {
-        retiringCopies.removeAll { $0.untilMicroseconds <= now }
     }
 
     /// Writes what the forwarder produced to the copy: one write for the loop iteration. A failed write
@@ -97,18 +118,18 @@ extension Daemon {
             passthrough.writes.removeAll(keepingCapacity: true)
             slot.passthrough = nil
             slot.info.virtualPath = nil
-            if let evdev = (slot.source as? EvdevInputSource)?.device, !slot.settings.grab { try? evdev.setGrab(false) }
+            if !slot.settings.grab { try? slot.source.setGrab(false) }
             setWithholding(slot, false)
         }
     }
 
     /// Turns the engine's touch decisions on or off (a reconfiguration, so gestures in flight end).
-    private func setWithholding(_ slot: DeviceSlot, _ on: Bool) {
+    func setWithholding(_ slot: DeviceSlot, _ on: Bool) {
         guard slot.engine.settings.withholdsTouches != on else { return }
         var settings = slot.engine.settings
         settings.withholdsTouches = on
         let geometry = slot.effectiveGeometry
-        let now = slot.source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds())
+        let now = slot.now
         runEngine(slot, at: now) {
             $0.reconfigure(settings: settings, geometry: geometry, atMicroseconds: now, into: &$1, touches: &$2)
         }
@@ -126,25 +147,6 @@ extension Daemon {
         slot.passthroughWanted = nil
         if wanted { startPassthrough(slot) } else { stopPassthrough(slot, reason: "the configuration turned it off") }
         // Clients learn the copy's node (or that there is none any more).
-        notifyClients(.deviceChanged(slot.info), about: slot.info)
-    }
-
-    /// Runs one operation of a device's engine outside a read (a deadline, a cancellation, a
-    /// reconfiguration), then, in this order: its touch decisions to the passthrough copy (written at
-    /// once), its gestures, warnings and traces to the clients and the log. Every engine call but the
-    /// reads of `pump` goes through here.
-    func runEngine(
-        _ slot: DeviceSlot, at time: Int64,
-        _ operation: (inout GestureEngine, inout [EngineOutput], inout [TouchDecision]) -> Void
-    ) {
-        var out = takeOutputs()
-        defer { returnOutputs(&out) }
-        var touches: [TouchDecision] = []
-        operation(&slot.engine, &out, &touches)
-        if let passthrough = slot.passthrough {
-            passthrough.forwarder.apply(touches, atMicroseconds: time, into: &passthrough.writes)
-            flushPassthrough(slot)
-        }
-        deliver(out, from: slot)
+        clients.notify(.deviceChanged(slot.info), about: slot.info)
     }
 }

@@ -1,0 +1,265 @@
+import GestureConfig
+import GestureCore
+import GestureProtocol
+import Glibc
+import GestureVocabulary
+import SystemCalls
+
+/// The daemon's clients: the listening socket, every connected session, the limits on them, and the
+/// delivery of gesture events and device notifications to those that subscribed. Everything runs on the
+/// loop's thread and never blocks: what a socket does not take is queued (bounded per client), accepting
+/// pauses when the process runs out of descriptors.
+final class ClientHub {
+    /// Most connections accepted per wake-up, so a connection storm cannot hold the loop.
+    static let acceptsPerWake = 32
+
+    private let watches: Watches
+    /// Answers the requests that reach beyond a session (the devices, their orientation).
+    unowned var host: SessionHost!
+    private(set) var listener: Listener?
+    private var listenerToken: UInt64?
+    /// Accepting is paused after EMFILE/ENFILE until a client leaves.
+    private var listenerPaused = false
+    private(set) var sessions: [UInt64: ClientSession] = [:]
+    private var clientCount = 0
+    private var refusedClients = 0
+    /// Bounds the info lines about clients dropped for misbehaving: 10 a minute.
+    private var problemDisconnections = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
+    private(set) var limits: DaemonSettings
+    /// Read buffer shared by every client read.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: ClientSession.readChunkBytes, alignment: 8)
+    /// Where each gesture event is encoded, once for every client that takes it.
+    private let lineBuffer = JSONLineBuffer()
+
+    init(watches: Watches, limits: DaemonSettings) {
+        self.watches = watches
+        self.limits = limits
+    }
+
+    deinit { scratch.deallocate() }
+
+    var count: Int { sessions.count }
+
+    // MARK: The socket
+
+    /// Listens on the socket systemd passed, or creates the configured one.
+    func listen() throws(DaemonStartError) {
+        let listener: Listener
+        do {
+            if let fd = try SystemdNotifier.activationSocket() {
+                listener = Listener.inherited(fd: fd, configuredPath: limits.socketPath)
+                Log.info("listening on the socket systemd passed (socket activation)")
+            } else {
+                listener = try Listener.create(path: limits.socketPath, mode: limits.socketMode, group: limits.socketGroup)
+                Log.info(
+                    "listening on \(listener.path) (mode 0\(String(limits.socketMode, radix: 8)), group "
+                        + "\(limits.socketGroup.isEmpty ? "of the daemon" : limits.socketGroup))")
+            }
+            listenerToken = watches.upcomingToken
+            try watches.add(listener.fd, .listener, interest: .readable)
+        } catch {
+            throw DaemonStartError("cannot listen: \(error)")
+        }
+        self.listener = listener
+    }
+
+    /// New limits (a reload): the client buffer and max_clients apply at once; the socket's path, mode and
+    /// group at the next start.
+    func apply(_ new: DaemonSettings) {
+        limits = new
+        for session in sessions.values { session.outgoingLimitBytes = new.clientBufferBytes }
+        if sessions.count > new.maxClients {
+            Log.notice(
+                "\(sessions.count) clients are connected, more than the new max_clients \(new.maxClients); new ones are refused until fewer remain")
+        }
+    }
+
+    // MARK: Connections
+
+    /// Accepts waiting connections: each gets `hello`, or — past `max_clients` — a `too-many-clients`
+    /// error and a closed connection.
+    func acceptClients() {
+        guard let listener else { return }
+        for _ in 0..<ClientHub.acceptsPerWake {
+            let fd: Int32
+            do {
+                guard let accepted = try SystemCall.accept(listener.fd) else { return }
+                fd = accepted
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOBUFS || error.errno == ENOMEM {
+                    Log.error(
+                        "cannot accept clients: \(error); pausing until a client leaves (raise LimitNOFILE= or lower max_clients)")
+                    pauseListener()
+                } else {
+                    Log.error("accept: \(error)")
+                }
+                return
+            }
+            let credentials = try? SystemCall.peerCredentials(fd)
+            let peer = credentials.map(\.described) ?? "unknown peer"
+            if sessions.count >= limits.maxClients {
+                refuse(fd, peer: peer)
+                continue
+            }
+            clientCount += 1
+            let session = ClientSession(
+                fd: fd, token: watches.upcomingToken, label: "client \(clientCount) (\(peer))",
+                outgoingLimitBytes: limits.clientBufferBytes)
+            do {
+                try watches.add(fd, .client(session), interest: .readable)
+            } catch {
+                Log.error("cannot watch \(session.label): \(error)")
+                continue  // the session closes its descriptor when released
+            }
+            sessions[session.token] = session
+            // Routine: at debug, so that thousands of connections cost no log lines at the default level.
+            Log.debug("\(session.label) connected")
+            session.enqueue(line: ServerMessage.hello(Hello(devices: host.deviceInfos)).encoded)
+        }
+    }
+
+    /// Tells a client over the limit why, without waiting for it, and closes it.
+    private func refuse(_ fd: Int32, peer: String) {
+        let error = ProtocolError(
+            .tooManyClients,
+            "the daemon already serves its maximum of \(limits.maxClients) clients (max_clients); try again later")
+        var line = ServerMessage.error(error).encoded + "\n"
+        _ = line.withUTF8 { try? SystemCall.send(fd, UnsafeRawBufferPointer($0)) }
+        SystemCall.close(fd)
+        refusedClients += 1
+        // One line per refusal would let a connection storm flood the journal: log the first, then every 100th.
+        if refusedClients == 1 || refusedClients % 100 == 0 {
+            Log.warning(
+                "refused a client (\(peer)): \(limits.maxClients) clients connected (max_clients); "
+                    + "\(refusedClients) refused so far")
+        }
+    }
+
+    private func pauseListener() {
+        guard let listener, let token = listenerToken, !listenerPaused else { return }
+        watches.remove(token, fd: listener.fd)
+        listenerToken = nil
+        listenerPaused = true
+    }
+
+    private func resumeListener() {
+        guard let listener, listenerPaused else { return }
+        listenerPaused = false
+        do {
+            listenerToken = watches.upcomingToken
+            try watches.add(listener.fd, .listener, interest: .readable)
+            Log.info("accepting clients again")
+        } catch {
+            listenerToken = nil
+            Log.error("cannot watch the listening socket again: \(error)")
+        }
+    }
+
+    /// A session's socket is ready.
+    func handle(_ session: ClientSession, _ readiness: Readiness) {
+        if readiness.isReadable || readiness.isHangUpOrError {
+            let outcome = session.readAndHandle(scratch: scratch, host: host)
+            if case .close(let reason) = outcome { disconnect(session, reason: reason) }
+        }
+        if readiness.isWritable, sessions[session.token] != nil {
+            if case .close(let reason) = session.flush() { disconnect(session, reason: reason) }
+        }
+    }
+
+    /// Closes a client's connection, after a last attempt to send what is queued (a final error).
+    func disconnect(_ session: ClientSession, reason: DisconnectReason, log: Bool = true) {
+        guard sessions.removeValue(forKey: session.token) != nil else { return }
+        _ = session.flush()
+        watches.remove(session.token, fd: session.fd)
+        if log { logDisconnection(session, reason: reason) }
+        // The session closes its descriptor when the last reference goes, which is now.
+        resumeListener()
+    }
+
+    /// A client that left in the ordinary way is logged at debug; one dropped for what it did (an
+    /// oversized line, a run of bad requests) or for an error at info, at most 10 a minute
+    /// (`problemDisconnections`), so a flood of bad clients costs a few lines.
+    private func logDisconnection(_ session: ClientSession, reason: DisconnectReason) {
+        if reason.isRoutine {
+            Log.debug("\(session.label) disconnected: \(reason)")
+            return
+        }
+        let (admitted, heldBack) = problemDisconnections.admit(now: SystemCall.monotonicMicroseconds())
+        guard admitted else { return }
+        let note = heldBack > 0 ? " (\(heldBack) more clients dropped since the last such line were not logged)" : ""
+        Log.info("\(session.label) disconnected: \(reason)\(note)")
+    }
+
+    /// Writes what each client has queued and watches for writability only where something is left.
+    func flush() {
+        // Over the dictionary as it is now (a value: disconnecting below changes `sessions`, not this
+        // iteration), without copying it into an array every wake-up.
+        for session in sessions.values {
+            if session.wantsWrite {
+                if case .close(let reason) = session.flush() {
+                    disconnect(session, reason: reason)
+                    continue
+                }
+            }
+            var interest: Interest = []
+            if session.wantsRead { interest.insert(.readable) }
+            if session.wantsWrite { interest.insert(.writable) }
+            if interest != session.registeredInterest {
+                do {
+                    try watches.loop.modify(session.fd, token: session.token, interest: interest)
+                    session.registeredInterest = interest
+                } catch {
+                    disconnect(session, reason: .cannotWatch(error))
+                }
+            }
+        }
+    }
+
+    /// Disconnects every client (the daemon stops) and removes the socket file it created.
+    func closeAll() {
+        for session in Array(sessions.values) { disconnect(session, reason: .daemonStopping, log: false) }
+        if let listener {
+            if let token = listenerToken { watches.remove(token, fd: listener.fd) }
+            listener.removeSocketFile()
+        }
+        listener = nil
+    }
+
+    /// Removes the socket file the daemon created (start-up failed after it listened).
+    func removeSocketFile() { listener?.removeSocketFile() }
+
+    // MARK: Delivery
+
+    /// Sends a gesture event to the clients that want it.
+    func publish(_ event: GestureEvent, from device: DeviceInfo) {
+        // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
+        // log shows it); each client copies the line into its queue.
+        let buffer = lineBuffer
+        var encoded: UnsafeRawBufferPointer?
+        func line() -> UnsafeRawBufferPointer {
+            if let encoded { return encoded }
+            let bytes = GestureEventJSON.encode(event, device: device.id, into: buffer)
+            encoded = bytes
+            return bytes
+        }
+        if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
+        for session in sessions.values where session.wants(event, from: device) {
+            if !session.enqueue(bytes: line()) { slowClient(session) }
+        }
+    }
+
+    /// Tells subscribed clients a device came, went or changed.
+    func notify(_ message: ServerMessage, about device: DeviceInfo) {
+        let line = message.encoded
+        for session in Array(sessions.values) where session.wantsNotification(about: device) {
+            if !session.enqueue(line: line) { slowClient(session) }
+        }
+    }
+
+    private func slowClient(_ session: ClientSession) {
+        Log.warning(
+            "\(session.label) stopped reading: its \(limits.clientBufferBytes)-byte buffer "
+                + "(client_buffer_bytes) is full; disconnecting it")
+        disconnect(session, reason: .outgoingBufferFull, log: false)
+    }
+}
