@@ -40,7 +40,8 @@ public struct FrameAssembler: Sendable {
     public internal(set) var geometry: DeviceGeometry
     private let singleTouch: Bool
     private var slots: [Slot]
-    private var currentSlot: Int = 0
+    /// The slot the next slot events apply to.
+    public private(set) var currentSlot: Int = 0
     private var nextSerial: UInt64 = 1
     private var discarding = false
     private var warnedSlots: Set<Int> = []

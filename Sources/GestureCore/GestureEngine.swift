@@ -198,6 +198,29 @@ public struct GestureEngine: Sendable {
         swap(&outputs.touches, &touches)
     }
 
+    /// Starts from what the panel has when gestured starts reading it (`PanelState`, libevdev's view at
+    /// open) instead of from nothing: the slots' values and the current slot are taken over, and the
+    /// contacts already down rest until they lift (they landed before gestured saw them, and belong to
+    /// whoever read the panel then). Call before the first event.
+    public mutating func adopt(_ state: PanelState, atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        let singleTouch: Bool
+        switch device.touchProtocol {
+        case .multitouchSlots: singleTouch = false
+        case .singleTouch, .multitouchProtocolA, .unusable: singleTouch = true
+        }
+        for event in state.events(atMicroseconds: time, singleTouch: singleTouch) { _ = assembler.process(event) }
+        lastEventTimeMicroseconds = time
+        if !assembler.frame.contacts.isEmpty {
+            let frame = assembler.frame
+            var touches: [TouchDecision] = []
+            recognize(&out, &touches) { $0.waitForLift(frame, &$1) }
+        }
+        assembler.warnings.removeAll()
+    }
+
+    /// The slot the panel's next slot events apply to, as of the last event.
+    public var currentSlot: Int { assembler.currentSlot }
+
     /// The serial (`Contact.serial`) of the contact down in multitouch slot `slot` as of the last frame,
     /// nil when the slot is empty: how a passthrough's `TouchForwarder` ties decisions to slots.
     public func contactSerial(inSlot slot: Int) -> UInt64? { assembler.contactSerial(inSlot: slot) }

@@ -142,7 +142,10 @@ public struct TouchForwarder: Sendable {
         case ended
     }
 
-    public init(device: DeviceDescription) throws(UnsupportedError) {
+    /// A forwarder for `device`, starting from `panel`: the panel's state when forwarding starts (its
+    /// current slot and the values its slots hold, which the kernel will not send again until they
+    /// change), nil for a panel that has sent nothing yet.
+    public init(device: DeviceDescription, panel: PanelState? = nil) throws(UnsupportedError) {
         guard case .multitouchSlots(let count) = device.touchProtocol else {
             throw UnsupportedError(deviceName: device.name)
         }
@@ -154,6 +157,28 @@ public struct TouchForwarder: Sendable {
         hasAbsPressure = device.axes[ABS.pressure] != nil && device.axes[ABS.mtPressure] != nil
         slots = Array(repeating: Slot(), count: slotCount)
         pending.reserveCapacity(64)
+        if let panel { start(from: panel) }
+    }
+
+    /// Takes over the panel's state (the forwarder is new: the copy has shown nothing yet).
+    private mutating func start(from panel: PanelState) {
+        if panel.currentSlot >= 0 && panel.currentSlot < slotCount { panelSlot = panel.currentSlot }
+        for (i, values) in panel.slots.enumerated() where i < slotCount {
+            for (code, value) in values {
+                if code == ABS.mtTrackingID {
+                    slots[i].panelTracking = value
+                    // A contact down before forwarding started is not the copy's to show (the daemon starts
+                    // forwarding only when nothing is down, so this is a safeguard).
+                    if value >= 0 { slots[i].ownership = .claimed }
+                } else if code >= TouchForwarder.firstValueCode, Int(code - TouchForwarder.firstValueCode) < TouchForwarder.valueCount {
+                    slots[i].panelValues[Int(code - TouchForwarder.firstValueCode)] = value
+                }
+            }
+        }
+        if device.keys.contains(BTN.touch) { panelLegacy[TouchForwarder.legacyKey(EV.key, BTN.touch)] = panel.touching ? 1 : 0 }
+        if hasAbsX, let x = panel.x { panelLegacy[TouchForwarder.legacyKey(EV.abs, ABS.x)] = x }
+        if hasAbsY, let y = panel.y { panelLegacy[TouchForwarder.legacyKey(EV.abs, ABS.y)] = y }
+        mirrorsPanel = false
     }
 
     /// Whether the virtual device has any contact down.

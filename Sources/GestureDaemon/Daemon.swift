@@ -17,6 +17,10 @@ public final class Daemon {
     let devices: DeviceHub
     let reloader: ConfigurationReloader
     var running = true
+    /// systemd's watchdog (`WatchdogSec=`), fed from this loop: when it stops (a stalled or stopped
+    /// daemon), systemd kills the daemon, the kernel releases a passthrough panel's grab and the service
+    /// restarts.
+    private var watchdog: Watchdog?
 
     /// Sets the daemon up: signals, configuration, socket, devices. Nothing runs until `run()`.
     public init(
@@ -50,6 +54,7 @@ public final class Daemon {
         } catch {
             throw DaemonStartError("cannot set up the event loop: \(error)")
         }
+        watchdog = SystemdNotifier.watchdogInterval().map { Watchdog(intervalMicroseconds: $0) }
         try clients.listen()
         devices.startDiscovery()
         for replay in options.replays {
@@ -68,6 +73,7 @@ public final class Daemon {
     /// socket it created.
     public func run() throws(SystemError) {
         SystemdNotifier.ready(status: statusLine)
+        watchdog?.pinged(at: SystemCall.monotonicMicroseconds())
         Log.notice("gestured \(ProtocolConstants.daemonVersion) ready: \(statusLine)")
         while running {
             try rearmTimer()
@@ -100,7 +106,12 @@ public final class Daemon {
                 Log.error("timerfd: \(error)")
             }
             // One clock read for everything due (a system call where the clock source is not the TSC).
-            devices.serviceDue(now: SystemCall.monotonicMicroseconds())
+            let now = SystemCall.monotonicMicroseconds()
+            devices.serviceDue(now: now)
+            if let watchdog, watchdog.isDue(at: now) {
+                SystemdNotifier.watchdogPing()
+                self.watchdog?.pinged(at: now)
+            }
         case .udev:
             devices.handleUdevChanges()
         case .client(let session):
@@ -110,10 +121,12 @@ public final class Daemon {
         }
     }
 
-    /// Arms the timer for the earliest device deadline, scheduled replay event or retiring copy; disarms
-    /// it when nothing waits on time, so an idle daemon sleeps in epoll_wait without wake-ups.
+    /// Arms the timer for the earliest device deadline, scheduled replay event, retiring copy or watchdog
+    /// ping; disarms it when nothing waits on time, so an idle daemon without a watchdog sleeps in
+    /// epoll_wait without wake-ups (with one, it wakes once per half interval).
     private func rearmTimer() throws(SystemError) {
-        let (earliest, latestEvent) = devices.nextWake()
+        var (earliest, latestEvent) = devices.nextWake()
+        if let ping = watchdog?.nextPingMicroseconds { earliest = min(earliest ?? ping, ping) }
         try timer.set(earliest, knownNowMicroseconds: latestEvent)
     }
 
@@ -167,6 +180,21 @@ public final class Daemon {
         Log.restoreBlocking()  // the shutdown is not served from the loop any more: keep every last line
         Log.notice("stopped")
     }
+}
+
+/// When the loop tells systemd it is alive: every half of the watchdog interval (sd_watchdog_enabled(3)'s
+/// advice), from the loop's own timer, so a loop that stops turning stops the pings.
+struct Watchdog {
+    let intervalMicroseconds: Int64
+    private(set) var nextPingMicroseconds: Int64?
+
+    init(intervalMicroseconds: Int64) {
+        self.intervalMicroseconds = intervalMicroseconds
+    }
+
+    func isDue(at now: Int64) -> Bool { now >= (nextPingMicroseconds ?? now) }
+
+    mutating func pinged(at now: Int64) { nextPingMicroseconds = now + intervalMicroseconds / 2 }
 }
 
 /// Why the daemon could not start; the message says what to do.

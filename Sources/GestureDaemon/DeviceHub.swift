@@ -297,7 +297,23 @@ final class DeviceHub {
             return
         }
         slots.append(slot)
-        if settings.passthrough { startPassthrough(slot) }
+        // What the panel has now: after a restart, fingers may be down, and the current slot is whatever
+        // the kernel last used. Those fingers rest until they lift.
+        if let state = source.panelState {
+            var out: [EngineOutput] = []
+            slot.engine.adopt(state, atMicroseconds: slot.now, into: &out)
+            deliver(out, from: slot)
+        }
+        // The panel is grabbed only while nothing is down on it: a touch the compositor already has ends
+        // where it began (its lift would be hidden by the grab).
+        if settings.passthrough {
+            if panelIsIdle(slot) {
+                startPassthrough(slot)
+            } else {
+                slot.passthroughWanted = true
+                Log.info("\(id): passthrough starts once no finger is on the panel")
+            }
+        }
         for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
             "device \(id) added: \"\(description.name)\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
@@ -338,40 +354,43 @@ final class DeviceHub {
     /// Reads what a device has (or what a replay has due by `now`, the only source that reads the clock)
     /// through its engine to the clients.
     ///
-    /// A kernel device is read with one `read(2)` per wake-up (another only when that one filled its
-    /// buffer), and no read to find it empty: the gestures of what was read are then sent to the clients
-    /// (and the frames written to a passthrough copy), and the loop goes back to `epoll_wait`.
-    func pump(_ slot: DeviceSlot, now: @autoclosure () -> Int64) {
-        var more = true
-        while more {
-            var out = takeOutputs()
-            defer { returnOutputs(&out) }
-            do {
-                if let passthrough = slot.passthrough {
-                    // Every frame is forwarded as it is read: the write below is in this same loop iteration.
-                    more = try DeviceHub.read(
-                        slot.source, now: now(), into: &slot.engine, forwarder: &passthrough.forwarder,
-                        writes: &passthrough.writes, touches: &passthrough.decisions, outputs: &out)
-                    flushPassthrough(slot)
-                } else {
-                    more = try DeviceHub.read(slot.source, now: now(), into: &slot.engine, outputs: &out)
-                }
-            } catch {
+    /// A kernel device is read with one `read(2)` per wake-up, and no read to find it empty: the gestures
+    /// of what was read are then sent to the clients (and the frames written to a passthrough copy), and
+    /// the loop goes back to `epoll_wait`. A read that filled its buffer leaves the rest to the next turn of
+    /// the loop (the descriptor is watched level-triggered, and a replay's due events rearm the timer), so
+    /// a device flooding the daemon takes its turn with the clients and the other devices.
+    ///
+    /// Returns true when the read stopped with more perhaps waiting (it filled its buffer).
+    @discardableResult
+    func pump(_ slot: DeviceSlot, now: @autoclosure () -> Int64) -> Bool {
+        var out = takeOutputs()
+        defer { returnOutputs(&out) }
+        let more: Bool
+        do {
+            if let passthrough = slot.passthrough {
+                // Every frame is forwarded as it is read: the write below is in this same loop iteration.
+                more = try DeviceHub.read(
+                    slot.source, now: now(), into: &slot.engine, forwarder: &passthrough.forwarder,
+                    writes: &passthrough.writes, touches: &passthrough.decisions, outputs: &out)
                 flushPassthrough(slot)
-                deliver(out, from: slot)
-                if let node = slot.source.hotplugNode { hotplug.closed(node) }
-                if error.removed {
-                    remove(slot, reason: "unplugged")
-                } else {
-                    Log.error("\(slot.info.id): \(error); dropping the device")
-                    remove(slot, reason: "read failed")
-                }
-                return
+            } else {
+                more = try DeviceHub.read(slot.source, now: now(), into: &slot.engine, outputs: &out)
             }
+        } catch {
+            flushPassthrough(slot)
             deliver(out, from: slot)
-            if more { clients.flush() }
+            if let node = slot.source.hotplugNode { hotplug.closed(node) }
+            if error.removed {
+                remove(slot, reason: "unplugged")
+            } else {
+                Log.error("\(slot.info.id): \(error); dropping the device")
+                remove(slot, reason: "read failed")
+            }
+            return false
         }
+        deliver(out, from: slot)
         if slot.passthroughWanted != nil { applyPendingPassthrough(slot) }
+        return more
     }
 
     // The engine (and a passthrough's forwarder and writes) come in as inout arguments: borrowed from the
@@ -379,6 +398,7 @@ final class DeviceHub {
     // exclusivity check, for every event.
 
     /// Feeds what `source` has due by `now` to `engine`.
+    @discardableResult
     private static func read(
         _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
     ) throws(InputSourceEnded) -> Bool {
@@ -395,6 +415,7 @@ final class DeviceHub {
 
     /// The same for a device in passthrough: each event goes through the engine, then the event and the
     /// engine's touch decisions through the forwarder, which queues what the copy receives in `writes`.
+    @discardableResult
     private static func read(
         _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
         writes: inout [InputEvent], touches: inout [TouchDecision], outputs out: inout [EngineOutput]
@@ -450,9 +471,10 @@ final class DeviceHub {
                 if let wake = slot.source.nextWakeMicroseconds, wake <= now { continue }
                 // A live device may have events waiting that were stamped before the deadline (its
                 // readiness can come later in this same batch): read them first, as they happened first.
+                // When that read filled its buffer, the deadline waits for the rest, in the next turn of the
+                // loop (the engine fires a deadline before any event stamped after it).
                 if slot.source.pollDescriptor != nil {
-                    pump(slot, now: now)
-                    guard slots.contains(where: { $0 === slot }),
+                    guard !pump(slot, now: now), slots.contains(where: { $0 === slot }),
                         let stillDue = slot.engine.nextDeadlineMicroseconds, stillDue == deadline
                     else { continue }
                 }

@@ -195,6 +195,32 @@ public final class EvdevDevice {
         readBuffer = .allocate(capacity: EvdevDevice.readCapacityEvents)
     }
 
+    /// What the panel has down and the values its slots hold, as libevdev sees the device: the kernel's
+    /// state at open (libevdev reads every slot then), kept current by every event read since.
+    public var panelState: PanelState { EvdevDevice.panelState(of: handle, description: description) }
+
+    /// `panelState` of a libevdev handle (`libevdev_get_current_slot`, `libevdev_get_slot_value`,
+    /// `libevdev_get_event_value`).
+    static func panelState(of handle: OpaquePointer, description: DeviceDescription) -> PanelState {
+        var state = PanelState()
+        if case .multitouchSlots(let count) = description.touchProtocol {
+            state.currentSlot = Int(libevdev_get_current_slot(handle))
+            // ABS_MT_TOUCH_MAJOR (0x30) ... ABS_MT_TOOL_Y (0x3d), the tracking id among them.
+            let codes = description.axes.keys.filter { $0 >= ABS.mtTouchMajor && $0 <= 0x3d && $0 != ABS.mtSlot }
+            for slot in 0..<min(max(count, 0), FrameAssembler.maximumSlots) {
+                var values: [UInt16: Int32] = [:]
+                for code in codes { values[code] = libevdev_get_slot_value(handle, UInt32(slot), UInt32(code)) }
+                state.slots.append(values)
+            }
+        }
+        if description.keys.contains(BTN.touch) {
+            state.touching = libevdev_get_event_value(handle, UInt32(EV_KEY), UInt32(BTN.touch)) != 0
+        }
+        if description.axes[ABS.x] != nil { state.x = libevdev_get_event_value(handle, UInt32(EV_ABS), UInt32(ABS.x)) }
+        if description.axes[ABS.y] != nil { state.y = libevdev_get_event_value(handle, UInt32(EV_ABS), UInt32(ABS.y)) }
+        return state
+    }
+
     /// Takes or releases the exclusive grab (`libevdev_grab`, EVIOCGRAB) on the open device.
     public func setGrab(_ grab: Bool) throws(EvdevError) {
         guard grab != isGrabbed else { return }

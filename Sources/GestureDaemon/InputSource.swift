@@ -67,6 +67,9 @@ public protocol InputSource: AnyObject {
     func setGrab(_ grab: Bool) throws(EvdevError)
     /// A virtual copy of the source for its passthrough: the panel's name, ids, properties and axes.
     func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen
+    /// What the source has down now, and the values its slots hold (a kernel device's state, which its
+    /// events only change); nil for a source that reports everything from the start (a replay).
+    var panelState: PanelState? { get }
 }
 
 /// A kernel touchscreen read through libevdev (the devices adapter's `EvdevDevice`).
@@ -106,6 +109,8 @@ public final class EvdevInputSource: InputSource {
     public func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64 { monotonicMicroseconds }
 
     public func setGrab(_ grab: Bool) throws(EvdevError) { try device.setGrab(grab) }
+
+    public var panelState: PanelState? { device.panelState }
 
     /// The copy clones the open device through libevdev (every code it has, not only the description's).
     public func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen {

@@ -59,7 +59,9 @@ extension DeviceHub {
         guard slot.passthrough == nil else { return }
         let forwarder: TouchForwarder
         do {
-            forwarder = try TouchForwarder(device: slot.source.description)
+            // From the panel's state now (its current slot and its slots' values), which the kernel will
+            // not send again until they change.
+            forwarder = try TouchForwarder(device: slot.source.description, panel: slot.source.panelState)
         } catch {
             Log.warning("\(slot.info.id): \(error)")
             return
@@ -145,7 +147,14 @@ extension DeviceHub {
     func applyPendingPassthrough(_ slot: DeviceSlot) {
         guard let wanted = slot.passthroughWanted, panelIsIdle(slot) else { return }
         slot.passthroughWanted = nil
-        if wanted { startPassthrough(slot) } else { stopPassthrough(slot, reason: "the configuration turned it off") }
+        if wanted {
+            startPassthrough(slot)
+        } else {
+            stopPassthrough(slot, reason: "the configuration turned it off")
+            // The engine stops withholding touches too: an edge touch that rests before moving is an edge
+            // swipe again, not one the withhold limit failed.
+            setWithholding(slot, false)
+        }
         // Clients learn the copy's node (or that there is none any more).
         clients.notify(.deviceChanged(slot.info), about: slot.info)
     }

@@ -122,6 +122,9 @@ public final class ReplaySource: InputSource {
         return time
     }
 
+    /// A recording starts from nothing: its events say everything.
+    public var panelState: PanelState? { nil }
+
     /// A recording is read by the daemon alone: there is no grab to take.
     public func setGrab(_ grab: Bool) throws(EvdevError) {}
 

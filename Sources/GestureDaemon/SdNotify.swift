@@ -11,15 +11,49 @@ public enum SystemdNotifier {
     /// The first descriptor systemd passes (SD_LISTEN_FDS_START).
     public static let firstPassedDescriptor: Int32 = 3
 
-    /// `sd_notify(0, state)`: `state` sent to $NOTIFY_SOCKET. Failures are logged at debug level only, since
-    /// not running under systemd is normal.
+    /// The notifications (READY, RELOADING, STOPPING, WATCHDOG) whose last sending failed: logged once,
+    /// then again only after one got through.
+    nonisolated(unsafe) private static var failing: Set<Substring> = []
+
+    /// `sd_notify(0, state)`: `state` sent to $NOTIFY_SOCKET. Without $NOTIFY_SOCKET nothing is sent (not
+    /// running under systemd is normal). With it, a failed READY=1, RELOADING=1, STOPPING=1 or WATCHDOG=1
+    /// matters (systemd waits for readiness and kills a daemon whose watchdog pings stop): the first
+    /// failure of each is logged at warning; a status line alone at debug.
     public static func notify(_ state: String) {
+        let socket = environment("NOTIFY_SOCKET")
+        let kinds = state.split(separator: "\n").compactMap { line -> Substring? in
+            let name = line.prefix { $0 != "=" }
+            return ["READY", "RELOADING", "STOPPING", "WATCHDOG"].contains(name) ? name : nil
+        }
         do {
-            try send(state, to: environment("NOTIFY_SOCKET"))
+            try send(state, to: socket)
+            for kind in kinds { failing.remove(kind) }
         } catch {
-            Log.debug("sd_notify(\(state.split(separator: "\n").joined(separator: " "))) failed: \(error)")
+            let message = "cannot notify systemd (sd_notify \(state.split(separator: "\n").joined(separator: " "))): \(error)"
+            guard socket?.isEmpty == false, let kind = kinds.first else {
+                Log.debug(message)
+                return
+            }
+            guard failing.insert(kind).inserted else { return }
+            Log.warning(message + "; systemd may time the service out or restart it")
         }
     }
+
+    /// The watchdog interval systemd asks for (`WatchdogSec=`: $WATCHDOG_USEC, for this process when
+    /// $WATCHDOG_PID is unset or names it), microseconds; nil when there is none.
+    public static func watchdogInterval() -> Int64? {
+        watchdogInterval(usec: environment("WATCHDOG_USEC"), pid: environment("WATCHDOG_PID"), ownPID: getpid())
+    }
+
+    /// What sd_watchdog_enabled(3) decides from the values of $WATCHDOG_USEC and $WATCHDOG_PID.
+    public static func watchdogInterval(usec: String?, pid: String?, ownPID: Int32) -> Int64? {
+        guard let usec, let interval = Int64(usec), interval > 0 else { return nil }
+        if let pid, Int32(pid) != ownPID { return nil }
+        return interval
+    }
+
+    /// WATCHDOG=1: the loop is alive.
+    public static func watchdogPing() { notify("WATCHDOG=1") }
 
     /// `state` as one datagram to the Unix datagram socket `socketPath`, a file path or "@name" in the
     /// abstract namespace; nothing when `socketPath` is nil or empty (not started by systemd).

@@ -451,6 +451,25 @@ private final class ScriptedNode {
         }
     }
 
+    /// What the engine and the forwarder start from when the daemon opens a panel late: libevdev's view,
+    /// the current slot and every slot's values included.
+    @Test func thePanelStateIsLibevdevsView() {
+        let device = VirtualEvdev.touchscreen()
+        withExtendedLifetime(device) {
+            let h = device.handle
+            for e in [
+                ev(1, EV.abs, ABS.mtSlot, 3), ev(1, EV.abs, ABS.mtTrackingID, 42), ev(1, EV.abs, ABS.mtPositionX, 700),
+                ev(1, EV.abs, ABS.mtPositionY, 300), ev(1, EV.key, BTN.touch, 1), ev(1, EV.syn, SYN.report, 0),
+            ] { _ = EvdevDevice.applyAsLibevdevReads(e, to: h) }
+            let state = EvdevDevice.panelState(of: h, description: device.describe())
+            #expect(state.currentSlot == 3)
+            #expect(state.slots[3][ABS.mtTrackingID] == 42)
+            #expect(state.slots[3][ABS.mtPositionX] == 700 && state.slots[3][ABS.mtPositionY] == 300)
+            #expect(state.slots[0][ABS.mtTrackingID] == -1)
+            #expect(state.touching && state.hasContacts)
+        }
+    }
+
     @Test func aTrackingIDThatDoesNotAlternateWithMinusOneIsNotDelivered() {
         let device = VirtualEvdev.touchscreen()
         withExtendedLifetime(device) {

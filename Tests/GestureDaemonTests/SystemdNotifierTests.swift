@@ -55,6 +55,16 @@ import Testing
         #expect(receive(fd) == "STOPPING=1")
     }
 
+    /// sd_watchdog_enabled(3): $WATCHDOG_USEC for this process when $WATCHDOG_PID is unset or names it.
+    @Test func theWatchdogIntervalIsForThisProcessOnly() {
+        #expect(SystemdNotifier.watchdogInterval(usec: "2000000", pid: nil, ownPID: 42) == 2_000_000)
+        #expect(SystemdNotifier.watchdogInterval(usec: "2000000", pid: "42", ownPID: 42) == 2_000_000)
+        #expect(SystemdNotifier.watchdogInterval(usec: "2000000", pid: "41", ownPID: 42) == nil)
+        #expect(SystemdNotifier.watchdogInterval(usec: nil, pid: nil, ownPID: 42) == nil)
+        #expect(SystemdNotifier.watchdogInterval(usec: "0", pid: nil, ownPID: 42) == nil)
+        #expect(SystemdNotifier.watchdogInterval(usec: "soon", pid: nil, ownPID: 42) == nil)
+    }
+
     @Test func withoutANotifySocketNothingIsSent() throws {
         try SystemdNotifier.send("READY=1", to: nil)
         try SystemdNotifier.send("READY=1", to: "")

@@ -296,6 +296,40 @@ let debugConfiguration = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n
         _ = try messagesUntilClosed(client, from: daemon)
     }
 
+    /// With systemd's watchdog on (WatchdogSec=, passed as $WATCHDOG_USEC), the loop itself tells systemd
+    /// it is alive, every half interval, whether idle or busy; without it, it never does.
+    @Test func theLoopFeedsSystemdsWatchdog() throws {
+        let directory = TemporaryDirectory()
+        let notify = NotifySocket(in: directory)
+        let daemon = try Daemon(dell + ["--loop", "--speed", "2"], directory: directory, notify: notify, environment: ["WATCHDOG_USEC=400000"])
+        let ready = try notify.waitFor("READY=1", log: { daemon.log })
+        var pings = ready
+        for _ in 0..<4 { pings = try notify.waitFor("WATCHDOG=1", after: pings, log: { daemon.log }) }
+        #expect(try daemon.terminate() == 0)
+
+        let quiet = TemporaryDirectory()
+        let plainNotify = NotifySocket(in: quiet)
+        let plain = try Daemon(dell + ["--speed", "4"], directory: quiet, notify: plainNotify)
+        _ = try plainNotify.waitFor("READY=1", log: { plain.log })
+        let client = try plain.connect()
+        try client.subscribe()
+        _ = try nextGesture(client, from: plain)
+        #expect(try plain.terminate() == 0)
+        plainNotify.drain()
+        #expect(!plainNotify.messages.contains { $0.contains("WATCHDOG=1") })
+    }
+
+    /// Under systemd a readiness that does not get through makes systemd time the service out: said at
+    /// warning, once.
+    @Test func aNotificationThatFailsIsAWarning() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon(dell, directory: directory, environment: ["NOTIFY_SOCKET=\(directory.path)/no-such-socket"])
+        try daemon.waitForLog("<4>cannot notify systemd (sd_notify READY=1")
+        #expect(try daemon.terminate() == 0)
+        #expect(daemon.log.ranges(of: "cannot notify systemd (sd_notify READY=1").count == 1)
+        #expect(!daemon.log.contains("<4>cannot notify systemd (sd_notify STATUS"))  // a status line alone: debug
+    }
+
     @Test func sighupWithAGoodConfigurationAppliesIt() throws {
         let directory = TemporaryDirectory()
         let notify = NotifySocket(in: directory)
