@@ -26,14 +26,15 @@ enum RecognizerInput {
 /// docs/architecture.md draws the states; docs/gestures.md gives the rules and every threshold.
 @usableFromInline
 struct GestureRecognizer: Sendable {
-    /// A gesture that began: running, or waiting for a further touch.
+    /// A gesture that began: running, or waiting for a further touch. Its last event is the recognizer's
+    /// `event` (kept outside the state, so that a frame updates it in place rather than copying it out of
+    /// the state and back).
     struct ActiveGesture: Sendable {
         /// Its rule's index in the arbitration order.
         var rule: Int
+        var id: UInt64
         /// Where the fingers were when it began.
         var start: GestureStart
-        /// Last values reported, reused by `end` and `cancel` (the lift frame has no new positions).
-        var last: GestureEvent
     }
 
     /// What comes before an attempt's fingers.
@@ -100,6 +101,10 @@ struct GestureRecognizer: Sendable {
     private(set) var state: State = .idle
     private var fingers: FingerSet
     @usableFromInline private(set) var deadlines: Deadlines
+    /// The last event of the gesture that began (the running one, or the one waiting for a further touch
+    /// while a new touch is judged), reused by `update`, `end` and `cancel` (the lift frame has no new
+    /// positions). Meaningful in the states that hold an `ActiveGesture`.
+    private var event = GestureEvent(kind: .pan, phase: .cancel, id: 0, timeMicroseconds: 0, fingers: 0)
     /// Touches held back from applications (passthrough only).
     private var withheld: [UInt64] = []
     /// Trace lines (transitions and decisions) are built and emitted only while this is on.
@@ -175,21 +180,19 @@ struct GestureRecognizer: Sendable {
         // Active: a gesture runs.
         case (.active(let active), .fingersChanged(let change)):
             gestureFingersChanged(active, change, frame, &out)
-        case (.active(var active), .moved):
+        case (.active(let active), .moved):
             guard fingers.track(frame, onlyIfMoved: true) else { return }  // a pressure-only frame
             let time = frame.timeMicroseconds
-            snapshot(&active, phase: .update, time: time)
-            armVelocityStop(after: active.last, time: time)
-            out.events.append(.gesture(active.last))
-            transition(to: .active(active), nil, &out)
-        case (.active(var active), .deadline(.velocityStop, let time)):
+            snapshot(active, phase: .update, time: time)
+            armVelocityStop(after: event, time: time)
+            out.events.append(.gesture(event))
+        case (.active, .deadline(.velocityStop, let time)):
             // The fingers stopped: velocity zero from now on.
-            active.last.phase = .update
-            active.last.timeMicroseconds = time
-            active.last.velocityMMPerSecond = .zero
-            active.last.committed = nil
-            out.events.append(.gesture(active.last))
-            transition(to: .active(active), nil, &out)
+            event.phase = .update
+            event.timeMicroseconds = time
+            event.velocityMMPerSecond = .zero
+            event.committed = nil
+            out.events.append(.gesture(event))
         case (.active, .deadline(let kind, _)):
             bug("deadline \(kind) fired while a gesture runs", &out)
         case (.active, .dropped), (.active, .cancelled):
@@ -244,8 +247,8 @@ struct GestureRecognizer: Sendable {
         case .idle: return "idle"
         case .possible: return "possible"
         case .heldBack(_, let h): return "possible (\(rules[h.rule].kind) held back)"
-        case .active(let a): return "\(a.last.kind) #\(a.last.id)"
-        case .waitingForTouch(let a): return "\(a.last.kind) #\(a.last.id) waiting for a further touch"
+        case .active(let a): return "\(rules[a.rule].kind) #\(a.id)"
+        case .waitingForTouch(let a): return "\(rules[a.rule].kind) #\(a.id) waiting for a further touch"
         }
     }
 
@@ -253,10 +256,10 @@ struct GestureRecognizer: Sendable {
 
     /// What rules see of an attempt at `time`.
     private func facts(_ attempt: Attempt, time: Int64) -> AttemptFacts {
-        let waiting: GestureEvent?
+        let waiting: WaitingGesture?
         switch attempt.preceding {
         case .nothing: waiting = nil
-        case .waiting(let g): waiting = g.last
+        case .waiting(let g): waiting = WaitingGesture(kind: rules[g.rule].kind, id: g.id, fingers: event.fingers, taps: event.taps)
         }
         return AttemptFacts(hand: attempt.hand, timeMicroseconds: time, waiting: waiting)
     }
@@ -488,7 +491,8 @@ struct GestureRecognizer: Sendable {
         if let heldBack, heldBack.rule == index { start = heldBack.start }
         let e = beginEvent(index, attempt, start: start, time: time, &out)
         start.positionMM = e.positionMM
-        let active = ActiveGesture(rule: index, start: start, last: e)
+        event = e
+        let active = ActiveGesture(rule: index, id: e.id, start: start)
         let reason = rules[index].beginReason(e)
         transition(to: .active(active), reason, &out)
         armVelocityStop(after: e, time: time)
@@ -510,27 +514,27 @@ struct GestureRecognizer: Sendable {
     /// for this touch, or that one ends and this one begins; then it ends, or waits for a further touch.
     private mutating func beganAtLift(_ index: Int, _ attempt: Attempt, time: Int64, _ out: inout Outputs) {
         let rule = rules[index]
-        var gesture: ActiveGesture
-        if case .waiting(var waiting) = attempt.preceding, waiting.rule == index,
-            rule.continues(waiting.last, start: waiting.start, facts(attempt, time: time), context: context)
+        let gesture: ActiveGesture
+        if case .waiting(let waiting) = attempt.preceding, waiting.rule == index,
+            rule.continues(event, start: waiting.start, facts(attempt, time: time), context: context)
         {
-            waiting.last.phase = .update
-            waiting.last.timeMicroseconds = time
-            rule.continued(&waiting.last, facts(attempt, time: time), context: context)
+            event.phase = .update
+            event.timeMicroseconds = time
+            rule.continued(&event, facts(attempt, time: time), context: context)
             gesture = waiting
         } else {
             endPreceding(attempt, time: time, successor: index, &out)
-            let e = beginEvent(index, attempt, start: currentStart(positionMM: .zero), time: time, &out)
-            gesture = ActiveGesture(rule: index, start: currentStart(positionMM: e.positionMM), last: e)
+            event = beginEvent(index, attempt, start: currentStart(positionMM: .zero), time: time, &out)
+            gesture = ActiveGesture(rule: index, id: event.id, start: currentStart(positionMM: event.positionMM))
         }
-        out.events.append(.gesture(gesture.last))
-        switch rule.afterLift(gesture.last, context: context) {
+        out.events.append(.gesture(event))
+        switch rule.afterLift(event, context: context) {
         case .end:
             out.events.append(.gesture(ending(gesture, time: time, following: false)))
-            let reason = "\(rule.beginReason(gesture.last)) -> \(rule.kind) #\(gesture.last.id) ends"
+            let reason = "\(rule.beginReason(event)) -> \(rule.kind) #\(gesture.id) ends"
             transition(to: .idle, reason, &out)
         case .waitForNextTouch(let until):
-            let reason = rule.beginReason(gesture.last)
+            let reason = rule.beginReason(event)
             transition(to: .waitingForTouch(gesture), reason, &out)
             deadlines.arm(.nextTouch, at: until)
         }
@@ -540,12 +544,12 @@ struct GestureRecognizer: Sendable {
     /// the gesture of rule `successor` that begins takes its place.
     private func endPreceding(_ attempt: Attempt, time: Int64, successor: Int? = nil, _ out: inout Outputs) {
         guard case .waiting(let waiting) = attempt.preceding else { return }
-        if let successor, rules[successor].supersedes(waiting.last) {
+        if let successor, rules[successor].supersedes(event) {
             out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
-            trace("\(waiting.last.kind) #\(waiting.last.id) is cancelled: a \(rules[successor].kind) takes its place", &out)
+            trace("\(event.kind) #\(waiting.id) is cancelled: a \(rules[successor].kind) takes its place", &out)
         } else {
             out.events.append(.gesture(ending(waiting, time: time, following: false)))
-            trace("\(waiting.last.kind) #\(waiting.last.id) ends: the next touch does not continue it", &out)
+            trace("\(event.kind) #\(waiting.id) ends: the next touch does not continue it", &out)
         }
     }
 
@@ -665,17 +669,21 @@ struct GestureRecognizer: Sendable {
     }
 
     /// The running gesture's event for the fingers now.
-    private func snapshot(_ active: inout ActiveGesture, phase: GesturePhase, time: Int64) {
-        active.last.phase = phase
-        active.last.timeMicroseconds = time
-        setFingerFields(&active.last, time: time)
-        rules[active.rule].update(&active.last, active.start, fingers: fingers, context: context)
+    private mutating func snapshot(_ active: ActiveGesture, phase: GesturePhase, time: Int64) {
+        // Built in a local: passing `&event` beside the recognizer's other properties would make the
+        // compiler copy the whole recognizer to keep the accesses apart.
+        var e = event
+        e.phase = phase
+        e.timeMicroseconds = time
+        setFingerFields(&e, time: time)
+        rules[active.rule].update(&e, active.start, fingers: fingers, context: context)
+        event = e
     }
 
     /// The `end` event: last reported values, whether it commits, and, for a gesture whose fingers are
     /// `following` (not one waiting for a further touch), the velocity at release.
     private func ending(_ active: ActiveGesture, time: Int64, following: Bool) -> GestureEvent {
-        var e = active.last
+        var e = event
         e.phase = .end
         e.timeMicroseconds = time
         if following { e.velocityMMPerSecond = fingers.velocityMMPerSecond(at: time) }
@@ -684,7 +692,7 @@ struct GestureRecognizer: Sendable {
     }
 
     private func terminal(_ active: ActiveGesture, phase: GesturePhase, time: Int64) -> GestureEvent {
-        var e = active.last
+        var e = event
         e.phase = phase
         e.timeMicroseconds = time
         e.committed = nil

@@ -53,8 +53,8 @@ public protocol GestureRule: Sendable, Equatable {
     /// for a further touch that may continue it (a tap sequence).
     func afterLift(_ e: GestureEvent, context: RecognizerContext) -> AfterLift
 
-    /// Whether the attempt that just lifted continues `waiting`, a gesture of this kind waiting for a further
-    /// touch (a second tap near the first); `start` is where the waiting gesture began.
+    /// Whether the attempt that just lifted continues `waiting` (its last event), a gesture of this kind
+    /// waiting for a further touch (a second tap near the first); `start` is where it began.
     func continues(_ waiting: GestureEvent, start: GestureStart, _ attempt: AttemptFacts, context: RecognizerContext) -> Bool
 
     /// Updates a waiting gesture's event for the touch that continued it (one more tap).
@@ -170,9 +170,18 @@ public struct AttemptFacts: Sendable {
     public var hand: Hand
     /// The time of the occasion, microseconds (event clock).
     public var timeMicroseconds: Int64
-    /// A gesture that began at an earlier touch and waits for a further one (a tap sequence): its last
-    /// event; nil when none waits.
-    public var waiting: GestureEvent?
+    /// A gesture that began at an earlier touch and waits for a further one (a tap sequence); nil when
+    /// none waits.
+    public var waiting: WaitingGesture?
+}
+
+/// A gesture waiting for a further touch, as a rule sees it.
+public struct WaitingGesture: Sendable, Equatable {
+    public var kind: GestureKind
+    public var id: UInt64
+    public var fingers: Int
+    /// Taps so far, for a tap sequence.
+    public var taps: Int?
 }
 
 /// Where the fingers were when a gesture began (or, for one held back while the hand landed, when it
