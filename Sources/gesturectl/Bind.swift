@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
@@ -87,27 +88,17 @@ func runBind(_ args: [String]) -> Int32 {
     var socket: String?
     var check = false
     var verbose = false
-    var i = 0
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(bindUsage, terminator: "")
-            return 0
-        case "--bindings", "--socket":
-            guard i + 1 < args.count else {
-                printError("gesturectl bind: \(a) needs a value\n")
-                return 2
-            }
-            i += 1
-            if a == "--bindings" { path = args[i] } else { socket = args[i] }
+    var arguments = Arguments(args, command: "bind", usage: bindUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--bindings": path = try a.value(of: option)
+        case "--socket": socket = try a.value(of: option)
         case "--check": check = true
         case "--verbose", "-v": verbose = true
-        default:
-            printError("gesturectl bind: unknown option '\(a)'\n\n" + bindUsage)
-            return 2
+        default: throw a.unknown(option)
         }
-        i += 1
+    }) {
+        return status
     }
     guard let file = path ?? BindingsFile.defaultPath(environment: currentEnvironment()) else {
         printError("gesturectl bind: neither XDG_CONFIG_HOME nor HOME is set; give the file with --bindings FILE\n")

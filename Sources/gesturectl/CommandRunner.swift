@@ -7,6 +7,7 @@ import Glibc
 #endif
 import CLinux
 import GestureClient
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary

@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import WaylandSession
 

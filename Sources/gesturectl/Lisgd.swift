@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
@@ -182,48 +183,48 @@ struct LisgdOptions {
 
     static func parse(_ args: [String]) -> Result<LisgdOptions, LisgdError> {
         var o = LisgdOptions()
-        var i = 0
-        while i < args.count {
-            let a = args[i]
-            if a == "-v" {
-                o.verbose = true
-                i += 1
-                continue
-            }
-            guard ["-d", "-g", "-t", "-T", "-r", "-m", "-w", "-h", "-s", "-o", "--socket"].contains(a) else {
-                return .failure(LisgdError("unknown option '\(a)'"))
-            }
-            guard i + 1 < args.count else { return .failure(LisgdError("option \(a) expects a value")) }
-            let v = args[i + 1]
-            i += 2
-            func number(_ range: ClosedRange<Double>, _ what: String) -> Result<Double, LisgdError> {
-                guard let d = Double(v), range.contains(d) else {
-                    return .failure(LisgdError("\(a) \(v): \(what) must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))"))
+        var arguments = Arguments(args, command: "lisgd", usage: lisgdUsage)
+        do {
+            _ = try arguments.parse(help: []) { (a, option) throws(UsageError) in
+                if option == "-v" {
+                    o.verbose = true
+                    return
                 }
-                return .success(d)
-            }
-            do {
-                switch a {
+                guard ["-d", "-g", "-t", "-T", "-r", "-m", "-w", "-h", "-s", "-o", "--socket"].contains(option) else {
+                    throw UsageError("unknown option '\(option)'")
+                }
+                let v = try a.value(of: option, missing: "option \(option) expects a value")
+                func number(_ range: ClosedRange<Double>, _ what: String) throws(UsageError) -> Double {
+                    guard let d = Double(v), range.contains(d) else {
+                        throw UsageError(
+                            "\(option) \(v): \(what) must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))")
+                    }
+                    return d
+                }
+                switch option {
                 case "-d": o.device = v
                 case "--socket": o.socket = v
-                case "-g": o.bindings.append(try parseBinding(v).get())
-                case "-t": o.threshold = try number(1...100_000, "the distance in pixels").get()
-                case "-T": o.pressedThreshold = try number(1...100_000, "the distance in pixels").get()
-                case "-r": o.leniency = try number(0...45, "the leniency in degrees").get()
-                case "-m": o.timeoutMilliseconds = try number(1...3_600_000, "the time in milliseconds").get()
-                case "-w": o.width = try number(1...100_000, "the width in pixels").get()
-                case "-h": o.height = try number(1...100_000, "the height in pixels").get()
-                case "-s": o.edgeScale = try number(0.01...100, "the edge scale").get()
-                case "-o":
+                case "-g":
+                    switch parseBinding(v) {
+                    case .success(let b): o.bindings.append(b)
+                    case .failure(let e): throw UsageError(e.description)
+                    }
+                case "-t": o.threshold = try number(1...100_000, "the distance in pixels")
+                case "-T": o.pressedThreshold = try number(1...100_000, "the distance in pixels")
+                case "-r": o.leniency = try number(0...45, "the leniency in degrees")
+                case "-m": o.timeoutMilliseconds = try number(1...3_600_000, "the time in milliseconds")
+                case "-w": o.width = try number(1...100_000, "the width in pixels")
+                case "-h": o.height = try number(1...100_000, "the height in pixels")
+                case "-s": o.edgeScale = try number(0.01...100, "the edge scale")
+                default:  // -o
                     guard let n = Int(v), (0...3).contains(n) else {
-                        return .failure(LisgdError("-o \(v): the orientation must be 0, 1, 2 or 3 (quarter turns)"))
+                        throw UsageError("-o \(v): the orientation must be 0, 1, 2 or 3 (quarter turns)")
                     }
                     o.orientation = n
-                default: break
                 }
-            } catch {
-                return .failure(error)
             }
+        } catch {
+            return .failure(LisgdError(error.message))
         }
         if (o.width == nil) != (o.height == nil) {
             return .failure(LisgdError("give both -w and -h (the screen's size in pixels), or neither"))

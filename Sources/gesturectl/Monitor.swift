@@ -38,13 +38,13 @@ private let devicesUsage = """
     """
 
 /// Splits "a,b,c" and maps each item, naming the option and the allowed values when one is wrong.
-private func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) -> Set<T>? where T: Hashable {
+private func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) throws(UsageError) -> Set<T>
+where T: Hashable {
     var set = Set<T>()
     for item in text.split(separator: ",", omittingEmptySubsequences: true) {
         let trimmed = item.trimmingSpaces
         guard let value = make(trimmed) else {
-            printError("gesturectl monitor: \(option) '\(trimmed)' is not one of: \(allowed.joined(separator: ", "))\n")
-            return nil
+            throw UsageError("\(option) '\(trimmed)' is not one of: \(allowed.joined(separator: ", "))")
         }
         set.insert(value)
     }
@@ -65,57 +65,30 @@ func runMonitor(_ args: [String]) -> Int32 {
     var json = false
     var filter = SubscriptionFilter()
     var count: Int?
-    var i = 0
-    func next(_ option: String) -> String? {
-        guard i + 1 < args.count else {
-            printError("gesturectl monitor: \(option) needs a value\n")
-            return nil
-        }
-        i += 1
-        return args[i]
-    }
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(monitorUsage, terminator: "")
-            return 0
-        case "--socket":
-            guard let v = next(a) else { return 2 }
-            socket = v
-        case "--json":
-            json = true
-        case "--no-updates":
-            filter.updates = false
+    var arguments = Arguments(args, command: "monitor", usage: monitorUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--socket": socket = try a.value(of: option)
+        case "--json": json = true
+        case "--no-updates": filter.updates = false
         case "--kinds":
-            guard let v = next(a),
-                let kinds = parseList(v, option: a, allowed: GestureKind.allCases.map(\.rawValue), { GestureKind(rawValue: $0) })
-            else { return 2 }
-            filter.kinds = kinds
+            filter.kinds = try parseList(
+                try a.value(of: option), option: option, allowed: GestureKind.allCases.map(\.rawValue), { GestureKind(rawValue: $0) })
         case "--edges":
-            guard let v = next(a), let edges = parseList(v, option: a, allowed: Edge.allCases.map(\.rawValue), { Edge(rawValue: $0) })
-            else { return 2 }
-            filter.edges = edges
+            filter.edges = try parseList(try a.value(of: option), option: option, allowed: Edge.allCases.map(\.rawValue), { Edge(rawValue: $0) })
         case "--fingers":
-            guard let v = next(a),
-                let fingers = parseList(v, option: a, allowed: ["1", "2", "…", "20"], { Int($0).flatMap { (1...20).contains($0) ? $0 : nil } })
-            else { return 2 }
-            filter.fingers = fingers
+            filter.fingers = try parseList(
+                try a.value(of: option), option: option, allowed: ["1", "2", "…", "20"], { Int($0).flatMap { (1...20).contains($0) ? $0 : nil } })
         case "--device":
-            guard let v = next(a) else { return 2 }
-            filter.devices = (filter.devices ?? []).union([v])
+            filter.devices = (filter.devices ?? []).union([try a.value(of: option)])
         case "--count":
-            guard let v = next(a) else { return 2 }
-            guard let n = Int(v), n > 0 else {
-                printError("gesturectl monitor: --count needs a positive whole number, not '\(v)'\n")
-                return 2
-            }
+            let v = try a.value(of: option)
+            guard let n = Int(v), n > 0 else { throw UsageError("--count needs a positive whole number, not '\(v)'") }
             count = n
-        default:
-            printError("gesturectl monitor: unknown option '\(a)'\n\n" + monitorUsage)
-            return 2
+        default: throw a.unknown(option)
         }
-        i += 1
+    }) {
+        return status
     }
 
     do {
@@ -170,26 +143,15 @@ func runMonitor(_ args: [String]) -> Int32 {
 func runDevices(_ args: [String]) -> Int32 {
     var socket: String?
     var json = false
-    var i = 0
-    while i < args.count {
-        switch args[i] {
-        case "--help", "-h":
-            print(devicesUsage, terminator: "")
-            return 0
-        case "--socket":
-            guard i + 1 < args.count else {
-                printError("gesturectl devices: --socket needs a path\n")
-                return 2
-            }
-            i += 1
-            socket = args[i]
-        case "--json":
-            json = true
-        default:
-            printError("gesturectl devices: unknown option '\(args[i])'\n\n" + devicesUsage)
-            return 2
+    var arguments = Arguments(args, command: "devices", usage: devicesUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--socket": socket = try a.value(of: option, missing: "--socket needs a path")
+        case "--json": json = true
+        default: throw a.unknown(option)
         }
-        i += 1
+    }) {
+        return status
     }
     do {
         let client = try GestureClient.connect(path: socket)

@@ -2,7 +2,8 @@ import GestureProtocol
 import GestureVocabulary
 import Testing
 
-@testable import GestureConfig
+@testable import GestureBindings
+import GestureConfig
 
 /// The messages a bindings file gives, one per problem, or [] when it loads.
 private func bindingErrors(_ text: String) -> [String] {
@@ -139,7 +140,7 @@ struct BindingsFileTests {
                 == ["bindings.toml:1:1: edge: unknown key at the top level; edge belongs in a [[binding]] section"])
         #expect(
             bindingErrors("[[binding]]\nedge = \"left\"\ntaps = 2\nshell = \"x\"\n")
-                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, taps on taps, direction and start_edge on pans): it would never fire"])
+                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, taps on taps, direction and start_edge on pans, region on taps and holds, held_seconds on holds): it would never fire"])
         #expect(
             bindingErrors("[[binding]]\non = \"threshold\"\nprogress = 0.3\nscale = 2\nshell = \"x\"\n")
                 == ["bindings.toml:4:1: binding[1].scale: a threshold binding waits for one value; it already has progress"])
@@ -469,3 +470,10 @@ struct AppAndKeysBindingsTests {
         #expect(errors("[[binding]]\nedge = \"left\"\napp = 3\nshell = \"x\"\n").count == 1)
     }
 }
+
+/// The repository root, found from this file's path (Tests/GestureBindingsTests/BindingsTests.swift).
+let repositoryRoot: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}()

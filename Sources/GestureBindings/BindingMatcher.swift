@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureProtocol
 import GestureVocabulary
 
