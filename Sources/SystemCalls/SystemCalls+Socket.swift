@@ -267,6 +267,24 @@ extension SystemCall {
         return offset
     }
 
+    /// `send(2)` with MSG_DONTWAIT and MSG_NOSIGNAL: as much as the socket takes now, without waiting and
+    /// without changing the descriptor's flags (which a child sharing it would see). Returns the bytes
+    /// written; fewer than asked when it would block or failed.
+    public static func sendSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+            if n > 0 {
+                offset += n
+            } else if n == -1 && Glibc.errno == EINTR {
+                continue
+            } else {
+                break
+            }
+        }
+        return offset
+    }
+
     /// One datagram to the Unix datagram socket at `path` ("@name": in the abstract namespace), from a
     /// socket made for it and closed after: `socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC)`, `sendto(2)` with
     /// MSG_NOSIGNAL. What sd_notify(3) does, for the daemon's readiness messages.

@@ -6,6 +6,7 @@ import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
+import SystemCalls
 import WaylandSession
 
 private let bindUsage = """
@@ -33,6 +34,8 @@ struct BindingsSource: ActionSource {
     var matcher: BindingMatcher
     var support: CompositorSupport
     let environment: [String: String]
+    /// When each hold waited for by a `held_seconds` binding has lasted long enough (ms, monotonic).
+    private var holdDeadlines: [BindingMatcher.GestureKey: Int64] = [:]
 
     init(file: BindingsFile, support: CompositorSupport, environment: [String: String]) {
         self.file = file
@@ -44,14 +47,41 @@ struct BindingsSource: ActionSource {
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
     var compositor: CompositorLink? { support.link }
 
+    private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
+
+    private func action(_ f: BindingFiring) -> Action {
+        Action(
+            key: f.binding.index, label: f.binding.label, arguments: f.binding.command.arguments,
+            environment: f.environment, ifRunning: f.binding.ifRunning, maxPerSecond: f.binding.maxPerSecond,
+            chords: f.binding.command.chords)
+    }
+
     mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action] {
         let app = support.link?.focusedApp ?? .unknown
-        return matcher.handle(event, deviceID: deviceID, deviceName: deviceName, app: app).map { f in
-            Action(
-                key: f.binding.index, label: f.binding.label, arguments: f.binding.command.arguments,
-                environment: f.environment, ifRunning: f.binding.ifRunning, maxPerSecond: f.binding.maxPerSecond,
-                chords: f.binding.command.chords)
+        let firings = matcher.handle(event, deviceID: deviceID, deviceName: deviceName, app: app)
+        let t = now()
+        for (hold, seconds) in matcher.newWaits() { holdDeadlines[hold] = t + Int64((seconds * 1000).rounded()) }
+        if event.phase == .end || event.phase == .cancel {
+            holdDeadlines[BindingMatcher.GestureKey(device: deviceID ?? "", id: event.id)] = nil
         }
+        return firings.map(action)
+    }
+
+    mutating func dueActions(now t: Int64) -> [Action] {
+        let due = holdDeadlines.filter { $0.value <= t }.map(\.key)
+        var actions: [Action] = []
+        for hold in due {
+            holdDeadlines[hold] = nil
+            if let f = matcher.heldLongEnough(hold) { actions.append(action(f)) }
+        }
+        return actions
+    }
+
+    var nextDeadline: Int64? { holdDeadlines.values.min() }
+
+    mutating func forgetGesturesInFlight() {
+        matcher.forgetGesturesInFlight()
+        holdDeadlines = [:]
     }
 
     mutating func reload() -> [String]? {
@@ -69,6 +99,35 @@ struct BindingsSource: ActionSource {
             return error.diagnostics.map(\.description)
                 + ["SIGHUP: \(file.path) is not usable; keeping the \(file.bindings.count) binding\(file.bindings.count == 1 ? "" : "s") loaded before"]
         }
+    }
+
+    var wantsCompositor: Bool {
+        (!file.appBindings.isEmpty || !file.keyBindings.isEmpty) && !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+
+    var compositorProblem: String? { support.appProblem ?? support.keysProblem }
+
+    mutating func compositorLost(_ error: CompositorError) -> [String] {
+        support = CompositorSupport.lost(error, for: file)
+        matcher.replace(support.usableBindings(of: file))
+        return ["\(error); the other bindings keep working"] + support.notes(for: file)
+    }
+
+    mutating func reconnectCompositor() -> (connected: Bool, lines: [String])? {
+        guard wantsCompositor, support.link == nil else { return nil }
+        let again = CompositorSupport.connect(for: file, environment: environment)
+        guard let link = again.link else { return (false, []) }
+        support = again
+        matcher.replace(support.usableBindings(of: file))
+        return (true, [BindingsSource.connectedLine(link)] + support.notes(for: file))
+    }
+
+    /// "connected to the compositor at 'wayland-1': focused app 'foot', virtual keyboard".
+    static func connectedLine(_ link: CompositorLink) -> String {
+        let c = link.compositor
+        return "connected to the compositor at '\(c.displayName)': focused app "
+            + (c.offersToplevelManagement ? (c.focusedApp.map { "'\($0)'" } ?? "none") : "unknown (no wlr-foreign-toplevel-management)")
+            + (c.offersVirtualKeyboard ? ", virtual keyboard" : ", no virtual keyboard")
     }
 }
 
@@ -125,13 +184,7 @@ func runBind(_ args: [String]) -> Int32 {
     }
     let log = Logger(prefix: "gesturectl bind", verbose: verbose)
     log.info("\(file): \(loaded.bindings.count) binding\(loaded.bindings.count == 1 ? "" : "s")")
-    if let link = support.link {
-        let c = link.compositor
-        log.info(
-            "connected to the compositor at '\(c.displayName)': focused app "
-                + (c.offersToplevelManagement ? (c.focusedApp.map { "'\($0)'" } ?? "none") : "unknown (no wlr-foreign-toplevel-management)")
-                + (c.offersVirtualKeyboard ? ", virtual keyboard" : ", no virtual keyboard"))
-    }
+    if let link = support.link { log.info(BindingsSource.connectedLine(link)) }
     for note in support.notes(for: loaded) { log.info(note) }
     return CommandRunner(source: BindingsSource(file: loaded, support: support, environment: environment), socketPath: socket, log: log).run()
 }

@@ -106,6 +106,15 @@ struct CompositorSupport {
         return support
     }
 
+    /// After the compositor went away: nothing that needs it works until it is reached again.
+    static func lost(_ error: CompositorError, for file: BindingsFile) -> CompositorSupport {
+        var support = CompositorSupport()
+        let reason = "the compositor went away (\(error))"
+        if !file.appBindings.isEmpty { support.appProblem = reason }
+        if !file.keyBindings.isEmpty { support.keysProblem = reason }
+        return support
+    }
+
     /// The lines that say what cannot work and which bindings it disables (none when all works).
     func notes(for file: BindingsFile) -> [String] {
         var lines: [String] = []
