@@ -247,7 +247,8 @@ public struct Binding: Equatable, Sendable {
         case .threshold(.scale(let s)): parts.append("at scale \(formatNumber(s))")
         case .held(let seconds): parts.append("held \(formatNumber(seconds)) s after its begin")
         }
-        return "\(label): " + parts.joined(separator: ", ") + " -> " + command.described
+        // What the file says is shown escaped: a name or an argument cannot drive the terminal or start a line.
+        return escapingControlCharacters("\(label): " + parts.joined(separator: ", ") + " -> " + command.described)
     }
 }
 
@@ -271,8 +272,9 @@ public struct BindingsFile: Equatable, Sendable {
 
     /// Reads a bindings file. `keyNames` checks the key names of `keys` (gesturectl passes libxkbcommon's);
     /// without it only their syntax is checked.
-    public static func load(path: String, keyNames: (any KeyNameChecking)? = nil) throws(ConfigError) -> BindingsFile {
-        let tree = try TOMLDocument.read(path: path, describingFileError: { $0.replacingConfiguration() })
+    /// `example` is where the example bindings file is installed, for the hint when the file is missing.
+    public static func load(path: String, keyNames: (any KeyNameChecking)? = nil, example: String? = nil) throws(ConfigError) -> BindingsFile {
+        let tree = try TOMLDocument.read(path: path, describingFileError: { $0.replacingConfiguration(example: example) })
         return try BindingsDecoder.decode(tree, fileName: path, keyNames: keyNames)
     }
 
@@ -313,7 +315,7 @@ public struct BindingsFile: Equatable, Sendable {
 
     /// `gesturectl bind --check`'s report.
     public var summary: String {
-        var lines = ["\(path): OK, \(bindings.count) binding\(bindings.count == 1 ? "" : "s")"]
+        var lines = ["\(escapingControlCharacters(path)): OK, \(bindings.count) binding\(bindings.count == 1 ? "" : "s")"]
         for b in bindings { lines.append("  " + b.summary) }
         return lines.joined(separator: "\n")
     }
@@ -321,12 +323,14 @@ public struct BindingsFile: Equatable, Sendable {
 
 extension String {
     /// ConfigFile's messages speak of "the configuration"; here it is the bindings file.
-    fileprivate func replacingConfiguration() -> String {
+    fileprivate func replacingConfiguration(example: String?) -> String {
         var s = self
+        let copy = example.map { "copy the example bindings file, \($0), there" }
+            ?? "copy the example bindings file (bindings.toml in gestured's documentation, /usr/share/doc/gestured or /usr/local/share/doc/gestured) there"
         for (from, to) in [
-            ("; check the path, or install the default config/gestured.toml there",
-             "; check the path, or copy the example bindings file (config/bindings.toml) there"),
+            ("; check the path, or install the default config/gestured.toml there", "; check the path, or \(copy)"),
             ("the daemon's user needs read permission", "your user needs read permission"),
+            ("the configuration file", "the bindings file"),
             ("the configuration", "the bindings file"),
         ] {
             s = s.replacingEvery(from, with: to)

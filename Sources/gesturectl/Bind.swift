@@ -36,12 +36,49 @@ struct BindingsSource: ActionSource {
     let environment: [String: String]
     /// When each hold waited for by a `held_seconds` binding has lasted long enough (ms, monotonic).
     private var holdDeadlines: [BindingMatcher.GestureKey: Int64] = [:]
+    /// The daemon's devices, as last reported.
+    private var devices: [DeviceInfo] = []
+    /// The bindings whose `device` matched none of them when last said.
+    private var saidMissing: Set<Int> = []
 
     init(file: BindingsFile, support: CompositorSupport, environment: [String: String]) {
         self.file = file
         self.support = support
         self.environment = environment
         self.matcher = BindingMatcher(bindings: support.usableBindings(of: file))
+    }
+
+    /// The bindings that can fire now, a `device` given as a path (/dev/input/by-path/…) turned into the id
+    /// of the device it resolves to among the daemon's.
+    private func usableBindings() -> [Binding] {
+        support.usableBindings(of: file).map { b in
+            guard let device = b.device, DeviceSelector(device).isPath else { return b }
+            var resolved = b
+            resolved.device = devices.first(where: DeviceSelector(device).matches).map(\.id) ?? device
+            return resolved
+        }
+    }
+
+    /// Says once, for each binding whose `device` matches none of the daemon's devices, which there are.
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] {
+        self.devices = devices
+        matcher.replace(usableBindings())
+        var lines: [String] = []
+        var missing = Set<Int>()
+        for b in file.bindings {
+            guard let device = b.device else { continue }
+            let selector = DeviceSelector(device)
+            let found = devices.contains { d in selector.isPath ? selector.matches(d) : b.acceptsDevice(id: d.id, name: d.name) }
+            guard !found else { continue }
+            missing.insert(b.index)
+            if !saidMissing.contains(b.index) {
+                lines.append(
+                    "\(b.label): device \"\(device)\" matches none of the daemon's devices (by "
+                        + (selector.isPath ? "node, resolving symlinks" : "name or id, as a glob") + "); it reads " + DeviceSelector.list(devices))
+            }
+        }
+        saidMissing = missing
+        return lines
     }
 
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
@@ -93,7 +130,7 @@ struct BindingsSource: ActionSource {
             // The compositor as before, or (not needed or not reached before) connected for the new file.
             support = CompositorSupport.connect(for: new, environment: environment, reusing: support.link)
             lines += support.notes(for: new)
-            matcher.replace(support.usableBindings(of: new))
+            matcher.replace(usableBindings())
             return lines
         } catch {
             return error.diagnostics.map(\.description)
@@ -109,7 +146,7 @@ struct BindingsSource: ActionSource {
 
     mutating func compositorLost(_ error: CompositorError) -> [String] {
         support = CompositorSupport.lost(error, for: file)
-        matcher.replace(support.usableBindings(of: file))
+        matcher.replace(usableBindings())
         return ["\(error); the other bindings keep working"] + support.notes(for: file)
     }
 
@@ -118,7 +155,7 @@ struct BindingsSource: ActionSource {
         let again = CompositorSupport.connect(for: file, environment: environment)
         guard let link = again.link else { return (false, []) }
         support = again
-        matcher.replace(support.usableBindings(of: file))
+        matcher.replace(usableBindings())
         return (true, [BindingsSource.connectedLine(link)] + support.notes(for: file))
     }
 
@@ -164,27 +201,61 @@ func runBind(_ args: [String]) -> Int32 {
         return 2
     }
     let loaded: BindingsFile
+    let environment = currentEnvironment()
     do {
-        loaded = try BindingsFile.load(path: file, keyNames: XkbKeyNames())
+        loaded = try BindingsFile.load(path: file, keyNames: XkbKeyNames(), example: installedExample())
     } catch {
         let n = error.diagnostics.count
-        printError(error.description + "\n\(file): \(n) error\(n == 1 ? "" : "s"); the bindings file is not usable\n")
+        printError(error.description + "\n\(shown(file)): \(n) error\(n == 1 ? "" : "s"); the bindings file is not usable\n")
         return 1
     }
-    let environment = currentEnvironment()
+    // --check and bind agree: a file without bindings is not usable.
+    if loaded.bindings.isEmpty {
+        printError("gesturectl bind: \(shown(file)) has no [[binding]] sections; nothing to do\n")
+        return 1
+    }
     let support = CompositorSupport.connect(for: loaded, environment: environment)
+    let missing = programsNotFound(in: loaded, path: environment["PATH"])
     if check {
         print(loaded.summary)
-        for note in support.notes(for: loaded) { print("note: " + note) }
+        for note in support.notes(for: loaded) { print("note: " + shown(note)) }
+        for warning in missing { print("warning: " + shown(warning)) }
         return 0
-    }
-    if loaded.bindings.isEmpty {
-        printError("gesturectl bind: \(file) has no [[binding]] sections; nothing to do\n")
-        return 1
     }
     let log = Logger(prefix: "gesturectl bind", verbose: verbose)
     log.info("\(file): \(loaded.bindings.count) binding\(loaded.bindings.count == 1 ? "" : "s")")
     if let link = support.link { log.info(BindingsSource.connectedLine(link)) }
     for note in support.notes(for: loaded) { log.info(note) }
+    for warning in missing { log.info(warning) }
     return CommandRunner(source: BindingsSource(file: loaded, support: support, environment: environment), socketPath: socket, log: log).run()
+}
+
+/// Where the example bindings file is installed: beside this gesturectl's prefix (bin/../share/doc/gestured),
+/// else where the Debian package or `make install` put it; nil when none is there.
+func installedExample() -> String? {
+    var candidates: [String] = []
+    if let exe = realpath("/proc/self/exe", nil) {
+        var path = String(cString: exe)
+        free(exe)
+        for _ in 0..<2 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+        candidates.append(path + "/share/doc/gestured/bindings.toml")
+    }
+    candidates += ["/usr/share/doc/gestured/bindings.toml", "/usr/local/share/doc/gestured/bindings.toml"]
+    return candidates.first { access($0, R_OK) == 0 }
+}
+
+/// A warning for each `command` binding whose program is not found: on PATH (`path`), or at the path it
+/// gives. The file stays usable (the program may be installed later), but it would fail when it fires.
+func programsNotFound(in file: BindingsFile, path: String?) -> [String] {
+    let directories = (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false).map { $0.isEmpty ? "." : String($0) }
+    var warnings: [String] = []
+    for b in file.bindings {
+        guard case .argv(let argv) = b.command, let program = argv.first else { continue }
+        if program.contains("/") {
+            if access(program, X_OK) != 0 { warnings.append("\(b.label): \(program) is not an executable file; this binding would fail when it fires") }
+        } else if !directories.contains(where: { access($0 + "/" + program, X_OK) == 0 }) {
+            warnings.append("\(b.label): \(program) is not on PATH (\(directories.joined(separator: ":"))); this binding would fail when it fires")
+        }
+    }
+    return warnings
 }

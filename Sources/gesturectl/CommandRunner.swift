@@ -47,6 +47,9 @@ protocol ActionSource {
     var nextDeadline: Int64? { get }
     /// The daemon's connection was lost: gestures in flight will not end.
     mutating func forgetGesturesInFlight()
+    /// The daemon's devices now (after its hello, and each change): lines to log (a device named that
+    /// is not there).
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String]
     /// Whether some binding needs the compositor and there is a display to reach it at.
     var wantsCompositor: Bool { get }
     /// Why the compositor is not connected, when it is wanted.
@@ -62,6 +65,7 @@ extension ActionSource {
     mutating func forgetGesturesInFlight() {}
     var wantsCompositor: Bool { false }
     var compositorProblem: String? { nil }
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] { [] }
 }
 
 /// Log lines on standard error, which systemd sends to the journal, one line each: control characters in
@@ -106,7 +110,7 @@ final class CommandRunner<Source: ActionSource> {
         }
     }
     private var connection: Connection?
-    private var devices: [String: String] = [:]
+    private var devices: [String: DeviceInfo] = [:]
     private var connectedOnce = false
     private var reconnectAt: Int64 = 0
     private var backoff = ReconnectBackoff()
@@ -295,7 +299,7 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func greeted(_ c: GestureClient) throws(GestureClientError) {
-        devices = Dictionary(c.hello.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        devices = Dictionary(c.hello.devices.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let names = c.hello.devices.map { "\($0.id) \"\($0.name)\"" }
         if connectedOnce {
             log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(backoff.failedAttempts) failed attempt\(backoff.failedAttempts == 1 ? "" : "s")")
@@ -306,6 +310,7 @@ final class CommandRunner<Source: ActionSource> {
         }
         connectedOnce = true
         backoff.succeeded()
+        devicesChanged()
         try subscribe(c)
     }
 
@@ -355,19 +360,21 @@ final class CommandRunner<Source: ActionSource> {
                 try subscribe(client)
             }
         case .gesture(let g):
-            let name = g.device.flatMap { devices[$0] }
+            let name = g.device.flatMap { devices[$0]?.name }
             for action in source.actions(for: g.event, deviceID: g.device, deviceName: name) {
                 fire(action)
             }
         case .deviceAdded(let d):
-            devices[d.id] = d.name
+            devices[d.id] = d
             log.debug("device added: \(d.id) \"\(d.name)\"")
+            devicesChanged()
         case .deviceChanged(let d):
-            devices[d.id] = d.name
+            devices[d.id] = d
             log.debug("device changed: \(d.id) \"\(d.name)\"")
         case .deviceRemoved(let d):
             devices[d.id] = nil
             log.debug("device removed: \(d.id) \"\(d.name)\"")
+            devicesChanged()
         case .error(let e):
             if case .subscribing(_, let expected)? = connection, e.id == .integer(expected) {
                 throw .daemon(e)
@@ -379,12 +386,17 @@ final class CommandRunner<Source: ActionSource> {
         }
     }
 
+    private func devicesChanged() {
+        for line in source.devicesChanged(devices.values.sorted { $0.id < $1.id }) { log.info(line) }
+    }
+
     private func reload() {
         guard let lines = source.reload() else {
             log.info("SIGHUP: nothing to reload")
             return
         }
         for line in lines { log.info(line) }
+        if connection != nil { devicesChanged() }
         scheduleCompositorReconnect(reason: source.compositorProblem ?? "no compositor")
         switch connection {
         case .subscribed(let client)?:

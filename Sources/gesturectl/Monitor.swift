@@ -80,7 +80,10 @@ func runMonitor(_ args: [String]) -> Int32 {
             filter.fingers = try parseList(
                 try a.value(of: option), option: option, allowed: ["1", "2", "…", "20"], { Int($0).flatMap { (1...20).contains($0) ? $0 : nil } })
         case "--device":
-            filter.devices = (filter.devices ?? []).union([try a.value(of: option)])
+            let v = try a.value(of: option)
+            if v.isEmpty { throw UsageError("--device needs a device's id, name, vvvv:pppp or node (see gesturectl devices)") }
+            if let problem = DeviceSelector(v).problem { throw UsageError("--device \(v): \(problem)") }
+            filter.devices = (filter.devices ?? []).union([v])
         case "--count":
             let v = try a.value(of: option)
             guard let n = Int(v), n > 0 else { throw UsageError("--count needs a positive whole number, not '\(v)'") }
@@ -96,10 +99,22 @@ func runMonitor(_ args: [String]) -> Int32 {
         if json {
             print(ServerMessage.hello(client.hello).encoded)
         } else {
-            let names = client.hello.devices.map { "\($0.id) \"\($0.name)\"" }
+            let names = client.hello.devices.map { "\(shown($0.id)) \"\(shown($0.name))\"" }
             print(
                 "connected to gestured \(client.hello.daemonVersion) at \(client.path); devices: "
                     + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        }
+        // A --device that is a path (a symlink such as /dev/input/by-path/…) is the id of the device it
+        // resolves to; one that names no device now is said, with the devices there are.
+        if let wanted = filter.devices {
+            var ids = Set<String>()
+            for text in wanted.sorted() {
+                let selector = DeviceSelector(text)
+                let matching = client.hello.devices.filter(selector.matches)
+                if matching.isEmpty { printError("gesturectl monitor: --device \(shown(text)): \(shown(selector.noMatch(among: client.hello.devices)))\n") }
+                ids.formUnion(selector.isPath ? Set(matching.map(\.id)).union(matching.isEmpty ? [text] : []) : [text])
+            }
+            filter.devices = ids
         }
         let applied = try client.subscribe(filter)
         if json { print(ServerMessage.subscribed(id: nil, filter: applied).encoded) }
@@ -111,15 +126,15 @@ func runMonitor(_ args: [String]) -> Int32 {
             } else {
                 switch message {
                 case .gesture(let g):
-                    print(GestureEventText.format(g.event, device: g.device))
+                    print(GestureEventText.format(g.event, device: g.device.map { shown($0) }))
                 case .deviceAdded(let d):
-                    print("device added: \(d.id) \"\(d.name)\" (\(d.vendorProduct)) from \(d.path ?? "?")")
+                    print("device added: \(shown(d.id)) \"\(shown(d.name))\" (\(shown(d.vendorProduct))) from \(shown(d.path ?? "?"))")
                 case .deviceRemoved(let d):
-                    print("device removed: \(d.id) \"\(d.name)\"")
+                    print("device removed: \(shown(d.id)) \"\(shown(d.name))\"")
                 case .deviceChanged(let d):
-                    print("device changed: \(d.id) \"\(d.name)\" orientation \(d.orientation.rawValue)")
+                    print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
-                    printError("gesturectl monitor: the daemon says: \(e.message)\n")
+                    printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
                 case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .unknown:
                     break
                 }
@@ -135,7 +150,7 @@ func runMonitor(_ args: [String]) -> Int32 {
         printError("gesturectl monitor: the daemon closed the connection\n")
         return 1
     } catch {
-        printError("gesturectl monitor: \(error)\n")
+        printError("gesturectl monitor: \(shown("\(error)"))\n")
         return 1
     }
 }
@@ -165,15 +180,16 @@ func runDevices(_ args: [String]) -> Int32 {
             return 0
         }
         for d in devices {
+            // Each value escaped: a name cannot add a line or a column.
             var line =
-                "\(d.id)\t\(d.name)\t\(d.vendorProduct)\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(d.path ?? "")"
+                "\(shown(d.id))\t\(shown(d.name))\t\(shown(d.vendorProduct))\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(shown(d.path ?? ""))"
                 + "\torientation \(d.orientation.rawValue)"
-            if let virtualPath = d.virtualPath { line += "\tpassthrough \(virtualPath)" }
+            if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             print(line)
         }
         return 0
     } catch {
-        printError("gesturectl devices: \(error)\n")
+        printError("gesturectl devices: \(shown("\(error)"))\n")
         return 1
     }
 }

@@ -107,11 +107,11 @@ func runOrientation(_ args: [String]) -> Int32 {
         } else if devices.isEmpty {
             print("no devices: the daemon reads none now (a device added later starts at 0)")
         } else {
-            for d in devices { print("\(d.id)\t\(d.name)\torientation \(d.orientation.rawValue)") }
+            for d in devices { print("\(shown(d.id))\t\(shown(d.name))\torientation \(d.orientation.rawValue)") }
         }
         return 0
     } catch {
-        printError("gesturectl orientation: \(error)\n")
+        printError("gesturectl orientation: \(shown("\(error)"))\n")
         return 1
     }
 }
@@ -158,6 +158,7 @@ final class OrientationFollower {
             return 1
         }
         SystemCall.ignoreSignal(SIGPIPE)
+        if let problem = LogOutput.neverWait() { log.info(problem) }
         let outputs = compositor.currentOutputs.map { "\($0.name ?? "?") (transform \($0.transform.name))" }
         log.info(
             "following the outputs of the compositor at '\(compositor.displayName)': "
