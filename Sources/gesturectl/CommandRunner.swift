@@ -272,6 +272,7 @@ final class CommandRunner<Source: ActionSource> {
     private func connect() {
         do {
             let c = try GestureClient.connectWithoutWaiting(path: socketPath)
+            log.debug("connecting to gestured at \(c.path)")
             connection = .greeting(c)
             connectingSince = now()
             drain()
