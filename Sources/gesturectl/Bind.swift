@@ -13,8 +13,8 @@ private let bindUsage = """
     usage: gesturectl bind [--bindings FILE] [--socket PATH] [--check] [--verbose]
 
     Runs a command, or types keys, for each gesture that matches a binding of FILE (docs/bindings.md; an
-    example is config/bindings.toml). Commands run in their own process groups without blocking gesture
-    handling; their output goes to standard error (the journal under systemd). Bindings with `app` match
+    example is bindings.toml in gestured's documentation). Commands run in their own process groups without
+    blocking gesture handling; their output goes to standard error (the journal under systemd). Bindings with `app` match
     the focused app and bindings with `keys` type into it through the Wayland compositor ($WAYLAND_DISPLAY).
     SIGHUP rereads FILE (a broken file keeps the bindings in use); the connection to the daemon is
     re-established with backoff.

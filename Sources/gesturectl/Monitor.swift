@@ -20,7 +20,8 @@ private let monitorUsage = """
       --edges LIST     only edge swipes from these edges or corners: left, right, top, bottom,
                        top-left, top-right, bottom-left, bottom-right
       --fingers LIST   only gestures with these finger counts, e.g. 2,3
-      --device ID      only this device (id, name or vvvv:pppp); may be repeated
+      --device ID      only this device: its id, name, vvvv:pppp, or its node or a symlink to it
+                       (/dev/input/by-path/…); may be repeated
       --no-updates     begin, end and cancel only
       --count N        exit after N gesture events
 
