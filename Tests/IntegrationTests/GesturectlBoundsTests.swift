@@ -359,3 +359,24 @@ struct GesturectlBoundsTests {
         try bind.stop()
     }
 }
+
+/// Issue 22 item 8: a device name with a newline (a USB descriptor can say anything) cannot forge a line of
+/// `gesturectl devices` nor a column. The daemon here is socat handing out what a daemon reading such a
+/// device sends (no uinput on a build machine to make one): its hello, then the reply to `devices`.
+@Test func aDeviceNameCannotForgeALineOfDevices() throws {
+    let directory = TemporaryDirectory()
+    let device = DeviceInfo(
+        id: "event7", name: "panel\nevent8\tforged\u{1b}]0;title\u{7}", vendorProduct: "0eef:0001", path: "/dev/input/event7",
+        source: .evdev, slots: 10)
+    let replies = directory.write(
+        "replies",
+        ServerMessage.hello(Hello(devices: [device])).encoded + "\n" + ServerMessage.devices(id: .integer(1), devices: [device]).encoded + "\n")
+    let socket = directory.path + "/fake.sock"
+    let server = try Background(
+        ["/usr/bin/socat", "UNIX-LISTEN:\(socket)", "SYSTEM:cat \(replies); sleep 5"], outputPath: directory.path + "/socat.log")
+    try waitUntil("socat to listen", context: { server.output }) { access(socket, F_OK) == 0 }
+    let r = try run(try Paths.gesturectl(), ["devices", "--socket", socket], in: directory)
+    #expect(r.status == 0, "\(r.output)")
+    #expect(r.output == "event7\tpanel\\u{a}event8\\u{9}forged\\u{1b}]0;title\\u{7}\t0eef:0001\t10 slots\tevdev\t/dev/input/event7\torientation 0\n", "\(r.output)")
+    _ = try? server.stop()
+}
