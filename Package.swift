@@ -42,6 +42,11 @@ let package = Package(
         // TOML (our own TOML 1.0 parser, pure Swift) -> typed, validated configuration.
         .target(
             name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls"]),
+        // `gesturectl bind`'s bindings file (read with GestureConfig's TOML reader and messages) and the
+        // matcher that turns the daemon's events into firings; key chords for `keys`. The daemon does not
+        // link it.
+        .target(
+            name: "GestureBindings", dependencies: ["GestureConfig", "GestureCore", "GestureVocabulary", "GestureProtocol"]),
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify
         // (spoken directly, without libsystemd: SdNotify.swift).
         .target(
@@ -60,7 +65,7 @@ let package = Package(
         // focused app (wlr-foreign-toplevel-management), keys typed through zwp_virtual_keyboard_v1 with a
         // keymap compiled by libxkbcommon. Driven from the caller's poll loop; no thread.
         .target(
-            name: "WaylandSession", dependencies: ["CWaylandProtocols", "CXkbCommon", "GestureConfig", "SystemCalls"]),
+            name: "WaylandSession", dependencies: ["CWaylandProtocols", "CXkbCommon", "GestureBindings", "SystemCalls"]),
         // Client library for Swift programs that subscribe to gestures.
         .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol", "SystemCalls"]),
 
@@ -80,16 +85,16 @@ let package = Package(
         .executableTarget(
             name: "gesturectl",
             dependencies: [
-                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureClient", "SystemCalls",
-                "RecordingFiles", "WaylandSession",
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureBindings", "GestureClient",
+                "SystemCalls", "RecordingFiles", "WaylandSession",
             ]
         ),
         // A small Wayland client for the tests: a window with a given app_id that prints the keys it
         // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
         .executableTarget(name: "wayland-test-client", dependencies: ["CWaylandProtocols", "CXkbCommon"]),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
-        // The TOML parser's trees as tagged JSON, for the differential check against Python's tomllib
-        // (tools/toml-differential.py).
+        // The TOML parser's trees as tagged JSON (TOMLTaggedJSON, here: only this tool and the corpus test use
+        // it), for the differential check against Python's tomllib (tools/toml-differential.py).
         .executableTarget(name: "toml-dump", dependencies: ["GestureConfig", "GestureProtocol"]),
         // Starting a real gestured and talking to it from outside (the socket bench and the soak).
         .target(name: "DaemonUnderTest"),
@@ -107,9 +112,11 @@ let package = Package(
         // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
         // docs/architecture.md, "Adding a gesture kind".
         .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore"]),
-        .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureConfig", "GestureProtocol"]),
+        .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureBindings", "GestureProtocol"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
-        .testTarget(name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol"]),
+        .testTarget(
+            name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol", "toml-dump"]),
+        .testTarget(name: "GestureBindingsTests", dependencies: ["GestureVocabulary", "GestureBindings", "GestureConfig", "GestureProtocol"]),
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [

@@ -42,8 +42,11 @@ _gesturectl() {
             *:--edges) _gesturectl_list "$cur" left right top bottom top-left top-right bottom-left bottom-right ;;
             *:--fingers | *:--count) ;;
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
-            monitor:--device | orientation:--device)
+            orientation:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
+            lisgd:-d | monitor:--device)   # the daemon's ids, or a device node or a symlink to one
+                compopt -o filenames 2>/dev/null
+                mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur"; compgen -f -- "$cur") ;;
             orientation:--output)   # the connectors' names, as wlroots compositors name outputs
                 mapfile -t COMPREPLY < <(compgen -W "$(ls /sys/class/drm 2>/dev/null | sed -n 's/^card[0-9]*-//p')" -- "$cur") ;;
             *)  compopt -o filenames 2>/dev/null

@@ -6,10 +6,10 @@ import SystemCalls
 
 enum ClientSocket {
     /// A blocking `socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)` then `connect(2)` to `path`.
-    static func connect(path: String) throws(GestureClientError) -> Int32 {
+    static func connect(path: String, nonBlocking: Bool = false) throws(GestureClientError) -> Int32 {
         let fd: Int32
         do {
-            fd = try SystemCall.unixStreamSocket(nonBlocking: false)
+            fd = try SystemCall.unixStreamSocket(nonBlocking: nonBlocking)
         } catch {
             throw .system(operation: error.operation, errno: error.errno)
         }
@@ -26,6 +26,8 @@ enum ClientSocket {
         switch code {
         case ENOENT, ECONNREFUSED:
             return "is gestured running? Give its socket with --socket or \(GestureClientDefaults.environmentVariable)"
+        case EAGAIN:
+            return "the daemon is not accepting connections (stopped, or too busy)"
         case EACCES, EPERM:
             return "the socket is only for members of its group (socket_group, 'gestured' by default): "
                 + "add your user to it (usermod -aG gestured USER, then log in again)"

@@ -61,6 +61,9 @@ public final class GestureClient {
     public let path: String
     /// What the daemon said on connecting: its protocol version and devices.
     public private(set) var hello: Hello
+    /// Whether `hello` has come (always, after `connect`; after `connectWithoutWaiting`, once `next` has
+    /// handed out the `.hello` message).
+    public private(set) var greeted = false
 
     private var framer = LineFramer(maximumLineBytes: 16 << 20)
     /// Messages read while waiting for a reply, handed out by `next` in order.
@@ -77,11 +80,23 @@ public final class GestureClient {
         return try GestureClient(fd: fd, path: resolved, timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    private init(fd: Int32, path: String, timeoutMilliseconds: Int32) throws(GestureClientError) {
+    /// Starts connecting without waiting for anything, for a caller's own poll loop that must never block:
+    /// the socket is non-blocking (a daemon that accepts nothing is EAGAIN at once, not a wait), `hello`
+    /// is empty until `next` hands out the `.hello` message, and a request is sent with `send`, its reply
+    /// coming through `next`.
+    public static func connectWithoutWaiting(path: String? = nil) throws(GestureClientError) -> GestureClient {
+        let resolved = GestureClientDefaults.socketPath(explicit: path)
+        return GestureClient(fd: try ClientSocket.connect(path: resolved, nonBlocking: true), path: resolved)
+    }
+
+    private init(fd: Int32, path: String) {
         self.fd = fd
         self.path = path
-        // Temporarily a placeholder so `receive` can run; replaced by the real hello below.
         self.hello = Hello(devices: [])
+    }
+
+    private convenience init(fd: Int32, path: String, timeoutMilliseconds: Int32) throws(GestureClientError) {
+        self.init(fd: fd, path: path)
         var first: ServerMessage?
         do {
             first = try receive(timeoutMilliseconds: timeoutMilliseconds)
@@ -90,8 +105,8 @@ public final class GestureClient {
             throw error
         }
         switch first {
-        case .hello(let hello)?:
-            self.hello = hello
+        case .hello?:
+            break  // kept by readMessage
         case .error(let error)?:
             ClientSocket.close(fd)
             throw .daemon(error)  // too-many-clients
@@ -242,7 +257,12 @@ public final class GestureClient {
                 case .line(let line):
                     if line.isEmpty { continue }
                     do {
-                        return try ServerMessage.decode(line: line)
+                        let message = try ServerMessage.decode(line: line)
+                        if !greeted, case .hello(let h) = message {
+                            hello = h
+                            greeted = true
+                        }
+                        return message
                     } catch {
                         throw .malformed(error)
                     }

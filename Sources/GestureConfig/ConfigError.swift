@@ -11,7 +11,7 @@ public struct ConfigLocation: Equatable, Hashable, Sendable, CustomStringConvert
         self.column = column
     }
 
-    init(file: String, _ position: SourcePosition) {
+    package init(file: String, _ position: SourcePosition) {
         self.init(
             file: file, line: position.line > 0 ? position.line : nil,
             column: position.line > 0 && position.column > 0 ? position.column : nil)

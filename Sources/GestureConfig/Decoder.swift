@@ -549,7 +549,7 @@ extension String {
 }
 
 /// The closest of `candidates` to `word` when it is close enough to be a likely typo.
-func closest(to word: String, among candidates: [String]) -> String? {
+package func closest(to word: String, among candidates: [String]) -> String? {
     let normalized = word.lowercased().replacingHyphens()
     var best: (String, Int)?
     for candidate in candidates {
@@ -572,7 +572,7 @@ extension String {
 }
 
 /// Levenshtein distance (insertions, deletions, substitutions) between two strings' Unicode scalars.
-func editDistance(_ a: String, _ b: String) -> Int {
+package func editDistance(_ a: String, _ b: String) -> Int {
     let x = Array(a.unicodeScalars)
     let y = Array(b.unicodeScalars)
     if x.isEmpty { return y.count }

@@ -2,7 +2,7 @@
 /// and `[!a-z]` (or `[^a-z]`) one character of (or not of) a set, and `\x` the character x itself.
 /// In pathname mode (`match_path`) none of `*`, `?` and brackets match a `/`, as with FNM_PATHNAME.
 /// POSIX classes such as `[:digit:]` are not supported (validation says so).
-struct Glob: Sendable {
+package struct Glob: Sendable {
     private enum Token: Sendable {
         case literal(Unicode.Scalar)
         case anyOne
@@ -13,13 +13,13 @@ struct Glob: Sendable {
     private let tokens: [Token]
     private let pathname: Bool
 
-    init(_ pattern: String, pathname: Bool) {
+    package init(_ pattern: String, pathname: Bool) {
         self.tokens = (try? Glob.tokenize(pattern).get()) ?? pattern.unicodeScalars.map { .literal($0) }
         self.pathname = pathname
     }
 
     /// Why `pattern` is not a valid glob, or nil when it is.
-    static func problem(in pattern: String) -> String? {
+    package static func problem(in pattern: String) -> String? {
         switch tokenize(pattern) {
         case .success: return nil
         case .failure(let error): return error.message
@@ -103,7 +103,7 @@ struct Glob: Sendable {
         return .success(tokens)
     }
 
-    func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         let t = Array(text.unicodeScalars)
         let slash: Unicode.Scalar = "/"
         // reachable[j]: the tokens so far can match exactly the first j characters.

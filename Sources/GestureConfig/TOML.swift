@@ -1,18 +1,18 @@
 import GestureCore
 
 /// A position in the configuration file (1-based; 0 means unknown).
-struct SourcePosition: Equatable, Sendable, Comparable {
-    var line: Int
-    var column: Int
+package struct SourcePosition: Equatable, Sendable, Comparable {
+    package var line: Int
+    package var column: Int
 
-    static func < (a: SourcePosition, b: SourcePosition) -> Bool {
+    package static func < (a: SourcePosition, b: SourcePosition) -> Bool {
         (a.line, a.column) < (b.line, b.column)
     }
 }
 
 /// A TOML value as parsed, with where it was written.
-struct TOMLValue: Sendable {
-    enum Kind: Sendable {
+package struct TOMLValue: Sendable {
+    package enum Kind: Sendable {
         case table([TOMLMember])
         case array([TOMLValue])
         case string(String)
@@ -23,11 +23,11 @@ struct TOMLValue: Sendable {
         case date(String), time(String), dateTime(String)
     }
 
-    var kind: Kind
-    var position: SourcePosition
+    package var kind: Kind
+    package var position: SourcePosition
 
     /// How the value reads in an error message ("the string \"abc\"", "the integer 5", "a table").
-    var described: String {
+    package var described: String {
         switch kind {
         case .table: return "a table"
         case .array(let elements): return "an array of \(elements.count)"
@@ -43,21 +43,21 @@ struct TOMLValue: Sendable {
 }
 
 /// One `key = value` of a table (or a sub-table named by a header), with where its key was written.
-struct TOMLMember: Sendable {
-    var key: String
-    var keyPosition: SourcePosition
-    var value: TOMLValue
+package struct TOMLMember: Sendable {
+    package var key: String
+    package var keyPosition: SourcePosition
+    package var value: TOMLValue
 }
 
 /// A TOML syntax error, or a document refused for nesting too deep.
-struct TOMLSyntaxError: Error, Sendable {
-    var message: String
-    var position: SourcePosition
+package struct TOMLSyntaxError: Error, Sendable {
+    package var message: String
+    package var position: SourcePosition
     /// The text nests deeper than `TOMLReader.maximumDepth` (its syntax after that point was not looked at).
     var tooDeep = false
 }
 
-enum TOMLReader {
+package enum TOMLReader {
     /// Deepest a document may nest: each segment of a header or dotted key is a level, and so is each array
     /// or inline table a value opens. A deeper document is refused where it goes past the limit (no gestured
     /// setting is more than a few levels deep, and the parser's recursion stays within this bound).
@@ -65,7 +65,7 @@ enum TOMLReader {
 
     /// Parses TOML 1.0 text (TOMLParser). Members of every table come back in the order they are written in
     /// the file.
-    static func parse(bytes: UnsafeBufferPointer<UInt8>, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
+    package static func parse(bytes: UnsafeBufferPointer<UInt8>, sourceName: String) throws(TOMLSyntaxError) -> TOMLValue {
         var parser = TOMLParser(bytes: bytes, maximumDepth: maximumDepth)
         return try parser.parseDocument()
     }
@@ -84,7 +84,7 @@ enum TOMLReader {
 }
 
 /// A string in double quotes with quotes, backslashes and control characters escaped, for messages.
-func quoted(_ s: String) -> String {
+package func quoted(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
         switch scalar {

@@ -1,9 +1,9 @@
 /// A TOML file or text read into the reader's tree, with every failure as a ConfigError at
 /// file:line:column: the one way the daemon's configuration and `gesturectl bind`'s bindings are read.
-enum TOMLDocument {
+package enum TOMLDocument {
     /// Reads the regular file at `path` (ConfigFile's checks and limit) and parses it. A file that cannot
     /// be read is reported with `describingFileError` applied to the reason.
-    static func read(
+    package static func read(
         path: String, describingFileError describe: (String) -> String = { $0 }
     ) throws(ConfigError) -> TOMLValue {
         let bytes: [UInt8]
@@ -24,7 +24,7 @@ enum TOMLDocument {
     }
 
     /// Parses TOML text; `fileName` is what messages call it.
-    static func parse(text: String, fileName: String) throws(ConfigError) -> TOMLValue {
+    package static func parse(text: String, fileName: String) throws(ConfigError) -> TOMLValue {
         do {
             return try TOMLReader.parse(text: text, sourceName: fileName)
         } catch {

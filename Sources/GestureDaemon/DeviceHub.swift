@@ -171,7 +171,7 @@ final class DeviceHub {
     func handleUdevChanges() {
         guard let monitor = udevMonitor else { return }
         while let change = monitor.receive() {
-            Log.debug("udev: \(change.action) \(change.device.devnode) (\(change.device.name))")
+            Log.debug("udev: \(change.action) \(change.device.devnode) (\(escapingControlCharacters(change.device.name)))")
             perform(hotplug.handle(change, wanted: wants(change.device)))
         }
     }
@@ -204,7 +204,7 @@ final class DeviceHub {
             let udevCalibration = udevDevice.calibrationMatrix
             let settings = configuration.resolve(evdev.description, paths).applyingUdevCalibration(udevCalibration)
             if settings.ignore {
-                Log.info("ignoring \(udevDevice.devnode) (\(evdev.description.name)): the configuration says ignore = true")
+                Log.info("ignoring \(udevDevice.devnode) (\(escapingControlCharacters(evdev.description.name))): the configuration says ignore = true")
                 hotplug.openFailed(
                     udevDevice.devnode,
                     .unsupported(path: udevDevice.devnode, name: evdev.description.name, reason: "ignored by the configuration"))
@@ -316,7 +316,7 @@ final class DeviceHub {
         }
         for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
-            "device \(id) added: \"\(description.name)\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
+            "device \(id) added: \"\(escapingControlCharacters(description.name))\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
         clients.notify(.deviceAdded(slot.info), about: slot.info)
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: slots.count, clients: clients.count))")
     }
@@ -582,7 +582,7 @@ extension DeviceHub: SessionHost {
     ) -> Result<[DeviceInfo], ProtocolError> {
         let named = slots.filter { slot in device.map(slot.info.isNamed(by:)) ?? true }
         if let device, named.isEmpty {
-            let known = slots.map { "\($0.info.id) \"\($0.info.name)\"" }
+            let known = slots.map { "\($0.info.id) \"\(escapingControlCharacters($0.info.name))\"" }
             return .failure(
                 ProtocolError(
                     .unknownDevice,

@@ -98,9 +98,9 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
             return "\(path) is not an evdev input device (\(error.operation): \(error.message), errno "
                 + "\(error.errno)); name a /dev/input/eventN node"
         case .unsupported(let path, let name, let reason):
-            return "ignoring \(path) (\"\(name)\"): \(reason)"
+            return "ignoring \(path) (\"\(escapingControlCharacters(name))\"): \(reason)"
         case .ownPassthroughCopy(let path, let name, let phys):
-            return "ignoring \(path) (\"\(name)\"): it is gestured's own passthrough copy of a panel (phys \(phys))"
+            return "ignoring \(path) (\"\(escapingControlCharacters(name))\"): it is gestured's own passthrough copy of a panel (phys \(phys))"
         case .grabFailed(let path, let error):
             var text = "cannot grab \(path) exclusively (\(error.message), errno \(error.errno))"
             if error.errno == EBUSY {

@@ -253,9 +253,14 @@ extension SystemCall {
     /// `write(2)` as much as a non-blocking descriptor takes now (EINTR retried, short writes continued
     /// while it takes more). Returns the bytes written; fewer than asked when it would block or failed.
     public static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        writingWhileTaken(bytes) { Glibc.write(fd, $0, $1) }
+    }
+
+    /// `write` (a write(2) or send(2) of a pointer and a count) until every byte is taken or it takes no more.
+    private static func writingWhileTaken(_ bytes: UnsafeRawBufferPointer, _ write: (UnsafeRawPointer, Int) -> Int) -> Int {
         var offset = 0
         while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = write(bytes.baseAddress! + offset, bytes.count - offset)
             if n > 0 {
                 offset += n
             } else if n == -1 && Glibc.errno == EINTR {
@@ -265,6 +270,13 @@ extension SystemCall {
             }
         }
         return offset
+    }
+
+    /// `send(2)` with MSG_DONTWAIT and MSG_NOSIGNAL: as much as the socket takes now, without waiting and
+    /// without changing the descriptor's flags (which a child sharing it would see). Returns the bytes
+    /// written; fewer than asked when it would block or failed.
+    public static func sendSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        writingWhileTaken(bytes) { Glibc.send(fd, $0, $1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 
     /// One datagram to the Unix datagram socket at `path` ("@name": in the abstract namespace), from a

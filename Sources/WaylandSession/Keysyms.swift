@@ -1,6 +1,6 @@
 // xkb's keysym names, through libxkbcommon: what a binding's `keys` may name.
 import CXkbCommon
-import GestureConfig
+import GestureBindings
 
 /// libxkbcommon's keysym names, for checking a bindings file (`BindingsFile.load(path:keyNames:)`).
 public struct XkbKeyNames: KeyNameChecking, Sendable {

@@ -4,7 +4,7 @@
 // can be typed whatever the user's layout. The compositor hands it to the focused client with the keys.
 import CWaylandProtocols
 import CXkbCommon
-import GestureConfig
+import GestureBindings
 import Glibc
 import SystemCalls
 

@@ -2,17 +2,19 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
+import SystemCalls
 import WaylandSession
 
 private let bindUsage = """
     usage: gesturectl bind [--bindings FILE] [--socket PATH] [--check] [--verbose]
 
     Runs a command, or types keys, for each gesture that matches a binding of FILE (docs/bindings.md; an
-    example is config/bindings.toml). Commands run in their own process groups without blocking gesture
-    handling; their output goes to standard error (the journal under systemd). Bindings with `app` match
+    example is bindings.toml in gestured's documentation). Commands run in their own process groups without
+    blocking gesture handling; their output goes to standard error (the journal under systemd). Bindings with `app` match
     the focused app and bindings with `keys` type into it through the Wayland compositor ($WAYLAND_DISPLAY).
     SIGHUP rereads FILE (a broken file keeps the bindings in use); the connection to the daemon is
     re-established with backoff.
@@ -32,6 +34,12 @@ struct BindingsSource: ActionSource {
     var matcher: BindingMatcher
     var support: CompositorSupport
     let environment: [String: String]
+    /// When each hold waited for by a `held_seconds` binding has lasted long enough (ms, monotonic).
+    private var holdDeadlines: [BindingMatcher.GestureKey: Int64] = [:]
+    /// The daemon's devices, as last reported.
+    private var devices: [DeviceInfo] = []
+    /// The bindings whose `device` matched none of them when last said.
+    private var saidMissing: Set<Int> = []
 
     init(file: BindingsFile, support: CompositorSupport, environment: [String: String]) {
         self.file = file
@@ -40,17 +48,77 @@ struct BindingsSource: ActionSource {
         self.matcher = BindingMatcher(bindings: support.usableBindings(of: file))
     }
 
+    /// The bindings that can fire now, a `device` given as a path (/dev/input/by-path/…) turned into the id
+    /// of the device it resolves to among the daemon's.
+    private func usableBindings() -> [Binding] {
+        support.usableBindings(of: file).map { b in
+            guard let device = b.device, DeviceSelector(device).isPath else { return b }
+            var resolved = b
+            resolved.device = devices.first(where: DeviceSelector(device).matches).map(\.id) ?? device
+            return resolved
+        }
+    }
+
+    /// Says once, for each binding whose `device` matches none of the daemon's devices, which there are.
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] {
+        self.devices = devices
+        matcher.replace(usableBindings())
+        var lines: [String] = []
+        var missing = Set<Int>()
+        for b in file.bindings {
+            guard let device = b.device else { continue }
+            let selector = DeviceSelector(device)
+            let found = devices.contains { d in selector.isPath ? selector.matches(d) : b.acceptsDevice(id: d.id, name: d.name) }
+            guard !found else { continue }
+            missing.insert(b.index)
+            if !saidMissing.contains(b.index) {
+                lines.append(
+                    "\(b.label): device \"\(device)\" matches none of the daemon's devices (by "
+                        + (selector.isPath ? "node, resolving symlinks" : "name or id, as a glob") + "); it reads " + DeviceSelector.list(devices))
+            }
+        }
+        saidMissing = missing
+        return lines
+    }
+
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
     var compositor: CompositorLink? { support.link }
 
+    private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
+
+    private func action(_ f: BindingFiring) -> Action {
+        Action(
+            key: f.binding.index, label: f.binding.label, arguments: f.binding.command.arguments,
+            environment: f.environment, ifRunning: f.binding.ifRunning, maxPerSecond: f.binding.maxPerSecond,
+            chords: f.binding.command.chords)
+    }
+
     mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action] {
         let app = support.link?.focusedApp ?? .unknown
-        return matcher.handle(event, deviceID: deviceID, deviceName: deviceName, app: app).map { f in
-            Action(
-                key: f.binding.index, label: f.binding.label, arguments: f.binding.command.arguments,
-                environment: f.environment, ifRunning: f.binding.ifRunning, maxPerSecond: f.binding.maxPerSecond,
-                chords: f.binding.command.chords)
+        let firings = matcher.handle(event, deviceID: deviceID, deviceName: deviceName, app: app)
+        let t = now()
+        for (hold, seconds) in matcher.newWaits() { holdDeadlines[hold] = t + Int64((seconds * 1000).rounded()) }
+        if event.phase == .end || event.phase == .cancel {
+            holdDeadlines[BindingMatcher.GestureKey(device: deviceID ?? "", id: event.id)] = nil
         }
+        return firings.map(action)
+    }
+
+    mutating func dueActions(now t: Int64) -> [Action] {
+        let due = holdDeadlines.filter { $0.value <= t }.map(\.key)
+        var actions: [Action] = []
+        for hold in due {
+            holdDeadlines[hold] = nil
+            if let f = matcher.heldLongEnough(hold) { actions.append(action(f)) }
+        }
+        return actions
+    }
+
+    var nextDeadline: Int64? { holdDeadlines.values.min() }
+
+    mutating func forgetGesturesInFlight() {
+        matcher.forgetGesturesInFlight()
+        holdDeadlines = [:]
     }
 
     mutating func reload() -> [String]? {
@@ -62,12 +130,41 @@ struct BindingsSource: ActionSource {
             // The compositor as before, or (not needed or not reached before) connected for the new file.
             support = CompositorSupport.connect(for: new, environment: environment, reusing: support.link)
             lines += support.notes(for: new)
-            matcher.replace(support.usableBindings(of: new))
+            matcher.replace(usableBindings())
             return lines
         } catch {
             return error.diagnostics.map(\.description)
                 + ["SIGHUP: \(file.path) is not usable; keeping the \(file.bindings.count) binding\(file.bindings.count == 1 ? "" : "s") loaded before"]
         }
+    }
+
+    var wantsCompositor: Bool {
+        (!file.appBindings.isEmpty || !file.keyBindings.isEmpty) && !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
+    }
+
+    var compositorProblem: String? { support.appProblem ?? support.keysProblem }
+
+    mutating func compositorLost(_ error: CompositorError) -> [String] {
+        support = CompositorSupport.lost(error, for: file)
+        matcher.replace(usableBindings())
+        return ["\(error); the other bindings keep working"] + support.notes(for: file)
+    }
+
+    mutating func reconnectCompositor() -> (connected: Bool, lines: [String])? {
+        guard wantsCompositor, support.link == nil else { return nil }
+        let again = CompositorSupport.connect(for: file, environment: environment)
+        guard let link = again.link else { return (false, []) }
+        support = again
+        matcher.replace(usableBindings())
+        return (true, [BindingsSource.connectedLine(link)] + support.notes(for: file))
+    }
+
+    /// "connected to the compositor at 'wayland-1': focused app 'foot', virtual keyboard".
+    static func connectedLine(_ link: CompositorLink) -> String {
+        let c = link.compositor
+        return "connected to the compositor at '\(c.displayName)': focused app "
+            + (c.offersToplevelManagement ? (c.focusedApp.map { "'\($0)'" } ?? "none") : "unknown (no wlr-foreign-toplevel-management)")
+            + (c.offersVirtualKeyboard ? ", virtual keyboard" : ", no virtual keyboard")
     }
 }
 
@@ -87,60 +184,78 @@ func runBind(_ args: [String]) -> Int32 {
     var socket: String?
     var check = false
     var verbose = false
-    var i = 0
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(bindUsage, terminator: "")
-            return 0
-        case "--bindings", "--socket":
-            guard i + 1 < args.count else {
-                printError("gesturectl bind: \(a) needs a value\n")
-                return 2
-            }
-            i += 1
-            if a == "--bindings" { path = args[i] } else { socket = args[i] }
+    var arguments = Arguments(args, command: "bind", usage: bindUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--bindings": path = try a.value(of: option)
+        case "--socket": socket = try a.value(of: option)
         case "--check": check = true
         case "--verbose", "-v": verbose = true
-        default:
-            printError("gesturectl bind: unknown option '\(a)'\n\n" + bindUsage)
-            return 2
+        default: throw a.unknown(option)
         }
-        i += 1
+    }) {
+        return status
     }
     guard let file = path ?? BindingsFile.defaultPath(environment: currentEnvironment()) else {
         printError("gesturectl bind: neither XDG_CONFIG_HOME nor HOME is set; give the file with --bindings FILE\n")
         return 2
     }
     let loaded: BindingsFile
+    let environment = currentEnvironment()
     do {
-        loaded = try BindingsFile.load(path: file, keyNames: XkbKeyNames())
+        loaded = try BindingsFile.load(path: file, keyNames: XkbKeyNames(), example: installedExample())
     } catch {
         let n = error.diagnostics.count
-        printError(error.description + "\n\(file): \(n) error\(n == 1 ? "" : "s"); the bindings file is not usable\n")
+        printError(error.description + "\n\(shown(file)): \(n) error\(n == 1 ? "" : "s"); the bindings file is not usable\n")
         return 1
     }
-    let environment = currentEnvironment()
+    // --check and bind agree: a file without bindings is not usable.
+    if loaded.bindings.isEmpty {
+        printError("gesturectl bind: \(shown(file)) has no [[binding]] sections; nothing to do\n")
+        return 1
+    }
     let support = CompositorSupport.connect(for: loaded, environment: environment)
+    let missing = programsNotFound(in: loaded, path: environment["PATH"])
     if check {
         print(loaded.summary)
-        for note in support.notes(for: loaded) { print("note: " + note) }
+        for note in support.notes(for: loaded) { print("note: " + shown(note)) }
+        for warning in missing { print("warning: " + shown(warning)) }
         return 0
-    }
-    if loaded.bindings.isEmpty {
-        printError("gesturectl bind: \(file) has no [[binding]] sections; nothing to do\n")
-        return 1
     }
     let log = Logger(prefix: "gesturectl bind", verbose: verbose)
     log.info("\(file): \(loaded.bindings.count) binding\(loaded.bindings.count == 1 ? "" : "s")")
-    if let link = support.link {
-        let c = link.compositor
-        log.info(
-            "connected to the compositor at '\(c.displayName)': focused app "
-                + (c.offersToplevelManagement ? (c.focusedApp.map { "'\($0)'" } ?? "none") : "unknown (no wlr-foreign-toplevel-management)")
-                + (c.offersVirtualKeyboard ? ", virtual keyboard" : ", no virtual keyboard"))
-    }
+    if let link = support.link { log.info(BindingsSource.connectedLine(link)) }
     for note in support.notes(for: loaded) { log.info(note) }
+    for warning in missing { log.info(warning) }
     return CommandRunner(source: BindingsSource(file: loaded, support: support, environment: environment), socketPath: socket, log: log).run()
+}
+
+/// Where the example bindings file is installed: beside this gesturectl's prefix (bin/../share/doc/gestured),
+/// else where the Debian package or `make install` put it; nil when none is there.
+func installedExample() -> String? {
+    var candidates: [String] = []
+    if let exe = realpath("/proc/self/exe", nil) {
+        var path = String(cString: exe)
+        free(exe)
+        for _ in 0..<2 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
+        candidates.append(path + "/share/doc/gestured/bindings.toml")
+    }
+    candidates += ["/usr/share/doc/gestured/bindings.toml", "/usr/local/share/doc/gestured/bindings.toml"]
+    return candidates.first { access($0, R_OK) == 0 }
+}
+
+/// A warning for each `command` binding whose program is not found: on PATH (`path`), or at the path it
+/// gives. The file stays usable (the program may be installed later), but it would fail when it fires.
+func programsNotFound(in file: BindingsFile, path: String?) -> [String] {
+    let directories = (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: false).map { $0.isEmpty ? "." : String($0) }
+    var warnings: [String] = []
+    for b in file.bindings {
+        guard case .argv(let argv) = b.command, let program = argv.first else { continue }
+        if program.contains("/") {
+            if access(program, X_OK) != 0 { warnings.append("\(b.label): \(program) is not an executable file; this binding would fail when it fires") }
+        } else if !directories.contains(where: { access($0 + "/" + program, X_OK) == 0 }) {
+            warnings.append("\(b.label): \(program) is not on PATH (\(directories.joined(separator: ":"))); this binding would fail when it fires")
+        }
+    }
+    return warnings
 }

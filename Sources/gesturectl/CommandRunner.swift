@@ -7,6 +7,7 @@ import Glibc
 #endif
 import CLinux
 import GestureClient
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
@@ -36,19 +37,46 @@ protocol ActionSource {
     mutating func reload() -> [String]?
     /// The compositor connection the source uses (focused app, keys), polled with the daemon's socket.
     var compositor: CompositorLink? { get }
+    /// The compositor went away: what stops working, as log lines. The source keeps running without it.
+    mutating func compositorLost(_ error: CompositorError) -> [String]
+    /// Tries the compositor again: nil when there is nothing to reconnect (no binding needs it, or it is
+    /// connected), else whether it connected and the lines to log.
+    mutating func reconnectCompositor() -> (connected: Bool, lines: [String])?
+    /// Actions whose time has come (`held_seconds`) at `now` (ms, monotonic), and when the next is due.
+    mutating func dueActions(now: Int64) -> [Action]
+    var nextDeadline: Int64? { get }
+    /// The daemon's connection was lost: gestures in flight will not end.
+    mutating func forgetGesturesInFlight()
+    /// The daemon's devices now (after its hello, and each change): lines to log (a device named that
+    /// is not there).
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String]
+    /// Whether some binding needs the compositor and there is a display to reach it at.
+    var wantsCompositor: Bool { get }
+    /// Why the compositor is not connected, when it is wanted.
+    var compositorProblem: String? { get }
 }
 
 extension ActionSource {
     var compositor: CompositorLink? { nil }
+    mutating func compositorLost(_ error: CompositorError) -> [String] { [] }
+    mutating func reconnectCompositor() -> (connected: Bool, lines: [String])? { nil }
+    mutating func dueActions(now: Int64) -> [Action] { [] }
+    var nextDeadline: Int64? { nil }
+    mutating func forgetGesturesInFlight() {}
+    var wantsCompositor: Bool { false }
+    var compositorProblem: String? { nil }
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] { [] }
 }
 
-/// Log lines on standard error, which systemd sends to the journal.
+/// Log lines on standard error, which systemd sends to the journal, one line each: control characters in
+/// a message (a device's name, an app_id) are escaped, newlines included, so no value can forge a line;
+/// written without waiting (LogOutput).
 struct Logger {
     var prefix: String
     var verbose: Bool
 
     func info(_ message: String) {
-        printError("\(prefix): \(message)\n")
+        LogOutput.write("\(prefix): " + shown(message))
     }
 
     func debug(_ message: @autoclosure () -> String) {
@@ -56,16 +84,50 @@ struct Logger {
     }
 }
 
+/// Firings dropped by one binding, logged at most once a second with how many there were.
+private struct DropCount {
+    var count = 0
+    var loggedAt: Int64?
+}
+
 final class CommandRunner<Source: ActionSource> {
     private var source: Source
     private let socketPath: String?
     private let log: Logger
 
-    private var client: GestureClient?
-    private var devices: [String: String] = [:]
+    /// The daemon's connection, from connecting to subscribed; nil while waiting to reconnect.
+    private enum Connection {
+        /// Connected, waiting for the daemon's hello.
+        case greeting(GestureClient)
+        /// The subscription is sent and not answered yet (its request id).
+        case subscribing(GestureClient, id: Int)
+        case subscribed(GestureClient)
+
+        var client: GestureClient {
+            switch self {
+            case .greeting(let c), .subscribing(let c, _), .subscribed(let c): return c
+            }
+        }
+    }
+    private var connection: Connection?
+    private var devices: [String: DeviceInfo] = [:]
     private var connectedOnce = false
     private var reconnectAt: Int64 = 0
     private var backoff = ReconnectBackoff()
+    /// When the daemon connection was started (ms): a daemon that does not greet and answer within
+    /// `greetingMilliseconds` is given up on, as a failed attempt.
+    private var connectingSince: Int64 = 0
+    static var greetingMilliseconds: Int64 { 2000 }
+    private var nextRequestID = 0
+    /// A reload changed the subscription while one was in flight: send it again once that one is answered.
+    private var subscriptionChanged = false
+    /// More messages may wait in the client's buffer than one turn handled: poll without waiting.
+    private var moreToRead = false
+    /// Messages handled in one turn of the loop at most, so signals and the compositor get their turn.
+    static var messagesPerTurn: Int { 256 }
+
+    private var compositorBackoff = ReconnectBackoff()
+    private var compositorReconnectAt: Int64?
 
     private struct Child {
         var key: Int
@@ -77,8 +139,13 @@ final class CommandRunner<Source: ActionSource> {
     /// Start times (ms) of each binding's firings within the last second, and whether the log said so.
     private var recentFirings: [Int: [Int64]] = [:]
     private var rateLimited: Set<Int> = []
+    private var drops: [Int: DropCount] = [:]
 
     static var maximumQueued: Int { 16 }
+    /// Commands of one `parallel` binding running at once at most; more firings are dropped (logged).
+    static var maximumRunningPerBinding: Int { 16 }
+    /// Commands running at once at most, every binding together.
+    static var maximumRunning: Int { 64 }
 
     init(source: Source, socketPath: String?, log: Logger) {
         self.source = source
@@ -97,36 +164,34 @@ final class CommandRunner<Source: ActionSource> {
             return 1
         }
         SystemCall.ignoreSignal(SIGPIPE)
+        if let problem = LogOutput.neverWait() { log.info(problem) }
+        scheduleCompositorReconnect(reason: source.compositorProblem ?? "no compositor")
         connect()
         while true {
             var fds = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0)]
-            if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
+            if let connection { fds.append(pollfd(fd: connection.client.fd, events: Int16(POLLIN), revents: 0)) }
             let compositor = source.compositor
             if let compositor {
                 do {
                     try compositor.compositor.beforePoll()
+                    fds.append(pollfd(fd: compositor.compositor.fd, events: Int16(POLLIN), revents: 0))
                 } catch {
-                    return compositorLost(error)
+                    lose(compositor: error)
                 }
-                fds.append(pollfd(fd: compositor.compositor.fd, events: Int16(POLLIN), revents: 0))
             }
-            var timeout: Int32 = -1
-            if client == nil {
-                timeout = Int32(clamping: max(0, reconnectAt - now()))
-            }
-            let n = poll(&fds, nfds_t(fds.count), timeout)
+            let n = poll(&fds, nfds_t(fds.count), pollTimeout())
             if n < 0 && errno != EINTR {
                 log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
                 return 1
             }
-            if let compositor {
+            if let compositor, source.compositor === compositor {
                 do {
                     try compositor.compositor.afterPoll(readable: n > 0 && fds.last!.revents != 0)
+                    for event in compositor.compositor.takeEvents() {
+                        if case .focusedAppChanged(let app) = event { log.debug("focused app: " + (app.map { "'\($0)'" } ?? "none")) }
+                    }
                 } catch {
-                    return compositorLost(error)
-                }
-                for event in compositor.compositor.takeEvents() {
-                    if case .focusedAppChanged(let app) = event { log.debug("focused app: " + (app.map { "'\($0)'" } ?? "none")) }
+                    lose(compositor: error)
                 }
             }
             if fds[0].revents != 0 {
@@ -143,9 +208,12 @@ final class CommandRunner<Source: ActionSource> {
                     }
                 }
             }
-            if client != nil {
+            let t = now()
+            for action in source.dueActions(now: t) { fire(action) }
+            if let at = compositorReconnectAt, t >= at { reconnectCompositor() }
+            if connection != nil {
                 drain()
-            } else if now() >= reconnectAt {
+            } else if t >= reconnectAt {
                 connect()
             }
         }
@@ -153,33 +221,60 @@ final class CommandRunner<Source: ActionSource> {
 
     private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
 
-    /// The compositor went away (the session ended, or it crashed): bindings with `app` and `keys` cannot
-    /// work any more, and a compositor started again is another display; exit, and let the user unit
-    /// restart gesturectl in the new session.
-    private func compositorLost(_ error: CompositorError) -> Int32 {
-        log.info("\(error); bindings with app or keys cannot work without it: stopping (status 1)")
-        return 1
+    /// How long poll may wait: until the next reconnection, the end of the daemon's greeting time, the
+    /// compositor's next attempt or a held binding's time; 0 while messages wait in the client's buffer.
+    private func pollTimeout() -> Int32 {
+        if moreToRead { return 0 }
+        var deadlines: [Int64] = []
+        switch connection {
+        case nil: deadlines.append(reconnectAt)
+        case .greeting, .subscribing: deadlines.append(connectingSince + Self.greetingMilliseconds)
+        case .subscribed: break
+        }
+        if let at = compositorReconnectAt { deadlines.append(at) }
+        if let at = source.nextDeadline { deadlines.append(at) }
+        guard let first = deadlines.min() else { return -1 }
+        return Int32(clamping: max(0, first - now()))
+    }
+
+    // MARK: The compositor
+
+    /// The compositor went away (the session ended, or it crashed): bindings with `app` stop matching and
+    /// those with `keys` are refused, the rest keep working, and it is tried again with backoff.
+    private func lose(compositor error: CompositorError) {
+        for line in source.compositorLost(error) { log.info(line) }
+        compositorBackoff.succeeded()
+        scheduleCompositorReconnect(reason: "\(error)")
+    }
+
+    /// When the source wants a compositor it has not got (gone, or not reached at start): the next try.
+    private func scheduleCompositorReconnect(reason: String) {
+        guard compositorReconnectAt == nil, source.compositor == nil, source.wantsCompositor else { return }
+        let (delay, line) = compositorBackoff.failed(reason: reason)
+        if let line { log.info("compositor: " + line) }
+        compositorReconnectAt = now() + delay
+    }
+
+    private func reconnectCompositor() {
+        compositorReconnectAt = nil
+        guard let (connected, lines) = source.reconnectCompositor() else { return }
+        for line in lines { log.info(line) }
+        if connected {
+            compositorBackoff.succeeded()
+        } else {
+            scheduleCompositorReconnect(reason: "still no compositor")
+        }
     }
 
     // MARK: The daemon
 
+    /// Starts connecting; the hello and the subscription's reply come through `drain`, never waited for.
     private func connect() {
         do {
-            let c = try GestureClient.connect(path: socketPath, timeoutMilliseconds: 2000)
-            let applied = try c.subscribe(source.subscriptionFilter, timeoutMilliseconds: 2000)
-            devices = Dictionary(c.hello.devices.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-            let names = c.hello.devices.map { "\($0.id) \"\($0.name)\"" }
-            if connectedOnce {
-                log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(backoff.failedAttempts) failed attempt\(backoff.failedAttempts == 1 ? "" : "s")")
-            } else {
-                log.info(
-                    "connected to gestured \(c.hello.daemonVersion) at \(c.path); devices: "
-                        + (names.isEmpty ? "none yet" : names.joined(separator: ", ")))
-            }
-            log.debug("subscribed: \(describe(applied))")
-            client = c
-            connectedOnce = true
-            backoff.succeeded()
+            let c = try GestureClient.connectWithoutWaiting(path: socketPath)
+            log.debug("connecting to gestured at \(c.path)")
+            connection = .greeting(c)
+            connectingSince = now()
             drain()
         } catch {
             scheduleReconnect(reason: "\(error)")
@@ -187,40 +282,64 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func scheduleReconnect(reason: String) {
-        client?.close()
-        client = nil
+        connection?.client.close()
+        connection = nil
+        moreToRead = false
+        subscriptionChanged = false
+        source.forgetGesturesInFlight()
         let (delay, line) = backoff.failed(reason: reason)
         reconnectAt = now() + delay
         if let line { log.info(line) }
     }
 
+    /// Sends the source's subscription; its reply comes through `drain`.
+    private func subscribe(_ client: GestureClient) throws(GestureClientError) {
+        nextRequestID += 1
+        try client.send(RequestMessage(id: .integer(nextRequestID), .subscribe(source.subscriptionFilter)))
+        connection = .subscribing(client, id: nextRequestID)
+    }
+
+    private func greeted(_ c: GestureClient) throws(GestureClientError) {
+        devices = Dictionary(c.hello.devices.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let names = c.hello.devices.map { "\($0.id) \"\($0.name)\"" }
+        if connectedOnce {
+            log.info("reconnected to gestured \(c.hello.daemonVersion) at \(c.path) after \(backoff.failedAttempts) failed attempt\(backoff.failedAttempts == 1 ? "" : "s")")
+        } else {
+            log.info(
+                "connected to gestured \(c.hello.daemonVersion) at \(c.path); devices: "
+                    + (names.isEmpty ? "none yet" : names.joined(separator: ", ")))
+        }
+        connectedOnce = true
+        backoff.succeeded()
+        devicesChanged()
+        try subscribe(c)
+    }
+
     private func seconds(_ ms: Int64) -> String { BindingMatcher.decimal(Double(ms) / 1000) }
 
-    /// Handles every message already received or readable now, without waiting.
+    /// Handles the messages received or readable now, at most `messagesPerTurn`, without waiting.
     private func drain() {
-        guard let client else { return }
+        guard let connection else { return }
+        let client = connection.client
+        moreToRead = false
         do {
+            var handled = 0
             while let message = try client.next(timeoutMilliseconds: 0) {
-                switch message {
-                case .gesture(let g):
-                    let name = g.device.flatMap { devices[$0] }
-                    for action in source.actions(for: g.event, deviceID: g.device, deviceName: name) {
-                        fire(action)
-                    }
-                case .deviceAdded(let d):
-                    devices[d.id] = d.name
-                    log.debug("device added: \(d.id) \"\(d.name)\"")
-                case .deviceChanged(let d):
-                    devices[d.id] = d.name
-                    log.debug("device changed: \(d.id) \"\(d.name)\"")
-                case .deviceRemoved(let d):
-                    devices[d.id] = nil
-                    log.debug("device removed: \(d.id) \"\(d.name)\"")
-                case .error(let e):
-                    log.info("the daemon says: \(e.message)")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .unknown:
+                try handle(message, from: client)
+                if self.connection == nil { return }
+                handled += 1
+                if handled >= Self.messagesPerTurn {
+                    moreToRead = true
                     break
                 }
+            }
+            switch self.connection {
+            case .greeting?, .subscribing?:
+                if now() - connectingSince >= Self.greetingMilliseconds {
+                    scheduleReconnect(reason: "the daemon did not answer within \(seconds(Self.greetingMilliseconds)) s")
+                }
+            case .subscribed?, nil:
+                break
             }
         } catch GestureClientError.closed {
             scheduleReconnect(reason: "the daemon closed the connection")
@@ -229,18 +348,68 @@ final class CommandRunner<Source: ActionSource> {
         }
     }
 
+    private func handle(_ message: ServerMessage, from client: GestureClient) throws(GestureClientError) {
+        switch message {
+        case .hello:
+            if case .greeting? = connection { try greeted(client) }
+        case .subscribed(let id, let applied):
+            guard case .subscribing(_, let expected)? = connection, id == .integer(expected) else { return }
+            connection = .subscribed(client)
+            log.debug("subscribed: \(describe(applied))")
+            if subscriptionChanged {
+                subscriptionChanged = false
+                try subscribe(client)
+            }
+        case .gesture(let g):
+            let name = g.device.flatMap { devices[$0]?.name }
+            for action in source.actions(for: g.event, deviceID: g.device, deviceName: name) {
+                fire(action)
+            }
+        case .deviceAdded(let d):
+            devices[d.id] = d
+            log.debug("device added: \(d.id) \"\(d.name)\"")
+            devicesChanged()
+        case .deviceChanged(let d):
+            devices[d.id] = d
+            log.debug("device changed: \(d.id) \"\(d.name)\"")
+        case .deviceRemoved(let d):
+            devices[d.id] = nil
+            log.debug("device removed: \(d.id) \"\(d.name)\"")
+            devicesChanged()
+        case .error(let e):
+            if case .subscribing(_, let expected)? = connection, e.id == .integer(expected) {
+                throw .daemon(e)
+            }
+            if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
+            log.info("the daemon says: \(e.message)")
+        case .unsubscribed, .devices, .pong, .oriented, .unknown:
+            break
+        }
+    }
+
+    private func devicesChanged() {
+        for line in source.devicesChanged(devices.values.sorted { $0.id < $1.id }) { log.info(line) }
+    }
+
     private func reload() {
         guard let lines = source.reload() else {
             log.info("SIGHUP: nothing to reload")
             return
         }
         for line in lines { log.info(line) }
-        if let client {
+        if connection != nil { devicesChanged() }
+        scheduleCompositorReconnect(reason: source.compositorProblem ?? "no compositor")
+        switch connection {
+        case .subscribed(let client)?:
             do {
-                try client.subscribe(source.subscriptionFilter, timeoutMilliseconds: 2000)
+                try subscribe(client)
             } catch {
                 scheduleReconnect(reason: "resubscribing after the reload failed: \(error)")
             }
+        case .subscribing?:
+            subscriptionChanged = true
+        case .greeting?, nil:
+            break  // the subscription sent after the hello is the new one
         }
     }
 
@@ -254,6 +423,20 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     // MARK: Commands
+
+    /// A firing not run: logged at once the first time, then at most once a second per binding with the
+    /// count since the last line.
+    private func drop(_ action: Action, _ why: String) {
+        let t = now()
+        var d = drops[action.key, default: DropCount()]
+        d.count += 1
+        if d.loggedAt.map({ t - $0 >= 1000 }) ?? true {
+            log.info("\(action.label): \(why)" + (d.count > 1 ? " (\(d.count) firings not run since the last line)" : ""))
+            d.count = 0
+            d.loggedAt = t
+        }
+        drops[action.key] = d
+    }
 
     private func fire(_ action: Action) {
         let t = now()
@@ -271,16 +454,16 @@ final class CommandRunner<Source: ActionSource> {
         rateLimited.remove(action.key)
         recent.append(t)
         recentFirings[action.key] = recent
-        let running = children.first { $0.value.key == action.key }
-        if let (pid, child) = running {
+        let mine = children.filter { $0.value.key == action.key }
+        if let (pid, child) = mine.min(by: { $0.value.started < $1.value.started }) {
             switch action.ifRunning {
             case .skip:
-                log.info("\(action.label): skipped: its previous command (pid \(pid), started \(seconds(t - child.started)) s ago) still runs")
+                drop(action, "skipped: its previous command (pid \(pid), started \(seconds(t - child.started)) s ago) still runs")
                 return
             case .queue:
                 var q = queued[action.key, default: []]
                 if q.count >= Self.maximumQueued {
-                    log.info("\(action.label): dropped: \(q.count) commands already wait for pid \(pid) to exit")
+                    drop(action, "dropped: \(q.count) commands already wait for pid \(pid) to exit")
                     return
                 }
                 q.append(action)
@@ -288,7 +471,10 @@ final class CommandRunner<Source: ActionSource> {
                 log.debug("\(action.label): queued behind pid \(pid)")
                 return
             case .parallel:
-                break
+                if mine.count >= Self.maximumRunningPerBinding {
+                    drop(action, "dropped: \(mine.count) of its commands already run (at most \(Self.maximumRunningPerBinding) at once)")
+                    return
+                }
             }
         }
         start(action)
@@ -303,6 +489,10 @@ final class CommandRunner<Source: ActionSource> {
             } else {
                 log.debug("\(action.label): typed \(typed)")
             }
+            return
+        }
+        if children.count >= Self.maximumRunning {
+            drop(action, "dropped: \(children.count) commands already run (at most \(Self.maximumRunning) at once, every binding together)")
             return
         }
         switch spawn(action.arguments, environment: action.environment) {
@@ -350,13 +540,15 @@ struct SpawnError: Error, CustomStringConvertible {
 }
 
 /// Starts `arguments` (PATH searched) in a process group of its own, with standard input from /dev/null,
-/// standard output and error on ours (the journal under systemd), the default signal dispositions and an
+/// standard output and error both on our standard error (the journal under systemd; our standard output
+/// is for what gesturectl itself prints), the default signal dispositions and an
 /// empty signal mask (ours blocks the signals the signalfd reads), and `environment` added to ours.
 func spawn(_ arguments: [String], environment: [String]) -> Result<pid_t, SpawnError> {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, 2, 1)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

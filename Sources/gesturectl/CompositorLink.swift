@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import WaylandSession
 
@@ -102,6 +103,15 @@ struct CompositorSupport {
                 + "(wlr-foreign-toplevel-management-unstable-v1), which says which app is focused"
         }
         if needsKeys { support.keysProblem = link.prepareKeyboard(for: file) }
+        return support
+    }
+
+    /// After the compositor went away: nothing that needs it works until it is reached again.
+    static func lost(_ error: CompositorError, for file: BindingsFile) -> CompositorSupport {
+        var support = CompositorSupport()
+        let reason = "the compositor went away (\(error))"
+        if !file.appBindings.isEmpty { support.appProblem = reason }
+        if !file.keyBindings.isEmpty { support.keysProblem = reason }
         return support
     }
 

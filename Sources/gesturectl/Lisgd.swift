@@ -3,6 +3,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
@@ -17,7 +18,8 @@ private let lisgdUsage = """
     COMMAND, run by sh -c; P fires while the fingers are down, every -T pixels, R (the default) on release.
     The first matching -g runs. docs/lisgd.md maps every option onto gestured and lists the differences.
 
-      -d DEVICE        only gestures of this device node (/dev/input/eventN or a symlink to it)
+      -d DEVICE        only gestures of this device: its node (/dev/input/eventN), a symlink to it
+                       (/dev/input/by-path/…, /dev/input/by-id/…), or gestured's id or name for it
       -g SPEC          a binding (repeat for more)
       -t PX            distance a swipe must cover, in pixels (default 125)
       -T PX            distance between two firings of a pressed (P) binding, in pixels (default 60)
@@ -122,7 +124,7 @@ struct LisgdBinding {
 }
 
 struct LisgdOptions {
-    var device: String?
+    var device: DeviceSelector?
     var threshold = 125.0
     var pressedThreshold = 60.0
     var leniency = 15.0
@@ -182,48 +184,53 @@ struct LisgdOptions {
 
     static func parse(_ args: [String]) -> Result<LisgdOptions, LisgdError> {
         var o = LisgdOptions()
-        var i = 0
-        while i < args.count {
-            let a = args[i]
-            if a == "-v" {
-                o.verbose = true
-                i += 1
-                continue
-            }
-            guard ["-d", "-g", "-t", "-T", "-r", "-m", "-w", "-h", "-s", "-o", "--socket"].contains(a) else {
-                return .failure(LisgdError("unknown option '\(a)'"))
-            }
-            guard i + 1 < args.count else { return .failure(LisgdError("option \(a) expects a value")) }
-            let v = args[i + 1]
-            i += 2
-            func number(_ range: ClosedRange<Double>, _ what: String) -> Result<Double, LisgdError> {
-                guard let d = Double(v), range.contains(d) else {
-                    return .failure(LisgdError("\(a) \(v): \(what) must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))"))
+        var arguments = Arguments(args, command: "lisgd", usage: lisgdUsage)
+        do {
+            _ = try arguments.parse(help: []) { (a, option) throws(UsageError) in
+                if option == "-v" {
+                    o.verbose = true
+                    return
                 }
-                return .success(d)
-            }
-            do {
-                switch a {
-                case "-d": o.device = v
+                guard ["-d", "-g", "-t", "-T", "-r", "-m", "-w", "-h", "-s", "-o", "--socket"].contains(option) else {
+                    throw UsageError("unknown option '\(option)'")
+                }
+                let v = try a.value(of: option, missing: "option \(option) expects a value")
+                func number(_ range: ClosedRange<Double>, _ what: String) throws(UsageError) -> Double {
+                    guard let d = Double(v), range.contains(d) else {
+                        throw UsageError(
+                            "\(option) \(v): \(what) must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))")
+                    }
+                    return d
+                }
+                switch option {
+                case "-d":
+                    guard !v.isEmpty else {
+                        throw UsageError("-d needs a device: its node (/dev/input/event5), a symlink to it (/dev/input/by-path/…), or gestured's id or name for it")
+                    }
+                    if let problem = DeviceSelector(v).problem { throw UsageError("-d \(v): \(problem)") }
+                    o.device = DeviceSelector(v)
                 case "--socket": o.socket = v
-                case "-g": o.bindings.append(try parseBinding(v).get())
-                case "-t": o.threshold = try number(1...100_000, "the distance in pixels").get()
-                case "-T": o.pressedThreshold = try number(1...100_000, "the distance in pixels").get()
-                case "-r": o.leniency = try number(0...45, "the leniency in degrees").get()
-                case "-m": o.timeoutMilliseconds = try number(1...3_600_000, "the time in milliseconds").get()
-                case "-w": o.width = try number(1...100_000, "the width in pixels").get()
-                case "-h": o.height = try number(1...100_000, "the height in pixels").get()
-                case "-s": o.edgeScale = try number(0.01...100, "the edge scale").get()
-                case "-o":
+                case "-g":
+                    switch parseBinding(v) {
+                    case .success(let b): o.bindings.append(b)
+                    case .failure(let e): throw UsageError(e.description)
+                    }
+                case "-t": o.threshold = try number(1...100_000, "the distance in pixels")
+                case "-T": o.pressedThreshold = try number(1...100_000, "the distance in pixels")
+                case "-r": o.leniency = try number(0...45, "the leniency in degrees")
+                case "-m": o.timeoutMilliseconds = try number(1...3_600_000, "the time in milliseconds")
+                case "-w": o.width = try number(1...100_000, "the width in pixels")
+                case "-h": o.height = try number(1...100_000, "the height in pixels")
+                case "-s": o.edgeScale = try number(0.01...100, "the edge scale")
+                default:  // -o
                     guard let n = Int(v), (0...3).contains(n) else {
-                        return .failure(LisgdError("-o \(v): the orientation must be 0, 1, 2 or 3 (quarter turns)"))
+                        throw UsageError("-o \(v): the orientation must be 0, 1, 2 or 3 (quarter turns)")
                     }
                     o.orientation = n
-                default: break
                 }
-            } catch {
-                return .failure(error)
             }
+        } catch {
+            return .failure(LisgdError(error.message))
         }
         if (o.width == nil) != (o.height == nil) {
             return .failure(LisgdError("give both -w and -h (the screen's size in pixels), or neither"))
@@ -258,29 +265,39 @@ struct LisgdSource: ActionSource {
     private var anchors: [String: (translation: Vector2, time: Int64)] = [:]
     /// Each device's screen size in millimetres, learnt from its events.
     private var screens: [String: Vector2] = [:]
+    /// Gestures in flight for which -v has said "no -g matches".
+    private var unmatched: Set<String> = []
+    /// The ids of the devices -d names, as last reported (nil: not known yet).
+    private var selected: Set<String>?
 
     init(options: LisgdOptions, log: Logger) {
         self.options = options
         self.log = log
     }
 
+    /// Every device's gestures: -d is matched here, against the devices the daemon reports (a symlink
+    /// resolved to the node the daemon reads), as devices come and go.
     var subscriptionFilter: SubscriptionFilter {
-        var devices: Set<String>?
-        if let d = options.device {
-            // The daemon names evdev devices by their kernel name: /dev/input/event5 is "event5".
-            var path = d
-            if let resolved = realpath(d, nil) {
-                path = String(cString: resolved)
-                free(resolved)
-            }
-            devices = [String(path.split(separator: "/").last ?? Substring(path))]
+        SubscriptionFilter(
+            kinds: [.pan, .edgeSwipe], fingers: Set(options.bindings.map(\.fingers)), updates: options.bindings.contains { $0.pressed })
+    }
+
+    mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] {
+        guard let selector = options.device else { return [] }
+        let ids = Set(devices.filter(selector.matches).map(\.id))
+        defer { selected = ids }
+        if ids.isEmpty {
+            return selected?.isEmpty == true ? [] : ["-d \(selector.text): \(selector.noMatch(among: devices)); waiting for it"]
         }
-        return SubscriptionFilter(
-            kinds: [.pan, .edgeSwipe], fingers: Set(options.bindings.map(\.fingers)), devices: devices,
-            updates: options.bindings.contains { $0.pressed })
+        return ids == selected ? [] : ["-d \(selector.text): \(ids.sorted().joined(separator: ", "))"]
     }
 
     mutating func reload() -> [String]? { nil }
+
+    mutating func forgetGesturesInFlight() {
+        anchors = [:]
+        unmatched = []
+    }
 
     /// Pixels per millimetre along x and y: from -w/-h and the screen's size, else 10 (a pixel of 0.1 mm).
     private func pixelsPerMM(_ screen: Vector2) -> Vector2 {
@@ -328,11 +345,15 @@ struct LisgdSource: ActionSource {
 
     mutating func actions(for e: GestureEvent, deviceID: String?, deviceName: String?) -> [Action] {
         guard e.kind == .pan || e.kind == .edgeSwipe else { return [] }
+        if options.device != nil {
+            guard let deviceID, selected?.contains(deviceID) == true else { return [] }
+        }
         let k = key(e, deviceID)
         if e.phase == .begin { anchors[k] = (Vector2.zero, e.timeMicroseconds) }
         guard let anchor = anchors[k] else { return [] }
         if e.phase == .cancel {
             anchors[k] = nil
+            unmatched.remove(k)
             return []
         }
         let screenMM = screen(e, device: deviceID)
@@ -346,6 +367,7 @@ struct LisgdSource: ActionSource {
 
         if e.phase == .end {
             anchors[k] = nil
+            defer { unmatched.remove(k) }
             guard let s = swipe(v, minimum: options.threshold) else {
                 if options.verbose {
                     log.info("\(e.kind.rawValue) \(e.fingers) from \(edge?.rawValue ?? "no edge") moved \(Int(v.length)) px: no swipe (-t \(formatted(options.threshold)), -r \(formatted(options.leniency)))")
@@ -359,25 +381,19 @@ struct LisgdSource: ActionSource {
             }
             return fire(fingers: e.fingers, swipe: s, edge: edge, distance: d, pressed: false, event: e, deviceID: deviceID)
         }
-        // begin or update: lisgd's pressed mode.
+        // begin or update: lisgd's pressed mode. lisgd checks once per motion event and, when the fingers have
+        // moved -T pixels since the last firing, runs the command once and measures anew from where they
+        // are: one firing per event at most, however far it moved (a panel with huge coordinates and a
+        // resolution of 1 would otherwise make one event millions of firings).
         guard options.bindings.contains(where: \.pressed), let s = swipe(v, minimum: options.pressedThreshold), inTime else { return [] }
-        // lisgd fires once per -T pixels of movement. One event may cover several (a pan's begin comes
-        // once the hand has landed, with the movement so far): fire once for each, and keep the rest.
-        let times = Int(v.length / options.pressedThreshold)
-        var actions: [Action] = []
-        for _ in 0..<times {
-            actions += fire(fingers: e.fingers, swipe: s, edge: edge, distance: .any, pressed: true, event: e, deviceID: deviceID)
-        }
-        if !actions.isEmpty {
-            let used = Double(times) * options.pressedThreshold / v.length
-            anchors[k] = (anchor.translation + moved * used, e.timeMicroseconds)
-        }
+        let actions = fire(fingers: e.fingers, swipe: s, edge: edge, distance: .any, pressed: true, event: e, deviceID: deviceID)
+        if !actions.isEmpty { anchors[k] = (e.translationMM, e.timeMicroseconds) }
         return actions
     }
 
     /// lisgd's `gestureexecute`: the first binding that matches. On release every binding is considered
     /// (a P binding too); while pressed only P bindings with distance *.
-    private func fire(
+    private mutating func fire(
         fingers: Int, swipe: LisgdSwipe, edge: Edge?, distance: LisgdDistance, pressed: Bool, event: GestureEvent,
         deviceID: String?
     ) -> [Action] {
@@ -388,7 +404,11 @@ struct LisgdSource: ActionSource {
         let edgeName = LisgdEdge.allCases.first { $0.edge != nil && $0.edge == edge }?.rawValue ?? "N"
         let what = "\(pressed ? "pressed " : "")\(fingers),\(swipe.rawValue),\(edgeName),\(distance.name)"
         guard let index else {
-            if options.verbose { log.info("\(what): no -g matches") }
+            // Said once per gesture: a pressed check runs on every update.
+            if options.verbose, !unmatched.contains(key(event, deviceID)) {
+                unmatched.insert(key(event, deviceID))
+                log.info("\(what): no -g matches")
+            }
             return []
         }
         let b = options.bindings[index]

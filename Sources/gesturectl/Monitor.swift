@@ -20,7 +20,8 @@ private let monitorUsage = """
       --edges LIST     only edge swipes from these edges or corners: left, right, top, bottom,
                        top-left, top-right, bottom-left, bottom-right
       --fingers LIST   only gestures with these finger counts, e.g. 2,3
-      --device ID      only this device (id, name or vvvv:pppp); may be repeated
+      --device ID      only this device: its id, name, vvvv:pppp, or its node or a symlink to it
+                       (/dev/input/by-path/…); may be repeated
       --no-updates     begin, end and cancel only
       --count N        exit after N gesture events
 
@@ -38,13 +39,13 @@ private let devicesUsage = """
     """
 
 /// Splits "a,b,c" and maps each item, naming the option and the allowed values when one is wrong.
-private func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) -> Set<T>? where T: Hashable {
+private func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) throws(UsageError) -> Set<T>
+where T: Hashable {
     var set = Set<T>()
     for item in text.split(separator: ",", omittingEmptySubsequences: true) {
         let trimmed = item.trimmingSpaces
         guard let value = make(trimmed) else {
-            printError("gesturectl monitor: \(option) '\(trimmed)' is not one of: \(allowed.joined(separator: ", "))\n")
-            return nil
+            throw UsageError("\(option) '\(trimmed)' is not one of: \(allowed.joined(separator: ", "))")
         }
         set.insert(value)
     }
@@ -65,57 +66,33 @@ func runMonitor(_ args: [String]) -> Int32 {
     var json = false
     var filter = SubscriptionFilter()
     var count: Int?
-    var i = 0
-    func next(_ option: String) -> String? {
-        guard i + 1 < args.count else {
-            printError("gesturectl monitor: \(option) needs a value\n")
-            return nil
-        }
-        i += 1
-        return args[i]
-    }
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(monitorUsage, terminator: "")
-            return 0
-        case "--socket":
-            guard let v = next(a) else { return 2 }
-            socket = v
-        case "--json":
-            json = true
-        case "--no-updates":
-            filter.updates = false
+    var arguments = Arguments(args, command: "monitor", usage: monitorUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--socket": socket = try a.value(of: option)
+        case "--json": json = true
+        case "--no-updates": filter.updates = false
         case "--kinds":
-            guard let v = next(a),
-                let kinds = parseList(v, option: a, allowed: GestureKind.allCases.map(\.rawValue), { GestureKind(rawValue: $0) })
-            else { return 2 }
-            filter.kinds = kinds
+            filter.kinds = try parseList(
+                try a.value(of: option), option: option, allowed: GestureKind.allCases.map(\.rawValue), { GestureKind(rawValue: $0) })
         case "--edges":
-            guard let v = next(a), let edges = parseList(v, option: a, allowed: Edge.allCases.map(\.rawValue), { Edge(rawValue: $0) })
-            else { return 2 }
-            filter.edges = edges
+            filter.edges = try parseList(try a.value(of: option), option: option, allowed: Edge.allCases.map(\.rawValue), { Edge(rawValue: $0) })
         case "--fingers":
-            guard let v = next(a),
-                let fingers = parseList(v, option: a, allowed: ["1", "2", "…", "20"], { Int($0).flatMap { (1...20).contains($0) ? $0 : nil } })
-            else { return 2 }
-            filter.fingers = fingers
+            filter.fingers = try parseList(
+                try a.value(of: option), option: option, allowed: ["1", "2", "…", "20"], { Int($0).flatMap { (1...20).contains($0) ? $0 : nil } })
         case "--device":
-            guard let v = next(a) else { return 2 }
+            let v = try a.value(of: option)
+            if v.isEmpty { throw UsageError("--device needs a device's id, name, vvvv:pppp or node (see gesturectl devices)") }
+            if let problem = DeviceSelector(v).problem { throw UsageError("--device \(v): \(problem)") }
             filter.devices = (filter.devices ?? []).union([v])
         case "--count":
-            guard let v = next(a) else { return 2 }
-            guard let n = Int(v), n > 0 else {
-                printError("gesturectl monitor: --count needs a positive whole number, not '\(v)'\n")
-                return 2
-            }
+            let v = try a.value(of: option)
+            guard let n = Int(v), n > 0 else { throw UsageError("--count needs a positive whole number, not '\(v)'") }
             count = n
-        default:
-            printError("gesturectl monitor: unknown option '\(a)'\n\n" + monitorUsage)
-            return 2
+        default: throw a.unknown(option)
         }
-        i += 1
+    }) {
+        return status
     }
 
     do {
@@ -123,10 +100,22 @@ func runMonitor(_ args: [String]) -> Int32 {
         if json {
             print(ServerMessage.hello(client.hello).encoded)
         } else {
-            let names = client.hello.devices.map { "\($0.id) \"\($0.name)\"" }
+            let names = client.hello.devices.map { "\(shown($0.id)) \"\(shown($0.name))\"" }
             print(
                 "connected to gestured \(client.hello.daemonVersion) at \(client.path); devices: "
                     + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        }
+        // A --device that is a path (a symlink such as /dev/input/by-path/…) is the id of the device it
+        // resolves to; one that names no device now is said, with the devices there are.
+        if let wanted = filter.devices {
+            var ids = Set<String>()
+            for text in wanted.sorted() {
+                let selector = DeviceSelector(text)
+                let matching = client.hello.devices.filter(selector.matches)
+                if matching.isEmpty { printError("gesturectl monitor: --device \(shown(text)): \(shown(selector.noMatch(among: client.hello.devices)))\n") }
+                ids.formUnion(selector.isPath ? Set(matching.map(\.id)).union(matching.isEmpty ? [text] : []) : [text])
+            }
+            filter.devices = ids
         }
         let applied = try client.subscribe(filter)
         if json { print(ServerMessage.subscribed(id: nil, filter: applied).encoded) }
@@ -138,15 +127,15 @@ func runMonitor(_ args: [String]) -> Int32 {
             } else {
                 switch message {
                 case .gesture(let g):
-                    print(GestureEventText.format(g.event, device: g.device))
+                    print(GestureEventText.format(g.event, device: g.device.map { shown($0) }))
                 case .deviceAdded(let d):
-                    print("device added: \(d.id) \"\(d.name)\" (\(d.vendorProduct)) from \(d.path ?? "?")")
+                    print("device added: \(shown(d.id)) \"\(shown(d.name))\" (\(shown(d.vendorProduct))) from \(shown(d.path ?? "?"))")
                 case .deviceRemoved(let d):
-                    print("device removed: \(d.id) \"\(d.name)\"")
+                    print("device removed: \(shown(d.id)) \"\(shown(d.name))\"")
                 case .deviceChanged(let d):
-                    print("device changed: \(d.id) \"\(d.name)\" orientation \(d.orientation.rawValue)")
+                    print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
-                    printError("gesturectl monitor: the daemon says: \(e.message)\n")
+                    printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
                 case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .unknown:
                     break
                 }
@@ -162,7 +151,7 @@ func runMonitor(_ args: [String]) -> Int32 {
         printError("gesturectl monitor: the daemon closed the connection\n")
         return 1
     } catch {
-        printError("gesturectl monitor: \(error)\n")
+        printError("gesturectl monitor: \(shown("\(error)"))\n")
         return 1
     }
 }
@@ -170,26 +159,15 @@ func runMonitor(_ args: [String]) -> Int32 {
 func runDevices(_ args: [String]) -> Int32 {
     var socket: String?
     var json = false
-    var i = 0
-    while i < args.count {
-        switch args[i] {
-        case "--help", "-h":
-            print(devicesUsage, terminator: "")
-            return 0
-        case "--socket":
-            guard i + 1 < args.count else {
-                printError("gesturectl devices: --socket needs a path\n")
-                return 2
-            }
-            i += 1
-            socket = args[i]
-        case "--json":
-            json = true
-        default:
-            printError("gesturectl devices: unknown option '\(args[i])'\n\n" + devicesUsage)
-            return 2
+    var arguments = Arguments(args, command: "devices", usage: devicesUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--socket": socket = try a.value(of: option, missing: "--socket needs a path")
+        case "--json": json = true
+        default: throw a.unknown(option)
         }
-        i += 1
+    }) {
+        return status
     }
     do {
         let client = try GestureClient.connect(path: socket)
@@ -203,15 +181,16 @@ func runDevices(_ args: [String]) -> Int32 {
             return 0
         }
         for d in devices {
+            // Each value escaped: a name cannot add a line or a column.
             var line =
-                "\(d.id)\t\(d.name)\t\(d.vendorProduct)\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(d.path ?? "")"
+                "\(shown(d.id))\t\(shown(d.name))\t\(shown(d.vendorProduct))\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(shown(d.path ?? ""))"
                 + "\torientation \(d.orientation.rawValue)"
-            if let virtualPath = d.virtualPath { line += "\tpassthrough \(virtualPath)" }
+            if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             print(line)
         }
         return 0
     } catch {
-        printError("gesturectl devices: \(error)\n")
+        printError("gesturectl devices: \(shown("\(error)"))\n")
         return 1
     }
 }

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import GestureClient
+import GestureBindings
 import GestureConfig
 import GestureProtocol
 import SystemCalls
@@ -41,60 +42,31 @@ func runOrientation(_ args: [String]) -> Int32 {
     var verbose = false
     var json = false
     var angle: DeviceOrientation?
-    var i = 0
-    func value(_ option: String) -> String? {
-        guard i + 1 < args.count else {
-            printError("gesturectl orientation: \(option) needs a value\n")
-            return nil
-        }
-        i += 1
-        return args[i]
-    }
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(orientationUsage, terminator: "")
-            return 0
-        case "--socket":
-            guard let v = value(a) else { return 2 }
-            socket = v
+    var arguments = Arguments(args, command: "orientation", usage: orientationUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--socket": socket = try a.value(of: option)
         case "--device":
-            guard let v = value(a) else { return 2 }
-            guard !v.isEmpty else {
-                printError("gesturectl orientation: --device needs a device's id, name or vvvv:pppp (see gesturectl devices)\n")
-                return 2
-            }
+            let v = try a.value(of: option)
+            guard !v.isEmpty else { throw UsageError("--device needs a device's id, name or vvvv:pppp (see gesturectl devices)") }
             device = v
         case "--output":
-            guard let v = value(a) else { return 2 }
-            guard !v.isEmpty else {
-                printError("gesturectl orientation: --output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)\n")
-                return 2
-            }
+            let v = try a.value(of: option)
+            guard !v.isEmpty else { throw UsageError("--output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)") }
             output = v
-        case "--follow":
-            follow = true
-        case "--verbose", "-v":
-            verbose = true
-        case "--json":
-            json = true
+        case "--follow": follow = true
+        case "--verbose", "-v": verbose = true
+        case "--json": json = true
         default:
-            if a.hasPrefix("-") && Int(a) == nil {
-                printError("gesturectl orientation: unknown option '\(a)'\n\n" + orientationUsage)
-                return 2
-            }
-            guard angle == nil else {
-                printError("gesturectl orientation: one ANGLE only, got '\(a)' after \(angle!.rawValue)\n")
-                return 2
-            }
-            guard let degrees = Int(a), let parsed = DeviceOrientation(rawValue: degrees) else {
-                printError("gesturectl orientation: ANGLE is one of \(DeviceOrientation.allowedText), not '\(a)'\n")
-                return 2
+            if option.hasPrefix("-") && Int(option) == nil { throw a.unknown(option) }
+            if let angle { throw UsageError("one ANGLE only, got '\(option)' after \(angle.rawValue)") }
+            guard let degrees = Int(option), let parsed = DeviceOrientation(rawValue: degrees) else {
+                throw UsageError("ANGLE is one of \(DeviceOrientation.allowedText), not '\(option)'")
             }
             angle = parsed
         }
-        i += 1
+    }) {
+        return status
     }
     if follow {
         if let angle {
@@ -135,11 +107,11 @@ func runOrientation(_ args: [String]) -> Int32 {
         } else if devices.isEmpty {
             print("no devices: the daemon reads none now (a device added later starts at 0)")
         } else {
-            for d in devices { print("\(d.id)\t\(d.name)\torientation \(d.orientation.rawValue)") }
+            for d in devices { print("\(shown(d.id))\t\(shown(d.name))\torientation \(d.orientation.rawValue)") }
         }
         return 0
     } catch {
-        printError("gesturectl orientation: \(error)\n")
+        printError("gesturectl orientation: \(shown("\(error)"))\n")
         return 1
     }
 }
@@ -186,6 +158,7 @@ final class OrientationFollower {
             return 1
         }
         SystemCall.ignoreSignal(SIGPIPE)
+        if let problem = LogOutput.neverWait() { log.info(problem) }
         let outputs = compositor.currentOutputs.map { "\($0.name ?? "?") (transform \($0.transform.name))" }
         log.info(
             "following the outputs of the compositor at '\(compositor.displayName)': "

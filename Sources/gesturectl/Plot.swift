@@ -33,36 +33,16 @@ func runPlot(_ args: [String]) -> Int32 {
     var configPath: String?
     var outputPath: String?
     var recordingPath: String?
-    var i = 0
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(plotUsage, terminator: "")
-            return 0
-        case "--device", "--config", "-o":
-            guard i + 1 < args.count else {
-                printError("gesturectl plot: \(a) needs a file name\n")
-                return 2
-            }
-            switch a {
-            case "--device": devicePath = args[i + 1]
-            case "--config": configPath = args[i + 1]
-            default: outputPath = args[i + 1]
-            }
-            i += 1
-        default:
-            if a.hasPrefix("-") && a != "-" {
-                printError("gesturectl plot: unknown option '\(a)'\n\n" + plotUsage)
-                return 2
-            }
-            guard recordingPath == nil else {
-                printError("gesturectl plot: one recording at a time ('\(recordingPath!)' and '\(a)')\n")
-                return 2
-            }
-            recordingPath = a
+    var arguments = Arguments(args, command: "plot", usage: plotUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "-o": outputPath = try a.value(of: option, missing: "\(option) needs a file name")
+        default: try recordingPath = a.operand(option, after: recordingPath)
         }
-        i += 1
+    }) {
+        return status
     }
     guard let recordingPath else {
         printError("gesturectl plot: no recording given\n\n" + plotUsage)

@@ -1,5 +1,6 @@
 // How `gesturectl bind`, `lisgd` and `orientation --follow` retry the daemon: 0.25 s doubling to 8 s, each
 // attempt logged until the backoff reaches its maximum, then once.
+import GestureBindings
 import GestureConfig
 
 struct ReconnectBackoff {

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureBindings
 import GestureConfig
 import GestureCore
 import GestureProtocol
@@ -36,39 +37,19 @@ func runReplay(_ args: [String]) -> Int32 {
     var updates = true
     var pretty = false
     var trace = false
-    var i = 0
-    while i < args.count {
-        let a = args[i]
-        switch a {
-        case "--help", "-h":
-            print(replayUsage, terminator: "")
-            return 0
-        case "--device", "--config", "--forward":
-            guard i + 1 < args.count else {
-                printError("gesturectl replay: \(a) needs a file name\n")
-                return 2
-            }
-            switch a {
-            case "--device": devicePath = args[i + 1]
-            case "--config": configPath = args[i + 1]
-            default: forwardPath = args[i + 1]
-            }
-            i += 1
+    var arguments = Arguments(args, command: "replay", usage: replayUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--forward": forwardPath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--no-updates": updates = false
         case "--pretty": pretty = true
         case "--trace": trace = true
-        default:
-            if a.hasPrefix("-") && a != "-" {
-                printError("gesturectl replay: unknown option '\(a)'\n\n" + replayUsage)
-                return 2
-            }
-            guard recordingPath == nil else {
-                printError("gesturectl replay: one recording at a time ('\(recordingPath!)' and '\(a)')\n")
-                return 2
-            }
-            recordingPath = a
+        default: try recordingPath = a.operand(option, after: recordingPath)
         }
-        i += 1
+    }) {
+        return status
     }
     guard let recordingPath else {
         printError("gesturectl replay: no recording given\n\n" + replayUsage)

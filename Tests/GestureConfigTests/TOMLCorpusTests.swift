@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import GestureProtocol
+@testable import toml_dump
 import Testing
 
 @testable import GestureConfig

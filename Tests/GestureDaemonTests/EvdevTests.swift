@@ -496,3 +496,11 @@ private final class ScriptedNode {
         }
     }
 }
+
+/// Issue 22 item 8: a device's name is the device's to choose (a USB descriptor); in the journal line that
+/// reports it, a newline in it cannot start a line of its own.
+@Test func aDeviceNameCannotForgeAJournalLine() {
+    let error = EvdevError.unsupported(path: "/dev/input/event7", name: "panel\n<3>forged\u{1b}[2J", reason: "not a touchscreen")
+    #expect(!error.description.contains("\n") && !error.description.contains("\u{1b}"))
+    #expect(error.description == "ignoring /dev/input/event7 (\"panel\\u{a}<3>forged\\u{1b}[2J\"): not a touchscreen")
+}

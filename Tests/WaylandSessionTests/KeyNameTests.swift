@@ -1,6 +1,6 @@
 // libxkbcommon's keysym names, the typing keymap it compiles, and what each output transform means for a
 // touchscreen (no compositor needed; WaylandTests in IntegrationTests run a real one).
-import GestureConfig
+import GestureBindings
 import GestureProtocol
 import Testing
 import WaylandSession

@@ -1,3 +1,4 @@
+import GestureConfig
 // The `keys` of a binding: chords such as "alt+Left", "super+2", "XF86Back", typed into the focused app by
 // `gesturectl bind` through the compositor's virtual keyboard. The syntax is checked here; the key names
 // are xkb's keysym names, checked by whoever loads the file with libxkbcommon (`KeyNameChecking`; gesturectl

@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureProtocol
 
 /// A TOML document's tree as JSON with every scalar tagged with its type, the form toml-test uses and

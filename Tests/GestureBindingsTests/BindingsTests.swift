@@ -2,7 +2,8 @@ import GestureProtocol
 import GestureVocabulary
 import Testing
 
-@testable import GestureConfig
+@testable import GestureBindings
+import GestureConfig
 
 /// The messages a bindings file gives, one per problem, or [] when it loads.
 private func bindingErrors(_ text: String) -> [String] {
@@ -139,7 +140,7 @@ struct BindingsFileTests {
                 == ["bindings.toml:1:1: edge: unknown key at the top level; edge belongs in a [[binding]] section"])
         #expect(
             bindingErrors("[[binding]]\nedge = \"left\"\ntaps = 2\nshell = \"x\"\n")
-                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, taps on taps, direction and start_edge on pans): it would never fire"])
+                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, taps on taps, direction and start_edge on pans, region on taps and holds, held_seconds on holds): it would never fire"])
         #expect(
             bindingErrors("[[binding]]\non = \"threshold\"\nprogress = 0.3\nscale = 2\nshell = \"x\"\n")
                 == ["bindings.toml:4:1: binding[1].scale: a threshold binding waits for one value; it already has progress"])
@@ -467,5 +468,131 @@ struct AppAndKeysBindingsTests {
         #expect(fired(.unknown)?.environment.contains { $0.hasPrefix("GESTURE_APP=") } == false)
         #expect(errors("[[binding]]\nedge = \"left\"\napp = \"[firefox\"\nshell = \"x\"\n").count == 1)
         #expect(errors("[[binding]]\nedge = \"left\"\napp = 3\nshell = \"x\"\n").count == 1)
+    }
+}
+
+/// The repository root, found from this file's path (Tests/GestureBindingsTests/BindingsTests.swift).
+let repositoryRoot: String = {
+    var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}()
+
+@Suite("Bindings: what the issues of the first attacks and the first hour found")
+struct BindingsHardeningTests {
+    /// A NUL byte would end the argument where exec reads it: `rm -rf /home/u\0/.cache` runs `rm -rf /home/u`.
+    @Test func aNULInACommandAShellLineOrANameIsRefusedWithItsPlace() {
+        #expect(
+            bindingErrors("[[binding]]\nedge = \"left\"\ncommand = [\"rm\", \"-rf\", \"/home/u\\u0000/.cache\"]\n")
+                == ["bindings.toml:3:25: binding[1].command: argument 2 contains a NUL byte (\\u0000), which would cut it short when it runs: \"/home/u\\u{0}/.cache\""])
+        #expect(
+            bindingErrors("[[binding]]\nedge = \"left\"\nshell = \"rm -rf /home/u\\u0000/.cache\"\n")
+                == ["bindings.toml:3:1: binding[1].shell: the command line contains a NUL byte (\\u0000), which would cut it short when it runs: \"rm -rf /home/u\\u{0}/.cache\""])
+        #expect(
+            bindingErrors("[[binding]]\nname = \"a\\u0000b\"\nedge = \"left\"\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].name: the name (GESTURE_BINDING) contains a NUL byte (\\u0000), which would cut it short when it runs: \"a\\u{0}b\""])
+    }
+
+    /// `gesture = "swipe"` says which kinds a swipe is here, and the message after it is not cut short.
+    @Test func swipeGetsADidYouMeanAndNothingAfterItIsCutOff() {
+        #expect(
+            bindingErrors("[[binding]]\ngesture = \"swipe\"\nedge = \"left\"\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].gesture: \"swipe\" is not a gesture kind; did you mean \"edge-swipe\" (from an edge of the screen) or \"pan\" (a swipe anywhere, with direction)?"])
+        #expect(
+            bindingErrors("[[binding]]\ngesture = [\"pan\", \"swipe\"]\ntaps = 2\nshell = \"x\"\n")
+                == ["bindings.toml:2:19: binding[1].gesture: \"swipe\" is not a gesture kind; did you mean \"edge-swipe\" (from an edge of the screen) or \"pan\" (a swipe anywhere, with direction)?"])
+    }
+
+    /// What --check prints is escaped: a name cannot retitle or clear the terminal, nor start a line.
+    @Test func theSummaryEscapesWhatTheFileSays() throws {
+        let file = try BindingsFile.parse(
+            text: "[[binding]]\nname = \"x\\u001b]0;owned\\u0007\\nforged\"\nedge = \"left\"\ncommand = [\"echo\", \"\\u001b[2J\"]\n",
+            fileName: "bindings.toml")
+        #expect(!file.summary.contains("\u{1b}") && !file.summary.contains("\u{7}"))
+        #expect(file.summary.split(separator: "\n").count == 2, "\(file.summary)")
+        #expect(file.summary.contains("x\\u{1b}]0;owned\\u{7}\\u{a}forged: edge-swipe, edge left, on end -> echo \\u{1b}[2J"), "\(file.summary)")
+    }
+
+    /// `region` (fractions) and `region_mm` match taps and holds where the fingers are; anything else is
+    /// refused with what it should be.
+    @Test func regionsMatchTapsAndHoldsWhereTheyAre() throws {
+        let b = try bindings(
+            """
+            [[binding]]
+            region = [0.9, 0, 1, 0.1]
+            taps = 3
+            shell = "x"
+
+            [[binding]]
+            gesture = "hold"
+            region_mm = [0, 0, 15, 15]
+            shell = "y"
+            """)
+        #expect(b[0].possibleKinds == [.tap] && b[1].possibleKinds == [.hold])
+        var corner = event(.tap, .end, taps: 3)
+        corner.position = Vector2(0.95, 0.05)
+        var middle = corner
+        middle.position = Vector2(0.5, 0.5)
+        #expect(b[0].matchesFields(of: corner, deviceID: nil, deviceName: nil))
+        #expect(!b[0].matchesFields(of: middle, deviceID: nil, deviceName: nil))
+        var hold = event(.hold, .begin)
+        hold.positionMM = Vector2(10, 14)
+        #expect(b[1].matchesFields(of: hold, deviceID: nil, deviceName: nil))
+        hold.positionMM = Vector2(10, 16)
+        #expect(!b[1].matchesFields(of: hold, deviceID: nil, deviceName: nil))
+        #expect(b[0].summary.contains("region x 0.9-1, y 0-0.1"))
+        #expect(
+            bindingErrors("[[binding]]\nregion = [1, 0, 0.9, 0.1]\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].region: expected a rectangle [x_from, y_from, x_to, y_to] with 0 <= from < to <= 1 (fractions of the screen from the top-left corner), such as [0.9, 0, 1, 0.1] for the top-right corner, got an array of 4"])
+        #expect(
+            bindingErrors("[[binding]]\ngesture = \"pan\"\nregion = [0, 0, 0.1, 0.1]\nshell = \"x\"\n")
+                == ["bindings.toml:3:1: binding[1].region: only hold and tap gestures have region; this binding is for pan"])
+        #expect(
+            bindingErrors("[[binding]]\nregion = [0, 0, 0.1, 0.1]\nregion_mm = [0, 0, 10, 10]\nshell = \"x\"\n")
+                == ["bindings.toml:3:1: binding[1].region_mm: a binding has one region: region (fractions of the screen) or region_mm, not both"])
+    }
+
+    /// A `held_seconds` binding waits at the hold's begin, fires when the caller says the time has passed,
+    /// and never once the hold ended first; the first matching one wins.
+    @Test func heldSecondsWaitsForTheHoldAndNeverFiresAfterALift() throws {
+        let b = try bindings(
+            """
+            [[binding]]
+            name = "admin"
+            region = [0.9, 0, 1, 0.1]
+            held_seconds = 5
+            shell = "admin"
+
+            [[binding]]
+            name = "long"
+            held_seconds = 2
+            shell = "long"
+            """)
+        #expect(b[0].trigger == .held(seconds: 5) && b[0].possibleKinds == [.hold])
+        #expect(b[0].summary.hasSuffix("hold, region x 0.9-1, y 0-0.1, held 5 s after its begin -> sh -c \"admin\""), "\(b[0].summary)")
+        var matcher = BindingMatcher(bindings: b)
+        var begin = event(.hold, .begin, id: 7)
+        begin.position = Vector2(0.95, 0.05)
+        #expect(matcher.handle(begin, deviceID: "event5", deviceName: nil).isEmpty)
+        let waits = matcher.newWaits()
+        #expect(waits.count == 1 && waits.first?.seconds == 5)
+        #expect(matcher.newWaits().isEmpty)
+        let fired = matcher.heldLongEnough(waits[0].hold)
+        #expect(fired?.binding.name == "admin" && fired?.environment.contains("GESTURE_KIND=hold") == true)
+        #expect(matcher.heldLongEnough(waits[0].hold) == nil)
+        // Lifted before the time: nothing.
+        var other = event(.hold, .begin, id: 8)
+        other.position = Vector2(0.5, 0.5)
+        _ = matcher.handle(other, deviceID: "event5", deviceName: nil)
+        let second = matcher.newWaits()
+        #expect(second.count == 1 && second.first?.seconds == 2)
+        _ = matcher.handle(event(.hold, .end, id: 8), deviceID: "event5", deviceName: nil)
+        #expect(matcher.heldLongEnough(second[0].hold) == nil)
+        #expect(
+            bindingErrors("[[binding]]\nheld_seconds = 2\non = \"begin\"\nshell = \"x\"\n")
+                == ["bindings.toml:3:1: binding[1].on: held_seconds fires while the hold lasts; it goes without on (this binding says on = \"begin\")"])
+        #expect(
+            bindingErrors("[[binding]]\nheld_seconds = 0\nshell = \"x\"\n")
+                == ["bindings.toml:2:1: binding[1].held_seconds: expected the seconds a hold must last after its begin, above 0 and at most 600, got the integer 0"])
     }
 }

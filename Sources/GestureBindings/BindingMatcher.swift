@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureProtocol
 import GestureVocabulary
 
@@ -24,24 +25,58 @@ public struct BindingFiring: Equatable, Sendable {
 /// first `on = "begin"` binding that matches, at its `end` the first `on = "end"` binding that matches,
 /// and at most once per gesture the first `on = "threshold"` binding that matches and whose value the
 /// gesture has passed (on its begin, an update or its end). First match wins: write specific bindings
-/// before general ones. A cancelled gesture fires nothing more.
+/// before general ones. A cancelled gesture fires nothing more. At a hold's begin the first
+/// `held_seconds` binding that matches starts waiting: the caller keeps the time (`newWaits`) and asks
+/// `heldLongEnough` when it has passed; the hold's end or cancel before then ends the wait.
 public struct BindingMatcher {
     public private(set) var bindings: [Binding]
     /// Gestures in flight (device id, gesture id) whose threshold binding has fired.
     private var thresholdFired: Set<GestureKey> = []
+    /// Holds whose `held_seconds` binding waits for the time to pass, and the firing it will be.
+    private var waiting: [GestureKey: BindingFiring] = [:]
+    /// Waits started since `newWaits` was last asked.
+    private var started: [(GestureKey, Double)] = []
 
-    private struct GestureKey: Hashable {
-        var device: String
-        var id: UInt64
+    /// One gesture of one device.
+    public struct GestureKey: Hashable, Sendable {
+        public var device: String
+        public var id: UInt64
+
+        public init(device: String, id: UInt64) {
+            self.device = device
+            self.id = id
+        }
     }
+
+    /// Holds waited for at most at once (a hold ends or is cancelled; the oldest is dropped past this).
+    public static let maximumWaitingHolds = 64
 
     public init(bindings: [Binding]) {
         self.bindings = bindings
     }
 
-    /// New bindings (a reload); gestures in flight keep their "threshold already fired" state.
+    /// New bindings (a reload); gestures in flight keep their "threshold already fired" state, and holds
+    /// waited for still fire the binding they matched.
     public mutating func replace(_ bindings: [Binding]) {
         self.bindings = bindings
+    }
+
+    /// The connection to the daemon was lost: no gesture in flight will end, so none is waited for.
+    public mutating func forgetGesturesInFlight() {
+        thresholdFired.removeAll()
+        waiting.removeAll()
+        started.removeAll()
+    }
+
+    /// The waits started since the last call: each hold and the seconds after which to ask `heldLongEnough`.
+    public mutating func newWaits() -> [(hold: GestureKey, seconds: Double)] {
+        defer { started.removeAll() }
+        return started.filter { waiting[$0.0] != nil }
+    }
+
+    /// The time of `hold`'s wait has passed: its firing, unless the hold ended or was cancelled before.
+    public mutating func heldLongEnough(_ hold: GestureKey) -> BindingFiring? {
+        waiting.removeValue(forKey: hold)
     }
 
     /// The bindings that fire for `event` (none, one, or a threshold binding and an end binding).
@@ -56,6 +91,7 @@ public struct BindingMatcher {
         }
         if event.phase == .cancel {
             thresholdFired.remove(key)
+            waiting[key] = nil
             return []
         }
         if !thresholdFired.contains(key) {
@@ -73,8 +109,21 @@ public struct BindingMatcher {
             if let b = bindings.first(where: { $0.trigger == .begin && $0.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName, app: app) }) {
                 fire(b)
             }
+            if event.kind == .hold, let b = bindings.first(where: { b in
+                guard case .held = b.trigger else { return false }
+                return b.matchesFields(of: event, deviceID: deviceID, deviceName: deviceName, app: app)
+            }), case .held(let seconds) = b.trigger {
+                if waiting.count >= Self.maximumWaitingHolds, let oldest = started.first?.0 ?? waiting.keys.first {
+                    waiting[oldest] = nil
+                }
+                waiting[key] = BindingFiring(
+                    binding: b, event: event,
+                    environment: BindingMatcher.environment(event, deviceID: deviceID, deviceName: deviceName, binding: b, app: app))
+                started.append((key, seconds))
+            }
         case .end:
             thresholdFired.remove(key)
+            waiting[key] = nil
             if let b = bindings.first(where: { b in
                 guard b.trigger == .end else { return false }
                 switch b.committed {
