@@ -16,7 +16,7 @@ extension Configuration {
             let configuration = try load(path: path)
             return ConfigCheckResult(ok: true, message: "\(path): OK\n" + configuration.checkConfigSummary())
         } catch {
-            let count = error.diagnostics.count
+            let count = error.problemCount
             return ConfigCheckResult(
                 ok: false,
                 message: error.description + "\n\(path): \(count) error\(count == 1 ? "" : "s"); the file is not usable")

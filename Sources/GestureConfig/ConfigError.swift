@@ -46,16 +46,27 @@ public struct ConfigDiagnostic: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Why a configuration could not be loaded: every problem found, in file order.
+/// Why a configuration could not be loaded: the problems found, in file order, at most the first 100 of
+/// them listed (`unlistedCount` more were found).
 public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public var diagnostics: [ConfigDiagnostic]
+    /// Problems found beyond those listed.
+    public var unlistedCount: Int
 
-    public init(diagnostics: [ConfigDiagnostic]) {
+    public init(diagnostics: [ConfigDiagnostic], unlistedCount: Int = 0) {
         self.diagnostics = diagnostics
+        self.unlistedCount = unlistedCount
     }
 
-    /// One line per problem, each starting with file:line:column.
+    /// Every problem found, listed or not.
+    public var problemCount: Int { diagnostics.count + unlistedCount }
+
+    /// One line per problem, each starting with file:line:column; then how many more there are.
     public var description: String {
-        diagnostics.map(\.description).joined(separator: "\n")
+        var lines = diagnostics.map(\.description)
+        if unlistedCount > 0 {
+            lines.append("... and \(unlistedCount) more problem\(unlistedCount == 1 ? "" : "s") (only the first \(diagnostics.count) are listed)")
+        }
+        return lines.joined(separator: "\n")
     }
 }

@@ -19,16 +19,30 @@ struct ConfigDecoder {
                 let pb = (b.element.location.line ?? 0, b.element.location.column ?? 0)
                 return pa != pb ? pa < pb : a.offset < b.offset
             }
-            throw ConfigError(diagnostics: sorted.map(\.element))
+            throw ConfigError(diagnostics: sorted.map(\.element), unlistedCount: decoder.unlisted)
         }
         return configuration
     }
 
     // MARK: Reporting
 
-    private mutating func error(_ position: SourcePosition, _ keyPath: String?, _ message: String) {
+    /// Most problems listed. Past it they are only counted ("and N more"), and no message is built for
+    /// them: a file of 60 000 misspelt keys would otherwise cost a did-you-mean each, seconds of the
+    /// daemon's loop at a reload, and as many log lines.
+    static let maximumListedProblems = 100
+    /// Problems found past `maximumListedProblems`.
+    private(set) var unlisted = 0
+    /// Every problem found, listed or not.
+    private var problemCount: Int { diagnostics.count + unlisted }
+    private var listIsFull: Bool { diagnostics.count >= ConfigDecoder.maximumListedProblems }
+
+    private mutating func error(_ position: SourcePosition, _ keyPath: String?, _ message: @autoclosure () -> String) {
+        guard !listIsFull else {
+            unlisted += 1
+            return
+        }
         diagnostics.append(
-            ConfigDiagnostic(location: ConfigLocation(file: file, position), keyPath: keyPath, message: message))
+            ConfigDiagnostic(location: ConfigLocation(file: file, position), keyPath: keyPath, message: message()))
     }
 
     private mutating func warn(_ position: SourcePosition, _ keyPath: String?, _ message: String) {
@@ -43,7 +57,11 @@ struct ConfigDecoder {
     /// Reports a key that is not allowed where it is written: where it belongs if it is a key of another
     /// table, else the closest allowed key, else the allowed keys. `here` is the table's canonical name
     /// ("" for the top level, "daemon", "recognizer.pan", "device", "device.pan").
-    private mutating func unknown(_ member: TOMLMember, path: String, allowed: [String], here: String) {
+    private mutating func unknown(_ member: TOMLMember, path: String, allowed: @autoclosure () -> [String], here: String) {
+        guard !listIsFull else {
+            unlisted += 1
+            return
+        }
         let what: String
         if case .table = member.value.kind { what = "unknown table" } else { what = "unknown key" }
         let inDevice = here == "device" || here.hasPrefix("device.")
@@ -52,12 +70,12 @@ struct ConfigDecoder {
             error(
                 member.keyPosition, path,
                 "\(what) in \(section); \(member.key) belongs in \(ConfigDecoder.display(home, inDevice: inDevice))")
-        } else if let suggestion = closest(to: member.key, among: allowed) {
+        } else if let suggestion = closest(to: member.key, among: allowed()) {
             error(member.keyPosition, path, "\(what) in \(section); did you mean \(suggestion)?")
         } else {
             error(
                 member.keyPosition, path,
-                "\(what) in \(section); allowed here: \(allowed.joined(separator: ", "))")
+                "\(what) in \(section); allowed here: \(allowed().joined(separator: ", "))")
         }
     }
 
@@ -91,7 +109,7 @@ struct ConfigDecoder {
 
     // MARK: Values
 
-    private func unitSuffix(_ unit: String?) -> String { unit.map { " (\($0))" } ?? "" }
+    private static func unitSuffix(_ unit: String?) -> String { unit.map { " (\($0))" } ?? "" }
 
     private mutating func convert(
         _ value: TOMLValue, spec: ValueSpec, keyPath: String, at position: SourcePosition
@@ -105,13 +123,13 @@ struct ConfigDecoder {
             return .bool(b)
         case .integer(let range, let unit):
             guard case .integer(let i) = value.kind else {
-                error(position, keyPath, "expected a whole number\(unitSuffix(unit)), got \(value.described)")
+                error(position, keyPath, "expected a whole number\(ConfigDecoder.unitSuffix(unit)), got \(value.described)")
                 return nil
             }
             guard i >= Int64(range.lowerBound), i <= Int64(range.upperBound) else {
                 error(
                     position, keyPath,
-                    "must be between \(range.lowerBound) and \(range.upperBound)\(unitSuffix(unit)), got \(i)")
+                    "must be between \(range.lowerBound) and \(range.upperBound)\(ConfigDecoder.unitSuffix(unit)), got \(i)")
                 return nil
             }
             return .integer(Int(i))
@@ -121,14 +139,14 @@ struct ConfigDecoder {
             case .integer(let i): d = Double(i)
             case .float(let f): d = f
             default:
-                error(position, keyPath, "expected a number\(unitSuffix(unit)), got \(value.described)")
+                error(position, keyPath, "expected a number\(ConfigDecoder.unitSuffix(unit)), got \(value.described)")
                 return nil
             }
             guard range.contains(d) else {
                 error(
                     position, keyPath,
                     "must be between \(formatNumber(range.lowerBound)) and \(formatNumber(range.upperBound))"
-                        + "\(unitSuffix(unit)), got \(formatNumber(d))")
+                        + "\(ConfigDecoder.unitSuffix(unit)), got \(formatNumber(d))")
                 return nil
             }
             return .number(d)
@@ -179,7 +197,7 @@ struct ConfigDecoder {
                             m, relativePrefix: "", displayPrefix: "recognizer", into: &recognizerOverrides,
                             positions: &recognizerPositions)
                         {
-                            unknown(m, path: "recognizer.\(m.key)", allowed: recognizerNames(at: ""), here: "recognizer")
+                            unknown(m, path: "recognizer.\(m.key)", allowed: ConfigDecoder.recognizerNames(at: ""), here: "recognizer")
                         }
                     }
                 }
@@ -323,17 +341,21 @@ struct ConfigDecoder {
     }
 
     /// The keys and sub-tables allowed directly in the recognizer table at `prefix` ("" for the top).
-    private func recognizerNames(at prefix: String) -> [String] {
-        var names: [String] = []
-        let depth = prefix.isEmpty ? 0 : prefix.split(separator: ".").count
+    private static func recognizerNames(at prefix: String) -> [String] { recognizerNamesByTable[prefix] ?? [] }
+
+    /// The keys and sub-tables allowed directly in each recognizer table ("" for [recognizer] itself), in
+    /// file order; made once.
+    private static let recognizerNamesByTable: [String: [String]] = {
+        var names: [String: [String]] = [:]
         for key in recognizerKeys {
-            let parts = key.components
-            guard parts.count > depth, parts[0..<depth].joined(separator: ".") == prefix else { continue }
-            let name = String(parts[depth])
-            if !names.contains(name) { names.append(name) }
+            let parts = key.components.map(String.init)
+            for depth in 0..<parts.count {
+                let prefix = parts[0..<depth].joined(separator: ".")
+                if names[prefix, default: []].contains(parts[depth]) == false { names[prefix, default: []].append(parts[depth]) }
+            }
         }
         return names
-    }
+    }()
 
     /// Reads one member of a recognizer-shaped table (the [recognizer] table, a [[device]] section, or one
     /// of their sub-tables). Returns false when the member is not a recognizer key or table at this level.
@@ -357,7 +379,7 @@ struct ConfigDecoder {
                 m, relativePrefix: relative, displayPrefix: displayPrefix, into: &overrides, positions: &positions)
             {
                 unknown(
-                    m, path: join(path, m.key), allowed: recognizerNames(at: relative),
+                    m, path: join(path, m.key), allowed: ConfigDecoder.recognizerNames(at: relative),
                     here: path.replacingDeviceIndex())
             }
         }
@@ -407,7 +429,7 @@ struct ConfigDecoder {
         var section = DeviceSection(location: ConfigLocation(file: file, element.position))
         var positions: [String: SourcePosition] = [:]
         var overridePositions: [String: SourcePosition] = [:]
-        let errorsBefore = diagnostics.count
+        let errorsBefore = problemCount
         for member in members {
             let path = "\(prefix).\(member.key)"
             positions[member.key] = member.keyPosition
@@ -470,7 +492,7 @@ struct ConfigDecoder {
                     member, relativePrefix: "", displayPrefix: prefix, into: &section.recognizerOverrides,
                     positions: &overridePositions)
                 {
-                    unknown(member, path: path, allowed: deviceOwnKeys + recognizerNames(at: ""), here: "device")
+                    unknown(member, path: path, allowed: deviceOwnKeys + ConfigDecoder.recognizerNames(at: ""), here: "device")
                 }
             }
         }
@@ -492,7 +514,7 @@ struct ConfigDecoder {
             if let value = section.recognizerOverrides[key.key] { key.set(&combined, value) }
         }
         checkFingers(combined, setKeys: overridePositions, displayPrefix: prefix, base: "[recognizer]")
-        return diagnostics.count == errorsBefore ? section : nil
+        return problemCount == errorsBefore ? section : nil
     }
 
     private mutating func calibration(_ member: TOMLMember, keyPath: String) -> [Double]? {

@@ -105,6 +105,12 @@ extension SystemCall {
         _ = mallopt(M_MMAP_THRESHOLD, bytes)
     }
 
+    /// `malloc_trim(0)`: gives the heap's free memory back to the system, after a burst of small
+    /// allocations that the daemon no longer holds (a configuration's parse tree at a reload).
+    public static func trimHeap() {
+        _ = malloc_trim(0)
+    }
+
     /// `clock_gettime(CLOCK_MONOTONIC)` in microseconds: the clock evdev timestamps use once libevdev's
     /// clock is set to CLOCK_MONOTONIC, and the clock the timerfd is armed on.
     public static func monotonicMicroseconds() -> Int64 {

@@ -308,6 +308,22 @@ struct ErrorMessageTests {
         #expect(errors("[recognizer.pan]\nclaim_min_fingers = 4\nclaim_max_fingers = 4\n").isEmpty)
     }
 
+    /// A file with more problems than a person reads lists the first 100 and counts the rest, without
+    /// building a message (a did-you-mean) for each.
+    @Test func atMostAHundredProblemsAreListed() throws {
+        let text = "[recognizer]\n" + (0..<250).map { "slop_mmx\($0) = 3\n" }.joined()
+        do {
+            _ = try Configuration.parse(text: text, fileName: "gestured.toml")
+            Issue.record("250 unknown keys were accepted")
+        } catch {
+            #expect(error.diagnostics.count == 100)
+            #expect(error.unlistedCount == 150 && error.problemCount == 250)
+            #expect(error.diagnostics.first?.description == "gestured.toml:2:1: recognizer.slop_mmx0: unknown key in [recognizer]; did you mean slop_mm?")
+            #expect(error.description.hasSuffix("\n... and 150 more problems (only the first 100 are listed)"))
+        }
+        #expect(errors("[recognizer]\n" + (0..<100).map { "slop_mmx\($0) = 3\n" }.joined()).count == 100)
+    }
+
     @Test func everyProblemIsReportedOnePerLineInFileOrder() {
         let text = """
             [recognizer]

@@ -352,6 +352,37 @@ let debugConfiguration = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n
         #expect(e.code == .tooManyClients)
     }
 
+    /// A megabyte of misspelt keys reloaded: at most 100 problems listed and the count of the rest, the
+    /// running configuration kept, the clients served, and the parse's memory given back.
+    @Test func aHugeBrokenConfigurationCostsAHundredLinesAndNoMemory() throws {
+        let directory = TemporaryDirectory()
+        let notify = NotifySocket(in: directory)
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\n")
+        let daemon = try Daemon(["--config", config], directory: directory, notify: notify)
+        let ready = try notify.waitFor("READY=1", log: { daemon.log })
+        let client = try daemon.connect()
+        let before = try residentKilobytes(daemon.pid)
+        try #require(before > 0, "cannot read the daemon's resident memory")
+        var text = "[daemon]\nsocket_group = \"\"\n[recognizer]\n"
+        var i = 0
+        while text.utf8.count < 1_000_000 {
+            text += "slop_mmx\(i) = 3\n"
+            i += 1
+        }
+        _ = directory.write("gestured.toml", text)
+        daemon.signal(SIGHUP)
+        let reloading = try notify.waitFor("RELOADING=1", after: ready, log: { daemon.log })
+        _ = try notify.waitFor("READY=1", after: reloading, log: { daemon.log })
+        try daemon.waitForLog("more problems (only the first 100 are listed)")
+        try client.ping()
+        let log = daemon.log
+        #expect(log.ranges(of: "unknown key in [recognizer]").count == 100)
+        #expect(log.contains("... and \(i - 100) more problems"))
+        #expect(log.contains("configuration not reloaded, keeping the running one"))
+        let after = try residentKilobytes(daemon.pid)
+        #expect(after < before + 2 * 1024, "resident memory \(before) KiB before the reload, \(after) KiB after")
+    }
+
     @Test func sighupAppliesNewRecognizerSettingsToRunningDevices() throws {
         let directory = TemporaryDirectory()
         let notify = NotifySocket(in: directory)
@@ -547,4 +578,13 @@ extension String {
         while s.last == " " { s = s.dropLast() }
         return String(s)
     }
+}
+
+/// VmRSS of a process, from /proc/PID/status (-1 when it cannot be read).
+func residentKilobytes(_ pid: pid_t) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    else { return -1 }
+    return kilobytes
 }
