@@ -201,7 +201,7 @@ public final class GestureClient {
     private static func closesConnection(_ code: ProtocolError.Code) -> Bool {
         switch code {
         case .lineTooLong, .tooManyErrors, .tooManyClients: return true
-        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice: return false
+        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice, .rateLimited: return false
         }
     }
 

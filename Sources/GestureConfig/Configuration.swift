@@ -31,6 +31,10 @@ public struct DaemonSettings: Equatable, Sendable {
     public var socketGroup: String = "gestured"
     /// Clients connected at once; one more is refused with an error.
     public var maxClients: Int = 64
+    /// Clients one user (uid) may have connected at once, so that one user's programs cannot take every
+    /// connection: a quarter of the default max_clients, more than a session's shell, panel, keyboard,
+    /// `gesturectl bind` and a few scripts use. Root and the daemon's own user are not counted against it.
+    public var maxClientsPerUID: Int = 16
     /// Bound of each client's outgoing buffer; a client that lets it fill is disconnected.
     public var clientBufferBytes: Int = 1 << 20
     public var logLevel: LogLevel = .info

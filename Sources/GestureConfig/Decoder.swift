@@ -295,6 +295,13 @@ struct ConfigDecoder {
                 {
                     daemon.maxClients = i
                 }
+            case "max_clients_per_uid":
+                if case .integer(let i)? = convert(
+                    member.value, spec: .integer(Limits.maxClients, unit: "clients"), keyPath: path,
+                    at: member.keyPosition)
+                {
+                    daemon.maxClientsPerUID = i
+                }
             case "client_buffer_bytes":
                 if case .integer(let i)? = convert(
                     member.value, spec: .integer(Limits.clientBufferBytes, unit: "bytes"), keyPath: path,

@@ -14,8 +14,14 @@ final class ClientHub {
     static let acceptsPerWake = 32
 
     private let watches: Watches
-    /// Answers the requests that reach beyond a session (the devices, their orientation).
-    unowned var host: SessionHost!
+    /// The devices, which the requests that reach beyond a session are about.
+    unowned var devices: DeviceRequests!
+    /// How fast each user's clients may change the daemon's state.
+    private var requestRate = RequestRate()
+    /// Orientation changes logged at most 10 a minute, with a count of those not logged.
+    private var changeLog = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
+    /// The daemon's own user: its own tools are not counted against max_clients_per_uid.
+    private let ownUID = getuid()
     private(set) var listener: Listener?
     private var listenerToken: UInt64?
     /// Accepting is paused after EMFILE/ENFILE until a client leaves.
@@ -97,13 +103,15 @@ final class ClientHub {
             }
             let credentials = try? SystemCall.peerCredentials(fd)
             let peer = credentials.map(\.described) ?? "unknown peer"
-            if sessions.count >= limits.maxClients {
-                refuse(fd, peer: peer)
+            if let reason = ClientHub.refusal(
+                uid: credentials?.uid, connected: sessions.values.lazy.map(\.uid), limits: limits, ownUID: ownUID)
+            {
+                refuse(fd, peer: peer, reason: reason)
                 continue
             }
             clientCount += 1
             let session = ClientSession(
-                fd: fd, token: watches.upcomingToken, label: "client \(clientCount) (\(peer))",
+                fd: fd, token: watches.upcomingToken, label: "client \(clientCount) (\(peer))", uid: credentials?.uid,
                 outgoingLimitBytes: limits.clientBufferBytes)
             do {
                 try watches.add(fd, .client(session), interest: .readable)
@@ -114,24 +122,36 @@ final class ClientHub {
             sessions[session.token] = session
             // Routine: at debug, so that thousands of connections cost no log lines at the default level.
             Log.debug("\(session.label) connected")
-            session.enqueue(line: ServerMessage.hello(Hello(devices: host.deviceInfos)).encoded)
+            session.enqueue(line: ServerMessage.hello(Hello(devices: devices.deviceInfos)).encoded)
         }
     }
 
-    /// Tells a client over the limit why, without waiting for it, and closes it.
-    private func refuse(_ fd: Int32, peer: String) {
-        let error = ProtocolError(
-            .tooManyClients,
-            "the daemon already serves its maximum of \(limits.maxClients) clients (max_clients); try again later")
+    /// Why a connection from `uid` is refused, with the clients `connected` (their uids): past
+    /// `max_clients` in all, or past `max_clients_per_uid` for one user (root and the daemon's own user are
+    /// not held to that one, so that an administrator and the daemon's own tools can always connect
+    /// while fewer than `max_clients` are). Nil: accepted.
+    static func refusal<Connected: Collection>(
+        uid: UInt32?, connected: Connected, limits: DaemonSettings, ownUID: UInt32
+    ) -> String? where Connected.Element == UInt32? {
+        if connected.count >= limits.maxClients {
+            return "the daemon already serves its maximum of \(limits.maxClients) clients (max_clients)"
+        }
+        if let uid, uid != 0, uid != ownUID, connected.count(where: { $0 == uid }) >= limits.maxClientsPerUID {
+            return "uid \(uid) already has \(limits.maxClientsPerUID) connections, the most one user may have (max_clients_per_uid)"
+        }
+        return nil
+    }
+
+    /// Tells a client over a limit why, without waiting for it, and closes it.
+    private func refuse(_ fd: Int32, peer: String, reason: String) {
+        let error = ProtocolError(.tooManyClients, "\(reason); try again later")
         var line = ServerMessage.error(error).encoded + "\n"
         _ = line.withUTF8 { try? SystemCall.send(fd, UnsafeRawBufferPointer($0)) }
         SystemCall.close(fd)
         refusedClients += 1
         // One line per refusal would let a connection storm flood the journal: log the first, then every 100th.
         if refusedClients == 1 || refusedClients % 100 == 0 {
-            Log.warning(
-                "refused a client (\(peer)): \(limits.maxClients) clients connected (max_clients); "
-                    + "\(refusedClients) refused so far")
+            Log.warning("refused a client (\(peer)): \(reason); \(refusedClients) refused so far")
         }
     }
 
@@ -158,7 +178,7 @@ final class ClientHub {
     /// A session's socket is ready.
     func handle(_ session: ClientSession, _ readiness: Readiness) {
         if readiness.isReadable || readiness.isHangUpOrError {
-            let outcome = session.readAndHandle(scratch: scratch, host: host)
+            let outcome = session.readAndHandle(scratch: scratch, host: self)
             if case .close(let reason) = outcome { disconnect(session, reason: reason) }
         }
         if readiness.isWritable, sessions[session.token] != nil {
@@ -261,5 +281,40 @@ final class ClientHub {
             "\(session.label) stopped reading: its \(limits.clientBufferBytes)-byte buffer "
                 + "(client_buffer_bytes) is full; disconnecting it")
         disconnect(session, reason: .outgoingBufferFull, log: false)
+    }
+}
+
+/// What sessions ask of the devices.
+protocol DeviceRequests: AnyObject {
+    var deviceInfos: [DeviceInfo] { get }
+    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<[DeviceInfo], ProtocolError>
+}
+
+extension ClientHub: SessionHost {
+    var deviceInfos: [DeviceInfo] { devices.deviceInfos }
+
+    /// The `orientation` request, within its user's rate (`RequestRate`): a request over it is refused
+    /// with `rate-limited` and changes nothing.
+    func setOrientation(
+        _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
+    ) -> Result<[DeviceInfo], ProtocolError> {
+        let now = SystemCall.monotonicMicroseconds()
+        let rate = requestRate.admit(uid: session.uid ?? UInt32.max, now: now)
+        guard rate.admitted else {
+            let seconds = (Double(rate.retryAfterMicroseconds) / 1_000_000 * 100).rounded(.up) / 100
+            return .failure(
+                ProtocolError(
+                    .rateLimited,
+                    "at most \(Int(RequestRate.perSecond)) orientation changes a second for each user (after a burst of "
+                        + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s"))
+        }
+        return devices.setOrientation(orientation, device: device, by: session.label)
+    }
+
+    /// A change made at a client's request, logged at most 10 a minute (with a count of those that were not).
+    func logChange(_ line: String) {
+        let (admitted, heldBack) = changeLog.admit(now: SystemCall.monotonicMicroseconds())
+        guard admitted else { return }
+        Log.info(line + (heldBack > 0 ? " (\(heldBack) more changes since the last such line were not logged)" : ""))
     }
 }

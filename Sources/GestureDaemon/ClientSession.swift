@@ -89,6 +89,8 @@ public final class ClientSession {
     public let token: UInt64
     /// "client 3 (uid 1000, pid 4242 gesturectl)", for the log.
     public let label: String
+    /// The user on the other end (SO_PEERCRED), nil when it could not be asked.
+    public let uid: UInt32?
     public private(set) var state: State = .open
     /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
     var registeredInterest: Interest = .readable
@@ -105,10 +107,11 @@ public final class ClientSession {
     /// Most bytes `outgoing` may hold; a client that lets more pile up is disconnected.
     public var outgoingLimitBytes: Int
 
-    public init(fd: Int32, token: UInt64, label: String, outgoingLimitBytes: Int) {
+    public init(fd: Int32, token: UInt64, label: String, uid: UInt32? = nil, outgoingLimitBytes: Int) {
         self.fd = fd
         self.token = token
         self.label = label
+        self.uid = uid
         self.outgoingLimitBytes = outgoingLimitBytes
     }
 

@@ -47,7 +47,7 @@ public final class Daemon {
         clients = ClientHub(watches: watches, limits: configuration.daemon)
         devices = DeviceHub(
             watches: watches, clients: clients, configuration: configuration, discoversDevices: options.discoverDevices)
-        clients.host = devices
+        clients.devices = devices
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)

@@ -567,7 +567,7 @@ final class DeviceHub {
     }
 }
 
-extension DeviceHub: SessionHost {
+extension DeviceHub: DeviceRequests {
     var deviceInfos: [DeviceInfo] { slots.map(\.info) }
 
     /// The `orientation` request: turns the screen of the devices `device` names (id, name or vvvv:pppp),
@@ -577,9 +577,7 @@ extension DeviceHub: SessionHost {
     /// orientation is left alone. The orientation lasts while the device stays open: a reload keeps it; a
     /// device added (plugged in again, or after a restart) starts at 0, as the compositor sets the display's
     /// orientation again then (docs/protocol.md).
-    func setOrientation(
-        _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
-    ) -> Result<[DeviceInfo], ProtocolError> {
+    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<[DeviceInfo], ProtocolError> {
         let named = slots.filter { slot in device.map(slot.info.isNamed(by:)) ?? true }
         if let device, named.isEmpty {
             let known = slots.map { "\($0.info.id) \"\(escapingControlCharacters($0.info.name))\"" }
@@ -599,7 +597,7 @@ extension DeviceHub: SessionHost {
             runEngine(slot, at: time) {
                 $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
             }
-            Log.info("\(slot.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(session.label)")
+            clients.logChange("\(slot.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")
             clients.notify(.deviceChanged(slot.info), about: slot.info)
         }
         return .success(named.map(\.info))

@@ -215,6 +215,9 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case tooManyClients = "too-many-clients"
         /// A request named a device the daemon does not read (none has that id, name or vvvv:pppp).
         case unknownDevice = "unknown-device"
+        /// A request that changes the daemon's state came faster than the daemon takes them from one user
+        /// (docs/protocol.md, "What a client may do"); it was not carried out.
+        case rateLimited = "rate-limited"
     }
 
     public var code: Code

@@ -57,6 +57,8 @@ struct ConfigurationManPageTests {
             "socket_mode": "Default \"0\(String(d.socketMode, radix: 8))\".",
             "socket_group": "Default \"\(d.socketGroup)\".",
             "max_clients": "Default \(d.maxClients); \(Limits.maxClients.lowerBound) to \(Limits.maxClients.upperBound).",
+            "max_clients_per_uid":
+                "Default \(d.maxClientsPerUID); \(Limits.maxClients.lowerBound) to \(Limits.maxClients.upperBound).",
             "client_buffer_bytes":
                 "Default \(d.clientBufferBytes) (\(d.clientBufferBytes >> 20) MiB); \(Limits.clientBufferBytes.lowerBound) to "
                 + "\(Limits.clientBufferBytes.upperBound).",

@@ -263,3 +263,50 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(verbose.log.ranges(of: " connected").count >= 6)
     }
 }
+
+/// Connection exhaustion: one user's process holding every connection it can open locks nobody else out.
+/// The flood runs as `nobody` (runuser: the test needs root, as CI runs it), against `max_clients` 64 and
+/// the default `max_clients_per_uid` 16.
+@Suite(.serialized) struct ConnectionShareTests {
+    @Test func oneUserCannotTakeEveryConnection() throws {
+        try #require(getuid() == 0, "this test connects as another user through runuser, which needs root")
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\nsocket_mode = \"0666\"\n")
+        let daemon = try Daemon(["--config", config], directory: directory)
+        // 64 connections from one process of uid nobody, each waiting for its first line.
+        let flood = """
+            import socket, sys, time
+            held, accepted, refused = [], 0, 0
+            for _ in range(64):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sys.argv[1])
+                s.settimeout(5)
+                line = s.makefile().readline()
+                if '"hello"' in line: accepted += 1
+                elif 'max_clients_per_uid' in line: refused += 1
+                held.append(s)
+            print("counts", accepted, refused)
+            sys.stdout.flush()
+            time.sleep(60)
+            """
+        let script = directory.write("flood.py", flood)
+        chmod(script, 0o644)
+        let process = try Background(
+            ["/usr/sbin/runuser", "-u", "nobody", "--", "/usr/bin/python3", script, daemon.socketPath],
+            outputPath: directory.path + "/flood.out")
+        defer { _ = try? process.stop(SIGKILL) }
+        try process.waitForOutput("counts ")
+        #expect(process.output.contains("counts 16 48"), "nobody's 64 connections (accepted, refused): \(process.output)")
+        // While nobody holds its 16, root (gesturectl bind as root, an administrator) still connects, and
+        // so does another user.
+        let root = try daemon.connect()
+        try root.ping()
+        let other = try run(
+            "/usr/sbin/runuser", ["-u", "daemon", "--", "/usr/bin/python3", "-c",
+            "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.makefile().readline()[:30])",
+            daemon.socketPath], in: directory)
+        #expect(other.output.contains("\"hello\""), "\(other.output)")
+        #expect(daemon.log.contains("max_clients_per_uid"))
+    }
+}

@@ -181,6 +181,38 @@ func nextDeviceChange(_ client: GestureClient, from daemon: Daemon) throws -> De
 
     /// Bad requests get errors that name the problem, and the connection stays open; gesturectl says the
     /// same and exits 2 for a bad command line, 1 for what the daemon refuses or a daemon it cannot reach.
+    /// One client flooding `orientation` cannot deny the others: past a burst of four, two changes a
+    /// second for its user; the rest are refused with `rate-limited` and change nothing (no cancel, no
+    /// notification), and the log says a few lines, not one per request.
+    @Test func anOrientationFloodIsRateLimited() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon(fourFingerDrag + ["--loop", "--speed", "4"], directory: directory)
+        let watcher = try daemon.connect()
+        try watcher.subscribe(SubscriptionFilter(updates: false))
+        let flooder = try daemon.connect()
+        var applied = 0
+        var refused = 0
+        for i in 0..<200 {
+            do {
+                try flooder.setOrientation(i % 2 == 0 ? .clockwise90 : .normal)
+                applied += 1
+            } catch {
+                guard case .daemon(let e) = error, e.code == .rateLimited else { throw error }
+                #expect(e.message.contains("orientation changes a second"))
+                refused += 1
+            }
+        }
+        #expect(applied >= 4 && applied <= 6, "\(applied) of 200 orientation changes applied")
+        #expect(refused == 200 - applied)
+        try watcher.ping()
+        var notifications = 0
+        while let message = try watcher.next(timeoutMilliseconds: 0) {
+            if case .deviceChanged = message { notifications += 1 }
+        }
+        #expect(notifications == applied)
+        #expect(daemon.log.ranges(of: ": orientation ").count == applied)
+    }
+
     @Test func badRequestsAreRefusedWithTheirReason() throws {
         let daemon = try Daemon(fourFingerDrag)
         let client = try daemon.connect()
