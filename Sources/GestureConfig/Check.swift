@@ -81,7 +81,8 @@ extension Configuration {
         if let width = section.panelWidthMM, let height = section.panelHeightMM {
             sets.append("panel \(formatNumber(width)) x \(formatNumber(height)) mm")
         }
-        for key in recognizerKeys {
+        if let inches = section.panelDiagonalInches { sets.append("panel diagonal \(formatNumber(inches)) inches") }
+        for key in recognizerShorthandKeys + recognizerKeys {
             if let value = section.recognizerOverrides[key.key] { sets.append("\(key.key) = \(value)") }
         }
         return "matches " + matches.joined(separator: " and ") + "; "

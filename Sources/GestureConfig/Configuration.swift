@@ -60,6 +60,9 @@ public struct DeviceSection: Equatable, Sendable {
     public var calibration: [Double]?
     public var panelWidthMM: Double?
     public var panelHeightMM: Double?
+    /// The panel's diagonal, for a panel without axis resolution whose width and height are not given:
+    /// they follow from the axis ranges' aspect.
+    public var panelDiagonalInches: Double?
     public var ignore: Bool?
     public var grab: Bool?
     /// Touch ownership: grab the panel and forward through a virtual copy what system gestures do not own.

@@ -220,9 +220,7 @@ struct ConfigDecoder {
         }
 
         var recognizer = RecognizerSettings()
-        for key in recognizerKeys {
-            if let value = recognizerOverrides[key.key] { key.set(&recognizer, value) }
-        }
+        recognizer.apply(recognizerOverrides)
         checkFingers(
             recognizer, setKeys: recognizerPositions, displayPrefix: "recognizer", base: "the built-in defaults")
         configuration.recognizer = recognizer
@@ -354,7 +352,7 @@ struct ConfigDecoder {
     /// file order; made once.
     private static let recognizerNamesByTable: [String: [String]] = {
         var names: [String: [String]] = [:]
-        for key in recognizerKeys {
+        for key in recognizerKeys + recognizerShorthandKeys {
             let parts = key.components.map(String.init)
             for depth in 0..<parts.count {
                 let prefix = parts[0..<depth].joined(separator: ".")
@@ -494,6 +492,12 @@ struct ConfigDecoder {
                 {
                     if member.key == "panel_width_mm" { section.panelWidthMM = d } else { section.panelHeightMM = d }
                 }
+            case "panel_diagonal_inches":
+                if case .number(let d)? = convert(
+                    member.value, spec: .number(Limits.panelInches, unit: "inches"), keyPath: path, at: member.keyPosition)
+                {
+                    section.panelDiagonalInches = d
+                }
             default:
                 if !readRecognizerMember(
                     member, relativePrefix: "", displayPrefix: prefix, into: &section.recognizerOverrides,
@@ -516,10 +520,13 @@ struct ConfigDecoder {
         case (_?, _?), (nil, nil):
             break
         }
-        var combined = base
-        for key in recognizerKeys {
-            if let value = section.recognizerOverrides[key.key] { key.set(&combined, value) }
+        if let diagonal = positions["panel_diagonal_inches"], positions["panel_width_mm"] != nil || positions["panel_height_mm"] != nil {
+            error(
+                diagonal, "\(prefix).panel_diagonal_inches",
+                "give the panel's size once: panel_diagonal_inches, or panel_width_mm and panel_height_mm, not both")
         }
+        var combined = base
+        combined.apply(section.recognizerOverrides)
         checkFingers(combined, setKeys: overridePositions, displayPrefix: prefix, base: "[recognizer]")
         return problemCount == errorsBefore ? section : nil
     }

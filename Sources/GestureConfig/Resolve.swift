@@ -21,15 +21,18 @@ extension Configuration {
             if let calibration = section.calibration { resolved.geometry.calibration = calibration }
             if let width = section.panelWidthMM, let height = section.panelHeightMM {
                 resolved.geometry.panelSizeMM = (width, height)
+                resolved.geometry.panelDiagonalMM = nil
+            }
+            if let inches = section.panelDiagonalInches {
+                resolved.geometry.panelDiagonalMM = inches * 25.4
+                resolved.geometry.panelSizeMM = nil
             }
             if let ignore = section.ignore { resolved.ignore = ignore }
             if let grab = section.grab { resolved.grab = grab }
             if let passthrough = section.passthrough { resolved.passthrough = passthrough }
 
             var candidate = resolved.recognizer
-            for key in recognizerKeys {
-                if let value = section.recognizerOverrides[key.key] { key.set(&candidate, value) }
-            }
+            candidate.apply(section.recognizerOverrides)
             // Each section is valid over [recognizer] alone (the loader checked), but two sections may
             // combine into a pair out of order (min_fingers above max_fingers); keep the earlier values of
             // that pair then.

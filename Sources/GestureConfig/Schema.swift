@@ -5,8 +5,11 @@ import GestureVocabulary
 /// shared ones, then each kind's rule's table (the rules declare their keys: Sources/GestureCore/Recognition).
 let recognizerKeys: [RecognizerKey] = RecognizerSettings.keys
 
+/// Keys that set several recognizer keys at once (`edge_swipe.zone_mm`), read like them.
+let recognizerShorthandKeys: [RecognizerKey] = RecognizerSettings.shorthandKeys
+
 let recognizerKeysByName: [String: RecognizerKey] = Dictionary(
-    uniqueKeysWithValues: recognizerKeys.map { ($0.key, $0) })
+    uniqueKeysWithValues: (recognizerKeys + recognizerShorthandKeys).map { ($0.key, $0) })
 
 /// The sub-tables a recognizer-shaped table may have ("edge_swipe", "edge_swipe.left", "pan", ...).
 let recognizerTables: Set<String> = {
@@ -26,7 +29,7 @@ let daemonKeys = [
 /// Keys a [[device]] section has besides the recognizer thresholds, in file order.
 let deviceOwnKeys = [
     "match_name", "match_id", "match_path", "rotation", "flip_x", "flip_y", "calibration", "panel_width_mm",
-    "panel_height_mm", "ignore", "grab", "passthrough",
+    "panel_height_mm", "panel_diagonal_inches", "ignore", "grab", "passthrough",
 ]
 
 let topLevelKeys = ["daemon", "recognizer", "device"]
@@ -39,4 +42,6 @@ enum Limits {
     /// sun_path holds 108 bytes including the terminating NUL.
     static let socketPathBytes = 107
     static let panelMM: ClosedRange<Double> = 10...2000
+    /// A 1-inch watch to a 100-inch board.
+    static let panelInches: ClosedRange<Double> = 1...100
 }

@@ -40,6 +40,11 @@ public struct DeviceGeometry: Sendable {
         } else if let panel = settings.panelSizeMM, panel.width > 0, panel.height > 0 {
             deviceSizeMM = panel
             sizeSource = .configured
+        } else if let diagonal = settings.panelDiagonalMM, diagonal > 0 {
+            // Square device units: the axis ranges' aspect is the panel's.
+            let diagonalUnits = (xAxis.span * xAxis.span + yAxis.span * yAxis.span).squareRoot()
+            deviceSizeMM = (xAxis.span * diagonal / diagonalUnits, yAxis.span * diagonal / diagonalUnits)
+            sizeSource = .configured
         } else {
             // Assume square device units and a typical diagonal: a panel built portrait is a phone or a
             // small tablet; a landscape one gets the geometric middle between a 7-inch tablet and a

@@ -114,7 +114,7 @@ public struct GestureEngine: Sendable {
                     timeMicroseconds: 0,
                     message: "\(device.name) reports no axis resolution and no panel size is configured; "
                         + "assuming a \(Int(geometry.assumedDiagonalMM ?? 0)) mm diagonal "
-                        + "(set panel_width_mm and panel_height_mm for this device)"))
+                        + "(set panel_diagonal_inches, or panel_width_mm and panel_height_mm, for this device)"))
         }
     }
 

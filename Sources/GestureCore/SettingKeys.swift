@@ -94,6 +94,9 @@ public protocol ConfigurableRule: GestureRule {
     static var configTable: String { get }
     /// Every key, in the order config/gestured.toml and docs/configuration.md list them.
     static var settingKeys: [RuleSetting<Self>] { get }
+    /// Keys that set several of `settingKeys` at once (`edge_swipe.zone_mm`: every edge's zone); the
+    /// keys they cover win over them, wherever they are written.
+    static var shorthandKeys: [RuleSetting<Self>] { get }
     /// Keys whose values must be in order.
     static var orderedKeys: [OrderedKeys] { get }
     /// What is wrong with values each within its range (pan.directions must be 4 or 8): the key and the
@@ -102,6 +105,7 @@ public protocol ConfigurableRule: GestureRule {
 }
 
 extension ConfigurableRule {
+    public static var shorthandKeys: [RuleSetting<Self>] { [] }
     public static var orderedKeys: [OrderedKeys] { [OrderedKeys("min_fingers", "max_fingers")] }
     public func problems() -> [(key: String, message: String)] { [] }
 }
@@ -146,6 +150,8 @@ public struct RecognizerTable: Sendable {
     /// "pan".
     public let name: String
     public let keys: [RecognizerKey]
+    /// Keys that set several of `keys` at once.
+    public let shorthands: [RecognizerKey]
     /// Full keys ("pan.min_fingers", "pan.max_fingers").
     public let orderedKeys: [OrderedKeys]
     /// Combined checks: full key and message.
@@ -155,6 +161,7 @@ public struct RecognizerTable: Sendable {
     init<Rule: ConfigurableRule>(_ path: WritableKeyPath<RecognizerSettings, Rule> & Sendable, property: String) {
         name = Rule.configTable
         keys = Rule.settingKeys.map { RecognizerKey($0, in: path, property: property) }
+        shorthands = Rule.shorthandKeys.map { RecognizerKey($0, in: path, property: property) }
         orderedKeys = Rule.orderedKeys.map { OrderedKeys(Rule.configTable + "." + $0.low, Rule.configTable + "." + $0.high) }
         problems = { settings in settings[keyPath: path].problems().map { (Rule.configTable + "." + $0.key, $0.message) } }
     }

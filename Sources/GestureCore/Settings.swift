@@ -87,6 +87,21 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// in the order config/gestured.toml and docs/configuration.md list them.
     public static let keys: [RecognizerKey] = sharedKeys + tables.flatMap(\.keys)
 
+    /// Keys that set several `keys` at once (`edge_swipe.zone_mm`).
+    public static let shorthandKeys: [RecognizerKey] = tables.flatMap(\.shorthands)
+
+    /// Sets what a configuration's table gives (key relative to [recognizer] -> value): shorthands first,
+    /// then every key, so that a key beats a shorthand that covers it, whatever their order in the file.
+    public mutating func apply(_ overrides: [String: SettingValue]) {
+        guard !overrides.isEmpty else { return }
+        for key in RecognizerSettings.shorthandKeys {
+            if let value = overrides[key.key] { key.set(&self, value) }
+        }
+        for key in RecognizerSettings.keys {
+            if let value = overrides[key.key] { key.set(&self, value) }
+        }
+    }
+
     public static func == (a: RecognizerSettings, b: RecognizerSettings) -> Bool {
         a.slopMM == b.slopMM && a.angleToleranceDegrees == b.angleToleranceDegrees
             && a.velocityWindowSeconds == b.velocityWindowSeconds && a.pinchDifferentialRatio == b.pinchDifferentialRatio
@@ -120,6 +135,10 @@ public struct GeometrySettings: Equatable, Sendable {
     /// Physical size of the touch area (width × height in millimetres, in the device's own axes),
     /// for devices that report no axis resolution.
     public var panelSizeMM: (width: Double, height: Double)? = nil
+    /// The touch area's diagonal in millimetres, for devices that report no axis resolution and have no
+    /// `panelSizeMM`: width and height follow from the axis ranges' aspect (square device units), as a
+    /// person knows a panel ("6-inch, 18:9").
+    public var panelDiagonalMM: Double? = nil
 
     public init() {}
 
@@ -138,5 +157,6 @@ public struct GeometrySettings: Equatable, Sendable {
     public static func == (a: GeometrySettings, b: GeometrySettings) -> Bool {
         a.rotation == b.rotation && a.flipX == b.flipX && a.flipY == b.flipY && a.calibration == b.calibration
             && a.panelSizeMM?.width == b.panelSizeMM?.width && a.panelSizeMM?.height == b.panelSizeMM?.height
+            && a.panelDiagonalMM == b.panelDiagonalMM
     }
 }

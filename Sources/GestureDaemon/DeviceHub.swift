@@ -280,7 +280,7 @@ final class DeviceHub {
         }
         let info = DeviceInfo(
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
-            source: source.source, slots: slotCount, output: output)
+            source: source.source, slots: slotCount, output: output, size: DeviceHub.panelSize(engine.geometry))
         let slot = DeviceSlot(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration)
@@ -316,9 +316,21 @@ final class DeviceHub {
         }
         for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
-            "device \(id) added: \"\(escapingControlCharacters(description.name))\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s")) from \(source.path)")
+            "device \(id) added: \"\(escapingControlCharacters(description.name))\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s"), "
+                + "panel \(slot.info.size.map(\.description) ?? "of unknown size")) from \(source.path)")
         clients.notify(.deviceAdded(slot.info), about: slot.info)
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: slots.count, clients: clients.count))")
+    }
+
+    /// The panel's size as clients are told it: in its own axes, and where it came from.
+    static func panelSize(_ geometry: DeviceGeometry) -> PanelSize {
+        let source: PanelSize.Source
+        switch geometry.sizeSource {
+        case .axisResolution: source = .resolution
+        case .configured: source = .configuration
+        case .assumed: source = .assumed
+        }
+        return PanelSize(widthMM: geometry.deviceSizeMM.width, heightMM: geometry.deviceSizeMM.height, source: source)
     }
 
     /// Stops reading a device: its gestures in flight are cancelled and subscribed clients told.
@@ -559,6 +571,12 @@ final class DeviceHub {
             let geometry = slot.effectiveGeometry
             runEngine(slot, at: time) {
                 $0.reconfigure(settings: settings.recognizer, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
+            }
+            let size = DeviceHub.panelSize(slot.engine.geometry)
+            if size != slot.info.size {
+                slot.info.size = size
+                Log.info("\(slot.info.id): panel \(size)")
+                clients.notify(.deviceChanged(slot.info), about: slot.info)
             }
             applyPendingPassthrough(slot)
             Log.info("\(slot.info.id): new settings applied")

@@ -70,10 +70,14 @@ public struct DeviceInfo: Equatable, Sendable {
     /// The output (connector name, "DSI-1") the touchscreen belongs to: its `WL_OUTPUT` udev property, the
     /// convention libinput and compositors follow. Absent when unset (and for replays).
     public var output: String?
+    /// The panel's physical size in use (in its own axes) and where it came from; absent from daemons
+    /// that do not say.
+    public var size: PanelSize?
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
-        orientation: DeviceOrientation = .normal, virtualPath: String? = nil, output: String? = nil
+        orientation: DeviceOrientation = .normal, virtualPath: String? = nil, output: String? = nil,
+        size: PanelSize? = nil
     ) {
         self.id = id
         self.name = name
@@ -84,6 +88,7 @@ public struct DeviceInfo: Equatable, Sendable {
         self.orientation = orientation
         self.virtualPath = virtualPath
         self.output = output
+        self.size = size
     }
 
     /// Whether `selector` names this device: its id, its name or its "vvvv:pppp" (as subscription
@@ -102,6 +107,10 @@ public struct DeviceInfo: Equatable, Sendable {
         members.append(("orientation", .integer(orientation.rawValue)))
         if let virtualPath { members.append(("virtual_path", .string(virtualPath))) }
         if let output { members.append(("output", .string(output))) }
+        if let size {
+            members.append(("size_mm", .object([("width", .double(size.widthMM)), ("height", .double(size.heightMM))])))
+            members.append(("size_source", .string(size.source.rawValue)))
+        }
         return .object(members)
     }
 
@@ -122,6 +131,47 @@ public struct DeviceInfo: Equatable, Sendable {
         self.orientation = json["orientation"]?.intValue.flatMap(DeviceOrientation.init(rawValue:)) ?? .normal
         self.virtualPath = json["virtual_path"]?.stringValue
         self.output = json["output"]?.stringValue
+        if let width = json["size_mm"]?["width"]?.doubleValue, let height = json["size_mm"]?["height"]?.doubleValue,
+            let source = json["size_source"]?.stringValue.flatMap(PanelSize.Source.init(rawValue:))
+        {
+            self.size = PanelSize(widthMM: width, heightMM: height, source: source)
+        } else {
+            self.size = nil
+        }
+    }
+}
+
+/// A panel's physical size, as the daemon uses it for every millimetre threshold.
+public struct PanelSize: Equatable, Sendable, CustomStringConvertible {
+    /// Where the size came from.
+    public enum Source: String, Equatable, Sendable {
+        /// The axes' resolution, as the kernel reports it.
+        case resolution
+        /// The configuration (panel_width_mm and panel_height_mm, or panel_diagonal_inches).
+        case configuration
+        /// Neither: a typical diagonal is assumed (set the size in the configuration).
+        case assumed
+    }
+
+    public var widthMM: Double
+    public var heightMM: Double
+    public var source: Source
+
+    public init(widthMM: Double, heightMM: Double, source: Source) {
+        self.widthMM = widthMM
+        self.heightMM = heightMM
+        self.source = source
+    }
+
+    /// "596 x 334 mm (from the axis resolution)".
+    public var description: String {
+        let from: String
+        switch source {
+        case .resolution: from = "from the axis resolution"
+        case .configuration: from = "configured"
+        case .assumed: from = "assumed: no axis resolution and none configured"
+        }
+        return "\(Int(widthMM.rounded())) x \(Int(heightMM.rounded())) mm (\(from))"
     }
 }
 

@@ -185,6 +185,7 @@ func runDevices(_ args: [String]) -> Int32 {
             var line =
                 "\(shown(d.id))\t\(shown(d.name))\t\(shown(d.vendorProduct))\t\(d.slots) slot\(d.slots == 1 ? "" : "s")\t\(d.source.rawValue)\t\(shown(d.path ?? ""))"
                 + "\torientation \(d.orientation.rawValue)"
+            if let size = d.size { line += "\tpanel \(size)" }
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             print(line)
         }

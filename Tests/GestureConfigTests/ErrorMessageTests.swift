@@ -110,7 +110,7 @@ struct ErrorMessageTests {
         #expect(
             errors("[recognizer.edge_swipe.middle]\nenabled = true\n")
                 == [
-                    "gestured.toml:1:24: recognizer.edge_swipe.middle: unknown table in [recognizer.edge_swipe]; allowed here: enabled, min_fingers, max_fingers, commit_progress, commit_distance_mm, fling_velocity_mm_per_s, corners, withhold_max_seconds, left, right, top, bottom"
+                    "gestured.toml:1:24: recognizer.edge_swipe.middle: unknown table in [recognizer.edge_swipe]; allowed here: enabled, min_fingers, max_fingers, commit_progress, commit_distance_mm, fling_velocity_mm_per_s, corners, withhold_max_seconds, left, right, top, bottom, zone_mm"
                 ])
         #expect(
             errors("[[device]]\nmatch_name = \"*\"\n[device.pan]\nzone_mm = 3\n")

@@ -36,7 +36,7 @@ struct ConfigurationManPageTests {
     @Test func everyRecognizerKeyWithItsDefaultAndRange() throws {
         let entries = try #require(sections["[recognizer]"], "no [recognizer] section on the page")
         let defaults = RecognizerSettings()
-        for key in recognizerKeys {
+        for key in recognizerKeys + recognizerShorthandKeys {
             guard let description = entries[key.key] else {
                 Issue.record("gestured.toml(5) does not document recognizer key \(key.key)")
                 continue
@@ -44,7 +44,7 @@ struct ConfigurationManPageTests {
             let expected = "\tDefault " + manText(key.get(defaults)) + manText(key.spec) + "."
             #expect(description.hasPrefix(expected), "\(key.key): the page says '\(description)', the schema '\(expected)'")
         }
-        let unknown = Set(entries.keys).subtracting(recognizerKeys.map(\.key))
+        let unknown = Set(entries.keys).subtracting((recognizerKeys + recognizerShorthandKeys).map(\.key))
         #expect(unknown.isEmpty, "gestured.toml(5) documents recognizer keys the schema does not have: \(unknown.sorted())")
     }
 

@@ -271,6 +271,16 @@ let debugConfiguration = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n
         #expect(defaults.log.contains("group 'gestured' does not exist") || defaults.log.contains("listening on"))
     }
 
+    /// The size every millimetre threshold rests on, and where it came from, is said when a device is
+    /// added and in its device object.
+    @Test func theDevicesPanelSizeIsSaid() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon(dell, directory: directory)
+        try daemon.waitForLog("panel 596 x 334 mm (from the axis resolution)) from ")
+        let size = try #require(try daemon.connect().hello.devices.first?.size)
+        #expect(size.source == .resolution && abs(size.widthMM - 595.8) < 0.1 && abs(size.heightMM - 334.4) < 0.1)
+    }
+
     @Test func theClientLogsWhoConnected() throws {
         let directory = TemporaryDirectory()
         let daemon = try Daemon(["--config", directory.write("gestured.toml", debugConfiguration)], directory: directory)

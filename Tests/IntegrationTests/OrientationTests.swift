@@ -110,7 +110,9 @@ func nextDeviceChange(_ client: GestureClient, from daemon: Daemon) throws -> De
         let turned = try nextEnd(client, from: daemon)
         #expect(turned.direction == .right && turned.committed == true, "at 90: \(turned)")
         let listed = try run(ctl, ["devices", "--socket", daemon.socketPath], in: directory)
-        #expect(listed.output.hasSuffix("\torientation 90\n"), "gesturectl devices: \(listed.output)")
+        #expect(
+            listed.output.hasSuffix("\torientation 90\tpanel 300 x 180 mm (assumed: no axis resolution and none configured)\n"),
+            "gesturectl devices: \(listed.output)")
 
         // Again 90, by name: the reply lists the device; nothing is cancelled or announced.
         let again = try run(ctl, ["orientation", "--socket", daemon.socketPath, "--device", "EP0430M09", "--json", "90"], in: directory)

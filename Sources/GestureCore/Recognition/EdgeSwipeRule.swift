@@ -68,6 +68,17 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
             .number("withhold_max_seconds", "withholdMaxSeconds", 0.02...0.15, "s", \.withholdMaxSeconds),
         ] + Edge.sides.flatMap(zoneKeys)
 
+    /// `zone_mm`: every side's zone at once (a side's own `zone_mm` wins); read back as the left one's.
+    public static let shorthandKeys: [RuleSetting<EdgeSwipeRule>] = [
+        RuleSetting(
+            key: "zone_mm", property: "zones.*.widthMM", spec: .number(0.5...50, unit: "mm"),
+            get: { .number($0.zone(.left).widthMM) },
+            set: { rule, value in
+                guard case .number(let d) = value else { return }
+                for edge in Edge.sides { rule.zones[edge, default: EdgeZone(enabled: false)].widthMM = d }
+            })
+    ]
+
     private static func zoneKeys(_ edge: Edge) -> [RuleSetting<EdgeSwipeRule>] {
         let name = edge.rawValue
         return [
