@@ -53,7 +53,8 @@ wayland-protocols: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The Swift suites, then the TOML parser's differential check against tomllib, then the Python client (clients/python) against the daemon replaying a recording, then
+# The Swift suites, then the TOML parser's differential check against tomllib, the JSON request parser's
+# against Python's json and the number writer's against decimal, then the Python client (clients/python) against the daemon replaying a recording, then
 # the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed), then
 # `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot).
 test: deps
@@ -61,7 +62,10 @@ test: deps
 	$(SWIFT) test --skip-build
 	@# The TOML parser against Python's tomllib on generated and mutated documents (tools/toml-differential.py;
 	@# about 2 s here, longer with --count).
-	$(PYTHON) tools/toml-differential.py --dump "$$($(SWIFT) build --show-bin-path)/toml-dump" --count 4000
+	$(PYTHON) tools/toml-differential.py --dump "$$($(SWIFT) build --show-bin-path)/conformance-dump" --count 4000
+	@# The request parser against Python's json, and the event number writer against decimal
+	@# (tools/json-differential.py through conformance-dump; about 2 s here, longer with --count).
+	$(PYTHON) tools/json-differential.py --dump "$$($(SWIFT) build --show-bin-path)/conformance-dump" --count 20000
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot

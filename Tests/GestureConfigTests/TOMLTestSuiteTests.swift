@@ -5,6 +5,7 @@ import GestureProtocol
 import Testing
 
 @testable import GestureConfig
+@testable import conformance_dump
 
 /// The official TOML test suite (toml-test, Tests/Fixtures/toml-test, copied whole with its licence; its
 /// SOURCE names the commit): every case its list `tests/files-toml-1.0.0` names for TOML 1.0, through our

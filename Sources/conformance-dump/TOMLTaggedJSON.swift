@@ -4,7 +4,7 @@ import GestureProtocol
 /// A TOML document's tree as JSON with every scalar tagged with its type, the form toml-test uses and
 /// tools/toml-fixtures.py writes from Python's tomllib: {"type": "integer", "value": "5"}; tables are JSON
 /// objects in file order and arrays JSON arrays. The corpus test (Tests/Fixtures/toml) and the differential
-/// check against tomllib (tools/toml-differential.py through toml-dump) compare parsers in this form.
+/// check against tomllib (tools/toml-differential.py through conformance-dump) compare parsers in this form.
 public enum TOMLTaggedJSON {
     /// The tagged tree of `bytes`, or the syntax error as "line:column: message".
     public static func render(bytes: [UInt8]) -> Result<JSONValue, TOMLTaggedJSONError> {
