@@ -7,7 +7,8 @@
         if isinstance(message, gestured.GestureEvent) and message.phase == "end" and message.committed:
             print(message.kind, message.fingers, message.edge or message.direction)
 
-`events()` blocks. A program with its own main loop (GLib, asyncio, selectors) instead watches
+`events()` blocks; `events(timeout=5)` raises `IdleTimeout` (a TimeoutError) when 5 seconds pass without a
+message, so a quiet daemon is never mistaken for the end of the stream. A program with its own main loop (GLib, asyncio, selectors) instead watches
 `client.fileno()`, calls `client.read()` when it is readable, and `client.connect()` again after
 `client.retry_delay()` seconds when `read()` reported a `Disconnected`.
 
@@ -28,8 +29,12 @@ __all__ = [
     "PROTOCOL_VERSION", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path",
     "Client", "Point", "Device", "Hello", "GestureEvent", "DeviceAdded", "DeviceRemoved", "DeviceChanged", "Reply",
     "Unknown", "Connected", "Disconnected", "decode",
-    "GesturedError", "ConnectError", "ProtocolError", "RequestError", "UnsupportedProtocol",
+    "GesturedError", "ConnectError", "ProtocolError", "RequestError", "UnsupportedProtocol", "IdleTimeout",
 ]
+
+#: This module's version, the daemon's release it belongs to (pyproject.toml reads it from here; a test
+#: checks it is the daemon's, GestureProtocol's daemonVersion).
+__version__ = "0.1.0"
 
 PROTOCOL_VERSION = 1
 DEFAULT_SOCKET = "/run/gestured/gestured.sock"
@@ -73,6 +78,15 @@ class ProtocolError(GesturedError):
 
 class UnsupportedProtocol(GesturedError):
     """The daemon speaks a protocol version this module does not know; retrying will not help."""
+
+
+class IdleTimeout(GesturedError, TimeoutError):
+    """`events(timeout=...)` or `gestures(timeout=...)` waited `timeout` seconds and no message came. The
+    client stays connected: iterate again to go on waiting. `seconds` is the timeout that passed."""
+
+    def __init__(self, path, seconds):
+        self.path, self.seconds = path, seconds
+        super().__init__(f"no message from gestured at {path} in {seconds:g} s")
 
 
 class RequestError(GesturedError):
@@ -504,8 +518,9 @@ class Client:
     def events(self, timeout=None):
         """Yields every message: GestureEvent, DeviceAdded, DeviceRemoved, DeviceChanged, Unknown, Reply to requests sent
         with `request`, and Connected / Disconnected as the connection comes and goes. With
-        `reconnect=False` a lost or refused connection raises instead. Stops after `timeout` seconds
-        without a message (None: never)."""
+        `reconnect=False` a lost or refused connection raises instead. With `timeout`, raises IdleTimeout
+        when that many seconds pass without a message (None: waits for ever); the stream itself never
+        ends while the client reconnects."""
         while True:
             if not self._sock:
                 try:
@@ -526,10 +541,11 @@ class Client:
                 else:
                     yield message
             if not messages and self._sock and not self._wait(timeout):
-                return
+                raise IdleTimeout(self.path, timeout)
 
     def gestures(self, timeout=None):
-        """Yields only the gesture events (reconnecting as `events` does)."""
+        """Yields only the gesture events (reconnecting as `events` does; IdleTimeout after `timeout` seconds
+        without any message)."""
         for message in self.events(timeout):
             if isinstance(message, GestureEvent):
                 yield message
