@@ -1,3 +1,4 @@
+import GestureProtocol
 import RecordingFiles
 import Testing
 
@@ -83,6 +84,29 @@ import Glibc
             #expect(read.events == evemu.events)
             #expect(read.events.count > 100)
         }
+    }
+
+    /// Real pairs (Tests/Fixtures/recordings/libinput-record): the same frames of a uinput panel recorded
+    /// in the QEMU guest by `libinput record` 1.22.1 and by evemu-record at once. The libinput recording
+    /// gives the device evemu's header describes and the same events (each recorder counts time from its
+    /// own start, so times are compared from the first event), and so the same gestures.
+    @Test(arguments: ["wacom-2f-top-swipe", "ep-4f-drag-down", "atmel-1f-drag-up-down"])
+    func libinputsRecordingOfAPanelIsEvemusRecordingOfIt(name: String) throws {
+        let directory = Self.fixtures + "libinput-record/"
+        let yml = try RecordingFile.load(directory + name + ".yml")
+        let evemu = try RecordingFile.load(directory + name + ".evemu")
+        #expect(yml.device == evemu.device)
+        func relative(_ events: [InputEvent]) -> [InputEvent] {
+            let start = events.first?.timeMicroseconds ?? 0
+            return events.map { InputEvent(timeMicroseconds: $0.timeMicroseconds - start, type: $0.type, code: $0.code, value: $0.value) }
+        }
+        #expect(yml.events.count > 500)
+        #expect(yml.events.first?.timeMicroseconds == 0)
+        #expect(relative(yml.events) == relative(evemu.events))
+        let fromYML = try RecordingReplay.gestures(of: yml.events, device: yml.device).gestures
+        let fromEvemu = try RecordingReplay.gestures(of: relative(evemu.events), device: evemu.device).gestures
+        #expect(!fromYML.isEmpty)
+        #expect(fromYML.map { GestureEventJSON.encode($0) } == fromEvemu.map { GestureEventJSON.encode($0) })
     }
 
     /// The layout of libinput's own man page example (an older libinput: the name unquoted, `hid` and a

@@ -35,10 +35,10 @@ for name in wacom-2f-top-swipe ep-4f-drag-down atmel-1f-drag-up-down; do
     kill "$evemu_pid" 2>/dev/null; wait "$evemu_pid" 2>/dev/null
     destroy_device "$DEV_PID" "$DEV_NODE"
     if [ "$ok" = 0 ]; then
-        fail "libinput-record:$name" "evemu-record saw $(count_presses "$evemu"), libinput record $(count_libinput_presses "$yml") of $want touches"
+        fail "libinput-record:$name" "evemu-record saw $(count_presses "$evemu"), libinput record $(count_libinput_presses "$yml") of $want BTN_TOUCH presses"
         continue
     fi
-    pass "libinput-record:$name" "libinput record and evemu-record each recorded the $want touches ($(wc -l < "$yml") lines of YAML)"
+    pass "libinput-record:$name" "libinput record and evemu-record each recorded all $want BTN_TOUCH presses ($(wc -l < "$yml") lines of YAML)"
 
     # The packaged gesturectl reads the libinput recording: replay and plot.
     if gesturectl replay "$yml" > "$WORK/librecord-$name.replay.jsonl" 2> "$WORK/librecord-$name.replay.err" \
