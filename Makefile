@@ -15,13 +15,17 @@ PYTHON     ?= /usr/bin/python3
 # with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels;
 # binutils: a test reads the daemon's imported symbols with nm; libwayland-dev, libwayland-bin (wayland-scanner)
 # and libxkbcommon-dev: gesturectl's compositor side and its generated protocol code; sway: the tests run it
-# headless as the real compositor).
+# headless as the real compositor; python3-venv, -pip, -setuptools, -wheel: the Python client's wheel is
+# built and installed in a fresh virtual environment, offline).
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
                 scdoc man-db groff-base librsvg2-bin binutils \
-                libwayland-dev libwayland-bin libxkbcommon-dev sway
-# What `make deb` needs on top: the Debian packaging toolchain and lintian, and g++ for libstdc++'s static
-# archive (static-libstdcxx below; build-essential, so not in debian/control's Build-Depends).
-DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++
+                libwayland-dev libwayland-bin libxkbcommon-dev sway \
+                python3-venv python3-pip python3-setuptools python3-wheel
+# What `make deb` needs on top: the Debian packaging toolchain and lintian, g++ for libstdc++'s static
+# archive (static-libstdcxx below; build-essential, so not in debian/control's Build-Depends), and dh-python
+# with pybuild's pyproject plugin for python3-gestured.
+DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++ \
+                          dh-python python3-all pybuild-plugin-pyproject
 
 .PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
@@ -53,7 +57,8 @@ wayland-protocols: deps
 release: deps
 	$(SWIFT) build -c release
 
-# The Swift suites, then the TOML parser's differential check against tomllib, then the Python client (clients/python) against the daemon replaying a recording, then
+# The Swift suites, then the TOML parser's differential check against tomllib, the JSON request parser's
+# against Python's json and the number writer's against decimal, then the Python client (clients/python) against the daemon replaying a recording, then
 # the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed), then
 # `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot).
 test: deps
@@ -61,8 +66,14 @@ test: deps
 	$(SWIFT) test --skip-build
 	@# The TOML parser against Python's tomllib on generated and mutated documents (tools/toml-differential.py;
 	@# about 2 s here, longer with --count).
-	$(PYTHON) tools/toml-differential.py --dump "$$($(SWIFT) build --show-bin-path)/toml-dump" --count 4000
+	$(PYTHON) tools/toml-differential.py --dump "$$($(SWIFT) build --show-bin-path)/conformance-dump" --count 4000
+	@# The request parser against Python's json, and the event number writer against decimal
+	@# (tools/json-differential.py through conformance-dump; about 2 s here, longer with --count).
+	$(PYTHON) tools/json-differential.py --dump "$$($(SWIFT) build --show-bin-path)/conformance-dump" --count 20000
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s clients/python -t clients/python
+	@# The Python client as a package: its wheel installed in a fresh virtual environment and the tests
+	@# above run again against that installation (tools/test-python-package.sh; about 15 s).
+	tools/test-python-package.sh $(PYTHON) "$$($(SWIFT) build --show-bin-path)"
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot
 	@# The README's other command, on the build above (about 10 s): it failed unnoticed once when the

@@ -93,9 +93,11 @@ let package = Package(
         // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
         .executableTarget(name: "wayland-test-client", dependencies: ["CWaylandProtocols", "CXkbCommon"]),
         .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
-        // The TOML parser's trees as tagged JSON (TOMLTaggedJSON, here: only this tool and the corpus test use
-        // it), for the differential check against Python's tomllib (tools/toml-differential.py).
-        .executableTarget(name: "toml-dump", dependencies: ["GestureConfig", "GestureProtocol"]),
+        // The TOML parser's trees as tagged JSON (TOMLTaggedJSON, here: only this tool and the TOML tests use
+        // it), the request parser's trees and decoded requests, and the number writer's texts, for the
+        // differential checks against Python's tomllib, json and decimal (tools/toml-differential.py,
+        // tools/json-differential.py).
+        .executableTarget(name: "conformance-dump", dependencies: ["GestureConfig", "GestureProtocol"]),
         // Starting a real gestured and talking to it from outside (the socket bench and the soak).
         .target(name: "DaemonUnderTest"),
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
@@ -115,7 +117,7 @@ let package = Package(
         .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureBindings", "GestureProtocol"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(
-            name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol", "toml-dump"]),
+            name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol", "conformance-dump"]),
         .testTarget(name: "GestureBindingsTests", dependencies: ["GestureVocabulary", "GestureBindings", "GestureConfig", "GestureProtocol"]),
         .testTarget(
             name: "GestureDaemonTests",

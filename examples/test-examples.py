@@ -29,8 +29,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
-import gestured  # noqa: E402
+try:
+    import gestured  # installed: pip install ./clients/python, or Debian's python3-gestured
+except ImportError:  # not installed: the module in this source tree
+    sys.path.append(os.path.join(HERE, "..", "clients", "python", "src"))
+    import gestured
 
 WIDTH, HEIGHT = 540, 960
 QUIET = 0.4         # seconds without events mid-gesture: the finger rests; the example has settled

@@ -2,11 +2,11 @@
 """Differential check of gestured's TOML parser against Python's tomllib.
 
 Generates random TOML documents (and takes the corpus's valid ones), mutates them byte by byte, and has
-both parsers read every one: toml-dump (GestureConfig's parser, built by `swift build`) and tomllib. Both
+both parsers read every one: conformance-dump (GestureConfig's parser, built by `swift build`) and tomllib. Both
 must accept or both refuse, and accepted documents must give the same tree. Every disagreement is printed
 with the document and counts as a failure. `make test` runs a short check; run longer on demand:
 
-    python3 tools/toml-differential.py --dump .build/debug/toml-dump --count 200000 --seed 7
+    python3 tools/toml-differential.py --dump .build/debug/conformance-dump --count 200000 --seed 7
 
 Known differences that are not bugs and are left out of the comparison: tomllib keeps integers past 64 bits
 (TOML 1.0 lets a parser refuse them; ours does, so they count as refused), it refuses the year 0000 (RFC
@@ -23,8 +23,10 @@ import subprocess
 import sys
 import tomllib
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import importlib.util
+import differential  # noqa: E402
+import importlib.util  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("toml_fixtures", pathlib.Path(__file__).resolve().parent / "toml-fixtures.py")
 toml_fixtures = importlib.util.module_from_spec(_spec)
@@ -133,18 +135,9 @@ class Generator:
 INTERESTING = list(b"[]{}=.,\"'#\n\r\t \\_-+:0123456789eExobTZ") + [0x00, 0x7F, 0xC3, 0xA9, 0xFF]
 
 
+
 def mutate(rng, data: bytes) -> bytes:
-    data = bytearray(data)
-    for _ in range(rng.randint(1, 3)):
-        choice = rng.random()
-        position = rng.randint(0, len(data)) if data else 0
-        if choice < 0.35 and data:
-            del data[min(position, len(data) - 1)]
-        elif choice < 0.7:
-            data.insert(position, rng.choice(INTERESTING))
-        elif data:
-            data[min(position, len(data) - 1)] = rng.choice(INTERESTING)
-    return bytes(data)
+    return differential.mutate(rng, data, INTERESTING)
 
 
 def tomllib_result(data: bytes):
@@ -175,16 +168,16 @@ def comparable(value):
 
 def run(dump, documents):
     payload = b"".join(str(len(d)).encode() + b"\n" + d for d in documents)
-    result = subprocess.run([dump], input=payload, stdout=subprocess.PIPE, check=True)
+    result = subprocess.run([dump, "toml"], input=payload, stdout=subprocess.PIPE, check=True)
     lines = result.stdout.decode("utf-8").split("\n")[:-1]
     if len(lines) != len(documents):
-        raise SystemExit(f"toml-dump answered {len(lines)} documents of {len(documents)}")
+        raise SystemExit(f"conformance-dump answered {len(lines)} documents of {len(documents)}")
     return lines
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dump", required=True, help="the toml-dump executable")
+    parser.add_argument("--dump", required=True, help="the conformance-dump executable")
     parser.add_argument("--count", type=int, default=4000, help="documents to compare (default 4000)")
     parser.add_argument("--seed", type=int, default=1)
     arguments = parser.parse_args()

@@ -2,7 +2,7 @@
 """The TOML corpus's expected trees, written by an independent parser: Python's tomllib.
 
 For every Tests/Fixtures/toml/valid/NAME.toml this writes NAME.json, the document's tree in the tagged form
-the Swift corpus test compares with (toml-dump's TOMLTaggedJSON): tables are objects with their keys in
+the Swift corpus test compares with (conformance-dump's TOMLTaggedJSON): tables are objects with their keys in
 file order, arrays are arrays, and each scalar is {"type": T, "value": TEXT} with T one of string, integer,
 float, bool, datetime, datetime-local, date-local, time-local. Dates and times are written the way the
 daemon's parser gives them (and toml++ gave them): 'T' between date and time, 'Z' for a zero offset, the

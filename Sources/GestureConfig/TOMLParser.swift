@@ -146,7 +146,7 @@ struct TOMLParser {
             var decoder = UTF8()
             var iterator = bytes[at...].makeIterator()
             if case .scalarValue(let s) = decoder.decode(&iterator) {
-                if s == "\u{FEFF}" { return "a byte order mark (U+FEFF; save the file as UTF-8 without one)" }
+                if s == "\u{FEFF}" { return "a byte order mark (U+FEFF; one may only open the file)" }
                 return "'\(Character(s))' (U+\(hex(s.value, 4)))"
             }
             return "a byte that is not UTF-8"
@@ -258,6 +258,14 @@ struct TOMLParser {
                 lineStart = k + 1
             }
             throw fail("this byte (0x\(hex(UInt32(bytes[bad]), 2))) is not valid UTF-8; a TOML file must be UTF-8 text", at: bad)
+        }
+        // A UTF-8 byte order mark may open the document (TOML 1.0 allows it, as editors on some systems write
+        // one); columns count from after it. Anywhere else U+FEFF is an ordinary character, refused where
+        // TOML allows none.
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            offset = 3
+            lineStart = 3
+            columnOffset = 3
         }
         let root = TableNode(position: SourcePosition(line: 1, column: 1), origin: .header)
         var current = root

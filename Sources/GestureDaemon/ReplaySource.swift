@@ -5,7 +5,7 @@ import RecordingFiles
 
 /// How `gestured --replay` plays a recording.
 public struct ReplayOptions: Equatable, Sendable {
-    /// The evemu recording (events, and the device header when it has one).
+    /// The recording, evemu's or `libinput record`'s (events, and the device when it has one).
     public var recordingPath: String
     /// A separate device description (`.desc`) for recordings that hold only events.
     public var descriptionPath: String?
@@ -39,7 +39,7 @@ public struct ReplayError: Error, Equatable, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A virtual device that plays an evemu recording on the event loop's timer, through the same path as a
+/// A virtual device that plays a recording on the event loop's timer, through the same path as a
 /// kernel device: its events are fed to a GestureEngine at the times they were recorded (scaled by the
 /// speed), and the gestures go to clients like any other device's.
 ///

@@ -2,7 +2,9 @@
 ///
 /// Numbers keep their literal text, so a request `id` is echoed back exactly as the client wrote it
 /// (`7`, `7.0` and `7e0` stay distinct), and no precision is lost on the way through. Objects keep their
-/// members in the order they were read; duplicate keys are refused by the parser.
+/// members in the order they were read; duplicate keys are refused by the parser. Strings and keys are
+/// equal when their code points are (RFC 8259, section 8.3), not when Swift's String calls them equal:
+/// "\u00e9" and "e\u0301" are two keys.
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -17,10 +19,10 @@ public enum JSONValue: Equatable, Sendable {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
         case let (.number(x), .number(y)): return x == y
-        case let (.string(x), .string(y)): return x == y
+        case let (.string(x), .string(y)): return x.utf8.elementsEqual(y.utf8)
         case let (.array(x), .array(y)): return x == y
         case let (.object(x), .object(y)):
-            return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            return x.count == y.count && zip(x, y).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value }
         case (.null, _), (.bool, _), (.number, _), (.string, _), (.array, _), (.object, _): return false
         }
     }
@@ -38,7 +40,7 @@ public enum JSONValue: Equatable, Sendable {
     /// The member named `key` of an object; nil for other values or a missing key.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first(where: { $0.key == key })?.value
+        return members.first(where: { $0.key.utf8.elementsEqual(key.utf8) })?.value
     }
 
     /// The name of the JSON type, as error messages spell it.
@@ -260,7 +262,8 @@ public struct JSONParser {
         try enter()
         position += 1  // {
         var members: [(key: String, value: JSONValue)] = []
-        var keys = Set<String>()
+        // By their UTF-8 bytes: a Set<String> would take canonically equivalent keys for one.
+        var keys = Set<[UInt8]>()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -274,7 +277,7 @@ public struct JSONParser {
             }
             let keyOffset = position
             let key = try parseString()
-            guard keys.insert(key).inserted else {
+            guard keys.insert(Array(key.utf8)).inserted else {
                 throw JSONParseError(message: "duplicate key \"\(key)\"", offset: keyOffset)
             }
             skipWhitespace()

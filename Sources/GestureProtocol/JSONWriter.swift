@@ -275,29 +275,49 @@ public struct JSONObjectWriter: ~Copyable {
         }
     }
 
-    /// `value` rounded to `decimals` places (0...7; half away from zero, on `value` × 10^decimals), without
-    /// exponent and with trailing zeros trimmed: 1.5 -> "1.5", 2 -> "2", -0.00001 (4 decimals) -> "0";
-    /// "null" for NaN and infinities; beyond 9e15 units Swift's shortest round-trip form ("1e+20").
+    /// `value` rounded to `decimals` places (0...7), half away from zero, exactly: the double's own value
+    /// decides, as decimal arithmetic would round it (0.995 is 0.99499999999999999555… and gives "0.99" with
+    /// two places, though 0.995 × 100 rounds to 99.5 in binary). Written without exponent and with trailing
+    /// zeros trimmed: 1.5 -> "1.5", 2 -> "2", -0.00001 (4 decimals) -> "0"; "null" for NaN and infinities;
+    /// from 2^64 units on (1.8e19 with no decimals, 1.8e12 with seven) Swift's shortest round-trip form
+    /// ("1e+20"). tools/json-differential.py checks it against Python's decimal.
     static func writeFixed(_ value: Double, decimals: Int, at p: UnsafeMutablePointer<UInt8>) -> Int {
         guard value.isFinite else {
             for (i, byte) in "null".utf8.enumerated() { p[i] = byte }
             return 4
         }
         let places = min(max(decimals, 0), 7)
-        let scaled = abs(value) * powerOfTen(places)
-        // Beyond 2^52 every Double is a whole number, so comparing before rounding decides as after it.
-        guard scaled < 9.0e15 else {
-            // Too large for exact fixed-point: Swift's shortest round-trip form is still valid JSON.
+        let scale = powerOfTen(places)
+        let scaled = abs(value) * scale
+        guard scaled < 0x1p64 else {
+            // Too large for fixed point in 64 bits: Swift's shortest round-trip form is still valid JSON.
             var text = String(value)
             return text.withUTF8 { utf8 in
                 p.update(from: utf8.baseAddress!, count: utf8.count)
                 return utf8.count
             }
         }
-        // Rounded half away from zero, as `scaled.rounded()`, without the libm call: the whole part and
-        // the fraction below 2^53 are exact.
-        let truncated = UInt64(scaled)
-        let units = scaled - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+        // `scaled` is |value| × 10^places rounded to a double; the whole part and the fraction of it are
+        // exact. Below 2^52 a fraction other than one half is a whole ulp or more from it, further than the
+        // product's rounding error (half an ulp) can move the exact product, so it decides alone. At exactly
+        // one half, and from 2^52 on (where a double holds no fraction), the error decides; a fused
+        // multiply-add gives it exactly, and only these rare cases pay for it.
+        var units = UInt64(scaled)
+        let remainder = scaled - Double(units)
+        if remainder > 0.5 {
+            units += 1
+        } else if remainder == 0.5 || scaled >= 0x1p52 {
+            let error = (-scaled).addingProduct(abs(value), scale)
+            if remainder == 0.5 {
+                if error >= 0 { units += 1 }
+            } else {
+                // A whole number with an error of up to half its ulp (0.5 to 1024): add the error rounded
+                // half up (the exact product is positive, so half up is half away from zero).
+                let whole = error.rounded(.down)
+                units = units &+ UInt64(bitPattern: Int64(whole))
+                if error >= whole + 0.5 { units += 1 }
+            }
+        }
         if units == 0 {
             p[0] = UInt8(ascii: "0")
             return 1

@@ -1,6 +1,7 @@
-// RecordingFiles: an evemu recording and its optional device description read from files, once, for the
-// daemon's --replay, `gesturectl replay`, the benchmarks and the tests. Reading goes through SystemCalls,
-// with one limit on how much is read; parsing is GestureCore's `EvemuParser`.
+// RecordingFiles: a recording (evemu's or `libinput record`'s, told apart by content) and its optional device
+// description read from files, once, for the daemon's --replay, `gesturectl replay` and `plot`, the
+// benchmarks and the tests. Reading goes through SystemCalls, with one limit on how much is read; parsing is
+// GestureCore's `RecordingParser` (`EvemuParser`, `LibinputRecordParser`).
 import GestureCore
 import SystemCalls
 
@@ -34,19 +35,21 @@ public enum RecordingFile {
     /// The path that means standard input where it is allowed (`gesturectl replay -`).
     public static let standardInput = "-"
 
-    /// Reads and parses one evemu file: events, a device description, or both. With
+    /// Reads and parses one recording file: an evemu file (events, a device description, or both) or a
+    /// `libinput record` recording (its device and events), whichever its content is. With
     /// `allowingStandardInput`, "-" reads standard input.
     public static func parse(_ path: String, allowingStandardInput: Bool = false) throws(RecordingFileError) -> EvemuRecording {
         let bytes = try read(path, allowingStandardInput: allowingStandardInput)
         do {
-            return try EvemuParser.parse(text: String(decoding: bytes, as: UTF8.self), fileName: path)
+            return try RecordingParser.parse(text: String(decoding: bytes, as: UTF8.self), fileName: path)
         } catch {
             throw RecordingFileError(error.description)
         }
     }
 
     /// The recording at `path` with its device: from the description file at `descriptionPath` (a `.desc`
-    /// of N:, I:, P:, B:, A: lines) when given, else from the recording's own header.
+    /// of N:, I:, P:, B:, A: lines, or a libinput recording's device) when given, else from the recording's
+    /// own header.
     public static func load(
         _ path: String, description descriptionPath: String? = nil, allowingStandardInput: Bool = false
     ) throws(RecordingFileError) -> DeviceRecording {
@@ -99,7 +102,7 @@ public enum RecordingFile {
         guard let bytes else {
             throw RecordingFileError(
                 "\(fromStandardInput ? "standard input" : path): more than \(maximumBytes >> 20) MiB, the most gestured "
-                    + "reads as a recording; is this an evemu recording?")
+                    + "reads as a recording; is this an evemu or libinput recording?")
         }
         return bytes
     }

@@ -14,7 +14,7 @@ private let plotUsage = """
 
     RECORDING may be - for standard input; OUT.svg may be - for standard output.
 
-    Draws an evemu recording as an SVG, to the scale of the screen as the user sees it (millimetres, after
+    Draws a recording (evemu's or libinput's) as an SVG, to the scale of the screen as the user sees it (millimetres, after
     rotation and calibration): each finger's path (one colour per finger, a dot per frame), the edge zones
     and corners at their configured widths, the slop circle at each landing and the edge swipe's angle
     tolerance at each landing in an edge zone, each gesture's begin and end marked and labelled, and a

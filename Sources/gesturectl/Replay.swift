@@ -13,8 +13,9 @@ private let replayUsage = """
 
     RECORDING may be - for standard input (evemu-record /dev/input/eventN | gesturectl replay -).
 
-    Runs gestured's recognizer over an evemu recording and prints the gesture events, one JSON object per
-    line, to standard output (the same objects the daemon publishes). Warnings go to standard error.
+    Runs gestured's recognizer over a recording (evemu-record's, or `libinput record`'s YAML, told apart by
+    content) and prints the gesture events, one JSON object per line, to standard output (the same objects
+    the daemon publishes). Warnings go to standard error.
 
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults);

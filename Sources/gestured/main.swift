@@ -16,7 +16,8 @@ let usage = """
                            defaults when that file does not exist)
       --socket PATH        listen on PATH instead of the configured socket_path
       --no-udev            do not look for touchscreens (only --replay devices)
-      --replay RECORDING   add a virtual device that plays an evemu recording; may be repeated.
+      --replay RECORDING   add a virtual device that plays a recording (evemu's or `libinput record`'s);
+                           may be repeated.
                            Options after it apply to it:
         --device DESC      the device description, when RECORDING holds only events
         --loop             play it again and again

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import GestureProtocol
-@testable import toml_dump
+@testable import conformance_dump
 import Testing
 
 @testable import GestureConfig

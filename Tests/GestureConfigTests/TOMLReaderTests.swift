@@ -114,16 +114,26 @@ extension TOMLReaderTests {
 }
 
 extension TOMLReaderTests {
-    /// Characters a reader cannot see in a message are named: a byte order mark, which TOML 1.0 does not allow.
-    @Test func aByteOrderMarkIsNamed() {
+    /// A UTF-8 byte order mark may open a document (TOML 1.0; toml-test's valid/utf8-bom cases): it is not
+    /// part of the first key, and columns count from after it.
+    @Test func aByteOrderMarkMayOpenTheDocument() throws {
+        let root = try TOMLReader.parse(text: "\u{FEFF}a = 1\n", sourceName: "t.toml")
+        #expect(members(root).map(\.key) == ["a"])
+        #expect(members(root).first?.value.position == SourcePosition(line: 1, column: 5))
+        // A configuration saved with one loads.
+        #expect(errors("\u{FEFF}[daemon]\nsocket_group = \"\"\n") == [])
+    }
+
+    /// Characters a reader cannot see in a message are named: a byte order mark anywhere but the start.
+    @Test func aByteOrderMarkAfterTheStartIsNamed() {
         do {
-            _ = try TOMLReader.parse(text: "\u{FEFF}a = 1\n", sourceName: "t.toml")
-            Issue.record("a byte order mark parsed")
+            _ = try TOMLReader.parse(text: "a = 1\n\u{FEFF}b = 2\n", sourceName: "t.toml")
+            Issue.record("a byte order mark after the start parsed")
         } catch {
-            #expect(error.position == SourcePosition(line: 1, column: 1))
+            #expect(error.position == SourcePosition(line: 2, column: 1))
             #expect(
                 error.message
-                    == "expected a key, found a byte order mark (U+FEFF; save the file as UTF-8 without one); a bare key is letters, digits, '_' and '-', other keys go in quotes")
+                    == "expected a key, found a byte order mark (U+FEFF; one may only open the file); a bare key is letters, digits, '_' and '-', other keys go in quotes")
         }
     }
 }

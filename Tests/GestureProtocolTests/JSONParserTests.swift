@@ -90,4 +90,20 @@ import Testing
             text == #"{"s":"line\nbreak \"quoted\" back\\slash \u0001 \u2028 é","n":-3,"d":1.5,"whole":2,"nan":null,"a":[null,true]}"#)
         #expect(try JSONParser.parse(text)["s"] == .string("line\nbreak \"quoted\" back\\slash \u{01} \u{2028} é"))
     }
+
+    /// Keys are equal when their code points are (RFC 8259, 8.3): "\u00e9" and "e\u0301" are canonically
+    /// equivalent Unicode, one String to Swift, but two keys to JSON, so an object may hold both (Python's
+    /// json reads it; tools/json-differential.py found the parser refusing it as a duplicate). The same
+    /// text escaped or not is one key.
+    @Test func keysAreComparedByCodePoints() throws {
+        let value = try JSONParser.parse(#"{"\u00e9": 1, "e\u0301": 2, "\u212a": 3, "K": 4}"#)
+        #expect(value.objectValue?.count == 4)
+        #expect(value["\u{e9}"] == .number("1"))
+        #expect(value["e\u{301}"] == .number("2"))
+        #expect(value["\u{212a}"] == .number("3"))
+        #expect(value["K"] == .number("4"))
+        #expect(value != (try JSONParser.parse(#"{"e\u0301": 1, "\u00e9": 2, "\u212a": 3, "K": 4}"#)))
+        #expect(JSONValue.string("\u{e9}") != .string("e\u{301}"))
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(#"{"\u00e9": 1, "é": 2}"#) }
+    }
 }

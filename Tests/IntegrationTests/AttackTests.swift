@@ -182,7 +182,7 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
     @Test func replayingAnEndlessFileStopsAtTheDaemonsLimit() throws {
         let directory = TemporaryDirectory()
         let ctl = try Paths.gesturectl()
-        let limit = "more than 256 MiB, the most gestured reads as a recording; is this an evemu recording?"
+        let limit = "more than 256 MiB, the most gestured reads as a recording; is this an evemu or libinput recording?"
         // It used to grow past 1 GB and abort.
         let file = try run(ctl, ["replay", "/dev/zero"], in: directory)
         #expect(file.status == 1)

@@ -13,8 +13,11 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gestured  # noqa: E402
+try:
+    import gestured  # installed: pip install ./clients/python, or Debian's python3-gestured
+except ImportError:  # not installed: the module in this source tree
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
+    import gestured
 
 
 def describe(event):

@@ -7,6 +7,7 @@ discover -s clients/python -v
 import errno
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,8 +16,11 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import gestured  # noqa: E402
+try:
+    import gestured  # installed (a wheel in a virtual environment, Debian's python3-gestured): that one
+except ImportError:  # not installed: the module in this source tree
+    sys.path.append(os.path.join(HERE, "src"))
+    import gestured
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BIN = os.environ.get("GESTURED_BIN", os.path.join(ROOT, ".build", "debug"))
@@ -164,6 +168,26 @@ class DecodingTests(unittest.TestCase):
                 os.environ.pop("GESTURED_SOCKET", None)
 
 
+class PackageTests(unittest.TestCase):
+    """The module as a package: its version is the daemon's, and the installed copy is the one imported."""
+
+    def test_the_module_is_the_daemons_version(self):
+        with open(os.path.join(ROOT, "Sources", "GestureProtocol", "Protocol.swift")) as f:
+            match = re.search(r'public static let daemonVersion = "([^"]+)"', f.read())
+        self.assertEqual(gestured.__version__, match.group(1))
+        with open(os.path.join(HERE, "pyproject.toml")) as f:
+            self.assertIn('version = { attr = "gestured.__version__" }', f.read())
+
+    def test_the_installed_module_is_imported(self):
+        # make test runs these tests a second time with a virtual environment's python, where the wheel is
+        # installed, and names that environment in GESTURED_EXPECT_INSTALLED.
+        prefix = os.environ.get("GESTURED_EXPECT_INSTALLED")
+        if not prefix:
+            self.skipTest("run by make test in a virtual environment with the wheel installed")
+        self.assertTrue(os.path.abspath(gestured.__file__).startswith(os.path.abspath(prefix) + os.sep), gestured.__file__)
+        self.assertNotIn(os.path.abspath(HERE), os.path.abspath(gestured.__file__))
+
+
 class DaemonTests(unittest.TestCase):
     def setUp(self):
         self.directory = tempfile.TemporaryDirectory(prefix="gestured-python-")
@@ -308,6 +332,25 @@ class DaemonTests(unittest.TestCase):
             next(client.events())
         self.assertEqual(failed.exception.errno, errno.ENOENT)
         self.assertIn("is gestured running", str(failed.exception))
+
+    def test_an_idle_stream_raises_idle_timeout_and_goes_on(self):
+        # One pass of the recording: once its gestures are over, nothing more comes. events(timeout=...)
+        # says so with IdleTimeout (the stream has not ended), and the client, still connected, can wait again.
+        daemon = self.start(loop=False, speed=20)
+        client = gestured.Client(daemon.socket, updates=False)
+        messages = []
+        with self.assertRaises(gestured.IdleTimeout) as idle:
+            for message in client.events(timeout=1):
+                messages.append(message)
+        self.assertIsInstance(idle.exception, TimeoutError)
+        self.assertEqual((idle.exception.path, idle.exception.seconds), (daemon.socket, 1))
+        self.assertIn(f"no message from gestured at {daemon.socket} in 1 s", str(idle.exception))
+        self.assertIsInstance(messages[0], gestured.Connected)
+        self.assertTrue(client.connected)
+        with self.assertRaises(gestured.IdleTimeout):
+            next(client.gestures(timeout=0.2))
+        self.assertEqual(client.ping(), None)
+        client.close()
 
     def test_the_example_prints_committed_gestures(self):
         daemon = self.start()

@@ -4,7 +4,7 @@ connection comes back by itself when the daemon restarts.
     source = GestureSource(gestured.Client(path, kinds=["pinch"]), on_message)
     source.start()
 
-`on_message` gets every message of clients/python/gestured.py: GestureEvent, Connected, Disconnected
+`on_message` gets every message of the gestured module (clients/python): GestureEvent, Connected, Disconnected
 (treat gestures in flight as cancelled), DeviceAdded, ... It runs in the main loop, like any GTK callback.
 """
 import os
@@ -12,8 +12,11 @@ import sys
 
 from gi.repository import GLib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
-import gestured  # noqa: E402
+try:
+    import gestured  # installed: pip install ./clients/python, or Debian's python3-gestured
+except ImportError:  # not installed: the module in this source tree
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python", "src"))
+    import gestured
 
 
 class GestureSource:

@@ -89,6 +89,31 @@ while read -r name desc events; do
         'BEGIN { printf "%-22s | %-26s | %-44s | %9.1f | %9.1f\n", n, l, g, lns / 1e6, gns / 1e6 }' >> "$table"
 done < "$rig/guest/recordings.list"
 
+# libinput record (tests/vm/guest/tests/32-libinput-record.sh): `gesturectl replay` of libinput's recording
+# and of evemu-record's recording of the same frames give the same events, every field (times from each
+# stream's first gesture event: each tool counts time from its own start).
+for yml in "$work"/librecord-*.yml; do
+    [ -e "$yml" ] || continue
+    name=${yml##*/librecord-}; name=${name%.yml}
+    evemu=$work/librecord-$name.evemu
+    [ -s "$evemu" ] || continue
+    if [ ! -x "$ctl" ]; then result "libinput-record-exact:$name" FAIL "gesturectl not staged"; continue; fi
+    if ! "$ctl" replay "$yml" > "$work/librecord-$name.host-yml.jsonl" 2> "$work/librecord-$name.host-yml.err"; then
+        result "libinput-record-exact:$name" FAIL "gesturectl replay of the libinput recording: $(head -c 300 "$work/librecord-$name.host-yml.err" | tr '\n' ' ')"
+        continue
+    fi
+    "$ctl" replay "$evemu" > "$work/librecord-$name.host-evemu.jsonl" 2>/dev/null
+    jq -s -c "$exact | .[]" "$work/librecord-$name.host-yml.jsonl" > "$work/librecord-$name.exact-yml.jsonl"
+    jq -s -c "$exact | .[]" "$work/librecord-$name.host-evemu.jsonl" > "$work/librecord-$name.exact-evemu.jsonl"
+    events=$(wc -l < "$work/librecord-$name.exact-yml.jsonl")
+    if [ "$events" -gt 0 ] && cmp -s "$work/librecord-$name.exact-yml.jsonl" "$work/librecord-$name.exact-evemu.jsonl"; then
+        result "libinput-record-exact:$name" PASS "$events events, $(jq -s -r "$summary" "$work/librecord-$name.host-yml.jsonl"): identical from both recordings"
+    else
+        diff "$work/librecord-$name.exact-evemu.jsonl" "$work/librecord-$name.exact-yml.jsonl" > "$work/librecord-$name.exact.diff"
+        result "libinput-record-exact:$name" FAIL "$events events from the libinput recording, $(wc -l < "$work/librecord-$name.exact-evemu.jsonl") from evemu's; $work/librecord-$name.exact.diff: $(head -3 "$work/librecord-$name.exact.diff" | tr '\n' ' ' | cut -c1-300)"
+    fi
+done
+
 report ""
 report "lisgd and gestured on the same replays (both listening at once; the sentinel swipe left out; CPU time"
 report "each process spent during the replay, from /proc/PID/schedstat; /proc/PID/stat ticks in $work/*.cpu):"

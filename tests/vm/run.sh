@@ -127,8 +127,10 @@ build_kernel() { # -> sets $kernel (a directory with vmlinuz and initrd.gz)
 
 # --- root filesystem ---------------------------------------------------------------------------------------
 # systemd + udev + kmod, evemu for uinput devices, lisgd for the comparison, socat for raw socket clients,
-# procps for ps/pgrep, libinput-tools for what a compositor makes of the passthrough copy; plus the runtime libraries gestured links (found from the staged binaries).
-GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps libinput-tools"
+# procps for ps/pgrep, libinput-tools for what a compositor makes of the passthrough copy and for `libinput
+# record`'s recordings, python3 for the Python client's package; plus the runtime libraries gestured links
+# (found from the staged binaries).
+GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps libinput-tools python3"
 if [ "${VM_PROFILE:-0}" = 1 ]; then GUEST_PACKAGES="$GUEST_PACKAGES linux-perf"; fi
 
 # Debian packages that hold the shared libraries the staged gestured binaries need (ldd, then dpkg -S on
@@ -213,7 +215,7 @@ stage_gestured() {
 }
 
 build_deb() {
-    local started deb
+    local started deb py
     mkdir -p "$run/rig/deb"
     started=$(date +%s)
     say "gestured: make deb (dpkg-buildpackage, lintian)"
@@ -224,7 +226,10 @@ build_deb() {
     fi
     deb=$(ls "$top"/.build/deb/gestured_*_"$(dpkg --print-architecture)".deb | first)
     cp "$deb" "$run/rig/deb/gestured.deb"
-    say "gestured: $(basename "$deb") built in $(( $(date +%s) - started ))s"
+    # The Python client's package, from the same source package (tests/vm/guest/tests/25-python-package.sh).
+    py=$(ls "$top"/.build/deb/python3-gestured_*_all.deb 2>/dev/null | first || true)
+    if [ -n "$py" ]; then cp "$py" "$run/rig/deb/python3-gestured.deb"; else say "gestured: make deb made no python3-gestured package"; fi
+    say "gestured: $(basename "$deb") and python3-gestured built in $(( $(date +%s) - started ))s"
 }
 
 # The latency probes (gesture-latency.c) and the passthrough checks' panel (passthrough-panel.c), built for

@@ -1,0 +1,557 @@
+"""A client for gestured's socket protocol (docs/protocol.md), standard library only.
+
+    import gestured
+
+    client = gestured.Client(kinds=["edge-swipe"], updates=False)   # path: $GESTURED_SOCKET or the default
+    for message in client.events():                                 # reconnects with backoff by itself
+        if isinstance(message, gestured.GestureEvent) and message.phase == "end" and message.committed:
+            print(message.kind, message.fingers, message.edge or message.direction)
+
+`events()` blocks; `events(timeout=5)` raises `IdleTimeout` (a TimeoutError) when 5 seconds pass without a
+message, so a quiet daemon is never mistaken for the end of the stream. A program with its own main loop (GLib, asyncio, selectors) instead watches
+`client.fileno()`, calls `client.read()` when it is readable, and `client.connect()` again after
+`client.retry_delay()` seconds when `read()` reported a `Disconnected`.
+
+Forward compatibility (protocol.md, "Evolution"): unknown message types come back as `Unknown`, unknown
+gesture kinds and phases as plain strings, and every key of a message, known or not, stays in its
+`fields` dict; nothing here fails on a key it does not know.
+"""
+
+import errno
+import json
+import os
+import selectors
+import socket
+import time
+from collections import namedtuple
+
+__all__ = [
+    "PROTOCOL_VERSION", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path",
+    "Client", "Point", "Device", "Hello", "GestureEvent", "DeviceAdded", "DeviceRemoved", "DeviceChanged", "Reply",
+    "Unknown", "Connected", "Disconnected", "decode",
+    "GesturedError", "ConnectError", "ProtocolError", "RequestError", "UnsupportedProtocol", "IdleTimeout",
+]
+
+#: This module's version, the daemon's release it belongs to (pyproject.toml reads it from here; a test
+#: checks it is the daemon's, GestureProtocol's daemonVersion).
+__version__ = "0.1.0"
+
+PROTOCOL_VERSION = 1
+DEFAULT_SOCKET = "/run/gestured/gestured.sock"
+ENVIRONMENT_VARIABLE = "GESTURED_SOCKET"
+#: The longest line accepted from the daemon. Its events are ~300 bytes and `hello` lists devices; a
+#: line longer than this means the peer is not gestured.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+
+
+def socket_path(explicit=None):
+    """`explicit` if given, else $GESTURED_SOCKET, else /run/gestured/gestured.sock (as every client does)."""
+    if explicit:
+        return explicit
+    return os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_SOCKET
+
+
+# --- errors ---------------------------------------------------------------------------------------------
+
+class GesturedError(Exception):
+    """Base of this module's errors."""
+
+
+class ConnectError(GesturedError):
+    """The socket could not be reached. `errno` is the OS error number (ENOENT, ECONNREFUSED, EACCES...);
+    `retry_in` the backoff before the next attempt, in seconds, when a Client raised it."""
+
+    def __init__(self, path, error):
+        self.path, self.errno, self.retry_in = path, error.errno, None
+        hint = {
+            errno.ENOENT: "is gestured running? (systemctl status gestured, or pass --socket / set GESTURED_SOCKET)",
+            errno.ECONNREFUSED: "nothing accepts connections there; is gestured running?",
+            errno.EACCES: "no permission: add yourself to the socket's group (usermod -aG gestured $USER) and log in again",
+        }.get(error.errno, "")
+        super().__init__(f"cannot connect to {path}: {error.strerror or error} (errno {error.errno})"
+                         + (f"; {hint}" if hint else ""))
+
+
+class ProtocolError(GesturedError):
+    """The daemon sent something this client cannot read (not JSON, not an object, a line too long)."""
+
+
+class UnsupportedProtocol(GesturedError):
+    """The daemon speaks a protocol version this module does not know; retrying will not help."""
+
+
+class IdleTimeout(GesturedError, TimeoutError):
+    """`events(timeout=...)` or `gestures(timeout=...)` waited `timeout` seconds and no message came. The
+    client stays connected: iterate again to go on waiting. `seconds` is the timeout that passed."""
+
+    def __init__(self, path, seconds):
+        self.path, self.seconds = path, seconds
+        super().__init__(f"no message from gestured at {path} in {seconds:g} s")
+
+
+class RequestError(GesturedError):
+    """The daemon answered a request with an error. `code` is the protocol's error code."""
+
+    def __init__(self, code, message, id=None):
+        self.code, self.message, self.id = code, message, id
+        super().__init__(f"gestured refused the request ({code}): {message}")
+
+
+# --- typed messages -------------------------------------------------------------------------------------
+
+Point = namedtuple("Point", "x y")
+
+
+def _point(value):
+    if isinstance(value, dict):
+        x, y = value.get("x"), value.get("y")
+        if _is_number(x) and _is_number(y):
+            return Point(float(x), float(y))
+    return None
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _typed(value, kind):
+    """`value` when it has the type the protocol gives it, else None (a newer daemon may change nothing
+    here, but a value of another type must not crash a client either)."""
+    if kind is float:
+        return float(value) if _is_number(value) else None
+    if kind is int:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if isinstance(value, kind) else None
+
+
+class _Message:
+    """Every message keeps the whole JSON object in `fields`, known keys and unknown ones alike."""
+    __slots__ = ("fields",)
+
+    @property
+    def type(self):
+        return self.fields.get("type")
+
+    def __repr__(self):
+        return f"{type(self).__name__}({json.dumps(self.fields, separators=(',', ':'))})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.fields == other.fields
+
+    __hash__ = None
+
+
+class Device(_Message):
+    """A device in `hello`, a `devices` or `oriented` reply or a notification: id, name, vendor_product,
+    path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it), for a
+    device in passthrough virtual_path (its virtual copy's node; None otherwise), and output (the WL_OUTPUT
+    udev property naming its output, "DSI-1"; None when unset)."""
+    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path", "output")
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.id = _typed(fields.get("id"), str)
+        self.name = _typed(fields.get("name"), str)
+        self.vendor_product = _typed(fields.get("vendor_product"), str)
+        self.path = _typed(fields.get("path"), str)
+        self.source = _typed(fields.get("source"), str)
+        self.slots = _typed(fields.get("slots"), int)
+        self.orientation = _typed(fields.get("orientation"), int) or 0
+        self.virtual_path = _typed(fields.get("virtual_path"), str)
+        self.output = _typed(fields.get("output"), str)
+
+
+def _devices(value):
+    return [Device(d) for d in value if isinstance(d, dict)] if isinstance(value, list) else []
+
+
+class Hello(_Message):
+    """The daemon's greeting: protocol, version, max_line_bytes, devices."""
+    __slots__ = ("protocol", "version", "max_line_bytes", "devices")
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.protocol = _typed(fields.get("protocol"), int)
+        self.version = _typed(fields.get("version"), str)
+        self.max_line_bytes = _typed(fields.get("max_line_bytes"), int)
+        self.devices = _devices(fields.get("devices"))
+
+
+class GestureEvent(_Message):
+    """One gesture event (protocol.md, "Gesture events"). Keys the event does not carry are None.
+
+    kind: "edge-swipe", "pan", "pinch", or any kind a newer daemon adds ("tap", "hold"...); phase: "begin",
+    "update", "end", "cancel"; edge and start_edge: "left"... or a corner ("top-left"...); direction:
+    "up"... or a diagonal ("up-left"...) or None. Points are `Point(x, y)`.
+    """
+    __slots__ = ("kind", "phase", "id", "time", "fingers", "device", "edge", "start_edge", "edge_position",
+                 "committed", "direction", "taps", "position", "position_mm", "translation", "translation_mm",
+                 "velocity_mm_s", "progress", "scale", "rotation", "span_mm")
+
+    def __init__(self, fields):
+        self.fields = fields
+        get = fields.get
+        self.kind = _typed(get("gesture"), str)
+        self.phase = _typed(get("phase"), str)
+        self.id = _typed(get("id"), int)
+        self.time = _typed(get("time"), float)
+        self.fingers = _typed(get("fingers"), int)
+        self.device = _typed(get("device"), str)
+        self.edge = _typed(get("edge"), str)
+        self.start_edge = _typed(get("start_edge"), str)
+        self.edge_position = _typed(get("edge_position"), float)
+        self.committed = _typed(get("committed"), bool)
+        self.direction = _typed(get("direction"), str)
+        self.taps = _typed(get("taps"), int)
+        self.position = _point(get("position"))
+        self.position_mm = _point(get("position_mm"))
+        self.translation = _point(get("translation"))
+        self.translation_mm = _point(get("translation_mm"))
+        self.velocity_mm_s = _point(get("velocity_mm_s"))
+        self.progress = _typed(get("progress"), float)
+        self.scale = _typed(get("scale"), float)
+        self.rotation = _typed(get("rotation"), float)
+        self.span_mm = _typed(get("span_mm"), float)
+
+    @property
+    def finished(self):
+        """True for the last event of a gesture (`end` or `cancel`)."""
+        return self.phase in ("end", "cancel")
+
+
+class DeviceAdded(_Message):
+    __slots__ = ("device",)
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.device = Device(fields["device"]) if isinstance(fields.get("device"), dict) else None
+
+
+class DeviceRemoved(DeviceAdded):
+    __slots__ = ()
+
+
+class DeviceChanged(_Message):
+    """A device that stays open changed (its orientation was set); `device` is the whole device now.
+    Not a DeviceAdded: code that counts devices by their `device-added` notifications is not misled."""
+    __slots__ = ("device",)
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.device = Device(fields["device"]) if isinstance(fields.get("device"), dict) else None
+
+
+class Reply(_Message):
+    """A reply to a request: `subscribed` (filter), `unsubscribed`, `devices` (devices), `pong`,
+    `oriented` (devices), `error` (code, message). `id` is the request's id as sent."""
+    __slots__ = ("id", "filter", "devices", "code", "message")
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.id = fields.get("id")
+        self.filter = fields.get("filter") if isinstance(fields.get("filter"), dict) else None
+        self.devices = _devices(fields.get("devices"))
+        self.code = _typed(fields.get("code"), str)
+        self.message = _typed(fields.get("message"), str)
+
+
+class Unknown(_Message):
+    """A message type this module does not know (a newer daemon); ignore it or look at `fields`."""
+    __slots__ = ()
+
+    def __init__(self, fields):
+        self.fields = fields
+
+
+class Connected(_Message):
+    """Not from the wire: the client (re)connected and its subscription is in force. `hello` is the greeting."""
+    __slots__ = ("hello", "filter")
+
+    def __init__(self, hello, filter):
+        self.fields, self.hello, self.filter = {"type": "connected"}, hello, filter
+
+
+class Disconnected(_Message):
+    """Not from the wire: the connection was lost (or could not be made). Gestures in flight will not get
+    their `end`: treat them as cancelled. `retry_in` is the backoff before the next attempt in seconds."""
+    __slots__ = ("reason", "retry_in")
+
+    def __init__(self, reason, retry_in):
+        self.fields, self.reason, self.retry_in = {"type": "disconnected"}, reason, retry_in
+
+
+_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "oriented", "error"}
+
+
+def decode(line):
+    """One line from the daemon (bytes or str, with or without the newline) as a typed message.
+    Raises ProtocolError for a line that is not a JSON object with a string `type`."""
+    try:
+        fields = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ProtocolError(f"the daemon sent a line that is not JSON ({error}): {line[:120]!r}") from None
+    if not isinstance(fields, dict) or not isinstance(fields.get("type"), str):
+        raise ProtocolError(f"the daemon sent a line that is not a message object: {line[:120]!r}")
+    kind = fields["type"]
+    if kind == "gesture":
+        return GestureEvent(fields)
+    if kind == "hello":
+        return Hello(fields)
+    if kind == "device-added":
+        return DeviceAdded(fields)
+    if kind == "device-removed":
+        return DeviceRemoved(fields)
+    if kind == "device-changed":
+        return DeviceChanged(fields)
+    if kind in _REPLIES:
+        return Reply(fields)
+    return Unknown(fields)
+
+
+# --- the client -----------------------------------------------------------------------------------------
+
+class Client:
+    """A subscription to gestured that survives daemon restarts.
+
+    The filter arguments are the `subscribe` request's (docs/protocol.md): None means "all", a list
+    narrows it, `updates=False` drops `update` events. The client subscribes on every (re)connection.
+
+    Blocking use: iterate `events()` (or `gestures()`). Main-loop use: `connect()` once, watch `fileno()`
+    for input, call `read()` for the messages that arrived; after a `Disconnected`, call `connect()`
+    again in `retry_delay()` seconds. Backoff doubles from `backoff_initial` to `backoff_max` seconds
+    and starts over after a connection that delivered a subscription.
+    """
+
+    def __init__(self, path=None, *, kinds=None, edges=None, fingers=None, devices=None, updates=True,
+                 reconnect=True, backoff_initial=0.1, backoff_max=5.0, timeout=5.0):
+        self.path = socket_path(path)
+        self.filter = {}
+        for key, value in (("kinds", kinds), ("edges", edges), ("fingers", fingers), ("devices", devices)):
+            if value is not None:
+                if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+                    raise TypeError(f"{key} must be a list (or None for all), not {value!r}")
+                self.filter[key] = list(value)
+        self.filter["updates"] = bool(updates)
+        self.reconnect = reconnect
+        self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
+        self.timeout = timeout
+        self.hello = None           # the last Hello
+        self.subscribed = None      # the filter in force (from the `subscribed` reply) while connected
+        self._sock = None
+        self._buffer = b""
+        self._pending = []          # messages read while waiting for a reply, handed out first
+        self._next_id = 0
+        self._awaiting = None       # id of the subscribe request sent on connecting
+        self._backoff = backoff_initial
+        self._last_delay = backoff_initial
+        self._refusal = None        # an error the daemon sent instead of `hello` (too-many-clients)
+
+    # -- connection ---------------------------------------------------------------------------------------
+
+    def fileno(self):
+        """The socket's descriptor while connected, else -1."""
+        return self._sock.fileno() if self._sock else -1
+
+    @property
+    def connected(self):
+        return self._sock is not None
+
+    def connect(self):
+        """Connects and sends the subscription, without waiting for replies (they arrive through `read`,
+        which reports `Connected` once the daemon has confirmed the subscription). Raises ConnectError
+        when the socket cannot be reached; the next `retry_delay()` has then grown."""
+        self.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.path)
+        except OSError as error:
+            sock.close()
+            self._grow_backoff()
+            failure = ConnectError(self.path, error)
+            failure.retry_in = self._last_delay
+            raise failure from None
+        sock.setblocking(False)
+        self._sock, self._buffer, self.hello, self.subscribed, self._refusal = sock, b"", None, None, None
+        self._awaiting = self._send("subscribe", **self.filter)
+
+    def close(self):
+        if self._sock:
+            self._sock.close()
+        self._sock, self._buffer, self.subscribed, self._awaiting = None, b"", None, None
+        self._pending.clear()
+
+    def retry_delay(self):
+        """Seconds to wait before the next `connect()` after a failure or a lost connection."""
+        return self._backoff
+
+    def _grow_backoff(self):
+        self._last_delay = self._backoff
+        self._backoff = min(self._backoff * 2, self.backoff_max)
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def read(self):
+        """Every message that has arrived, without blocking: typed messages from the wire, `Connected` when
+        the subscription is confirmed, and a final `Disconnected` when the daemon closed the connection
+        (then the client is closed; `connect()` again after `retry_delay()`). Raises RequestError when the
+        daemon refused the subscription and UnsupportedProtocol for an unknown protocol version."""
+        messages = self._pending
+        self._pending = []
+        if not self._sock:
+            return messages
+        lost = None
+        while True:
+            try:
+                chunk = self._sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as error:
+                lost = f"{error.strerror} (errno {error.errno})"
+                break
+            if not chunk:
+                lost = "the daemon closed the connection"
+                break
+            self._buffer += chunk
+            if len(chunk) < 65536:
+                break
+        *lines, self._buffer = self._buffer.split(b"\n")
+        if len(self._buffer) > MAX_LINE_BYTES:
+            self.close()
+            raise ProtocolError(f"the daemon sent a line longer than {MAX_LINE_BYTES} bytes; is {self.path} gestured's socket?")
+        for line in lines:
+            if line.strip():
+                messages.extend(self._take(decode(line)))
+        if lost:
+            if self._refusal:
+                lost, self._refusal = f"the daemon refused the connection ({self._refusal})", None
+            self.close()
+            self._grow_backoff()
+            messages.append(Disconnected(lost, self._last_delay))
+        return messages
+
+    def _take(self, message):
+        """Handles protocol bookkeeping; returns what the caller should see."""
+        if isinstance(message, Reply) and message.type == "error" and self.hello is None and message.id is None:
+            self._refusal = f"{message.code}: {message.message}"
+            return []
+        if isinstance(message, Hello):
+            if message.protocol != PROTOCOL_VERSION:
+                self.close()
+                raise UnsupportedProtocol(
+                    f"gestured at {self.path} speaks protocol {message.protocol}; this client knows {PROTOCOL_VERSION}: update it")
+            self.hello = message
+            return []
+        if isinstance(message, Reply) and self._awaiting is not None and message.id == self._awaiting:
+            self._awaiting = None
+            if message.type == "error":
+                self.close()
+                raise RequestError(message.code, message.message, message.id)
+            self.subscribed = message.filter
+            self._backoff = self.backoff_initial
+            return [Connected(self.hello, message.filter)]
+        return [message]
+
+    def _send(self, request_type, **fields):
+        self._next_id += 1
+        request = {"type": request_type, "id": self._next_id, **fields}
+        data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+        self._sock.setblocking(True)
+        self._sock.settimeout(self.timeout)
+        try:
+            self._sock.sendall(data)
+        finally:
+            self._sock.setblocking(False)
+        return self._next_id
+
+    def _wait(self, timeout):
+        """Waits until the socket is readable or `timeout` seconds pass (None: forever)."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._sock, selectors.EVENT_READ)
+            return bool(selector.select(timeout))
+
+    # -- blocking use -------------------------------------------------------------------------------------
+
+    def request(self, request_type, timeout=None, **fields):
+        """Sends a request (`devices`, `ping`, `unsubscribe`, or `subscribe` with new filter fields) and
+        returns its Reply; other messages that arrive meanwhile are kept for `read`/`events`. Raises
+        RequestError for an error reply and TimeoutError when no reply comes in `timeout` seconds."""
+        if not self._sock:
+            self.connect()
+        request_id = self._send(request_type, **fields)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        held = []
+        try:
+            while True:
+                for message in self.read():
+                    if isinstance(message, Reply) and message.id == request_id:
+                        if message.type == "error":
+                            raise RequestError(message.code, message.message, message.id)
+                        if request_type == "subscribe":
+                            self.subscribed = message.filter
+                        return message
+                    held.append(message)
+                    if isinstance(message, Disconnected):
+                        raise ConnectionError(f"lost the connection to {self.path} waiting for the {request_type} reply: {message.reason}")
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._wait(remaining):
+                    raise TimeoutError(f"gestured at {self.path} did not answer the {request_type} request in time")
+        finally:
+            self._pending = held + self._pending
+
+    def devices(self, timeout=None):
+        """The daemon's devices now."""
+        return self.request("devices", timeout).devices
+
+    def ping(self, timeout=None):
+        self.request("ping", timeout)
+
+    def orientation(self, degrees, device=None, timeout=None):
+        """Tells the daemon the screen is turned `degrees` (0, 90, 180, 270) clockwise, for the devices
+        `device` names (id, name or "vvvv:pppp") or every device; returns those devices as they are now.
+        An unknown device raises RequestError with code "unknown-device"."""
+        fields = {"orientation": degrees}
+        if device is not None:
+            fields["device"] = device
+        return self.request("orientation", timeout, **fields).devices
+
+    def events(self, timeout=None):
+        """Yields every message: GestureEvent, DeviceAdded, DeviceRemoved, DeviceChanged, Unknown, Reply to requests sent
+        with `request`, and Connected / Disconnected as the connection comes and goes. With
+        `reconnect=False` a lost or refused connection raises instead. With `timeout`, raises IdleTimeout
+        when that many seconds pass without a message (None: waits for ever); the stream itself never
+        ends while the client reconnects."""
+        while True:
+            if not self._sock:
+                try:
+                    self.connect()
+                except ConnectError as error:
+                    if not self.reconnect:
+                        raise
+                    yield Disconnected(str(error), error.retry_in)
+                    time.sleep(error.retry_in)
+                    continue
+            messages = self.read()
+            for message in messages:
+                if isinstance(message, Disconnected):
+                    if not self.reconnect:
+                        raise ConnectionError(f"gestured at {self.path}: {message.reason}")
+                    yield message
+                    time.sleep(message.retry_in)
+                else:
+                    yield message
+            if not messages and self._sock and not self._wait(timeout):
+                raise IdleTimeout(self.path, timeout)
+
+    def gestures(self, timeout=None):
+        """Yields only the gesture events (reconnecting as `events` does; IdleTimeout after `timeout` seconds
+        without any message)."""
+        for message in self.events(timeout):
+            if isinstance(message, GestureEvent):
+                yield message
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
