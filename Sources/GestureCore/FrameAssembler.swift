@@ -37,11 +37,25 @@ public struct FrameAssembler: Sendable {
     public static let maximumSlots = 256
 
     /// Replaced on a configuration reload; slots keep their raw state across it.
-    public internal(set) var geometry: DeviceGeometry
+    public internal(set) var geometry: DeviceGeometry {
+        didSet {
+            xRange = geometry.xAxis.minimum...max(geometry.xAxis.minimum, geometry.xAxis.maximum)
+            yRange = geometry.yAxis.minimum...max(geometry.yAxis.minimum, geometry.yAxis.maximum)
+        }
+    }
     private let singleTouch: Bool
+    /// Every slot but the current one, whose state is `current` (its entry here is stale until
+    /// `storeCurrent`): most events change the current slot, and a stored property changes in place where
+    /// an array element costs a uniqueness check and a bounds check each time.
     private var slots: [Slot]
     /// The slot the next slot events apply to.
     public private(set) var currentSlot: Int = 0
+    /// The state of slot `currentSlot` while `currentInRange` (the slot exists).
+    private var current = Slot()
+    private var currentInRange = true
+    /// The range of each position axis, clamped to (kept here so that the clamp's test is two compares).
+    private var xRange: ClosedRange<Int32>
+    private var yRange: ClosedRange<Int32>
     private var nextSerial: UInt64 = 1
     private var discarding = false
     private var warnedSlots: Set<Int> = []
@@ -54,6 +68,8 @@ public struct FrameAssembler: Sendable {
 
     public init(geometry: DeviceGeometry, touchProtocol: TouchProtocol) {
         self.geometry = geometry
+        xRange = geometry.xAxis.minimum...max(geometry.xAxis.minimum, geometry.xAxis.maximum)
+        yRange = geometry.yAxis.minimum...max(geometry.yAxis.minimum, geometry.yAxis.maximum)
         switch touchProtocol {
         case .multitouchSlots(let count):
             singleTouch = false
@@ -73,26 +89,68 @@ public struct FrameAssembler: Sendable {
             slots[i].x = x0
             slots[i].y = y0
         }
+        current = slots[0]
+    }
+
+    /// Writes the current slot's state back to `slots`.
+    @inline(__always)
+    private mutating func storeCurrent() {
+        if currentInRange { slots[currentSlot] = current }
+    }
+
+    /// Makes `slot` the current one.
+    private mutating func select(slot: Int) {
+        storeCurrent()
+        currentSlot = slot
+        currentInRange = slots.indices.contains(slot)
+        if currentInRange { current = slots[slot] }
     }
 
     /// The serial of the contact active in `slot` (slot 0 on a single-touch device), nil when the slot is
     /// empty or beyond the slots tracked. Palms and hovering contacts have serials too.
     public func contactSerial(inSlot slot: Int) -> UInt64? {
-        guard slots.indices.contains(slot), slots[slot].active else { return nil }
-        return slots[slot].serial
+        guard slots.indices.contains(slot) else { return nil }
+        let state = slot == currentSlot ? current : slots[slot]
+        return state.active ? state.serial : nil
     }
 
     /// Feeds one event. Events are consumed in order; the frame is rebuilt at each SYN_REPORT.
+    @inline(__always)
     public mutating func process(_ e: InputEvent) -> Outcome {
+        // Most events move the current slot's contact, or are ones a multitouch device's frames carry
+        // that change nothing here (ABS_X/ABS_Y, pressure, MSC_TIMESTAMP): they take the short way.
+        if e.type == EV.abs && !singleTouch && !discarding && currentInRange {
+            switch e.code {
+            case ABS.mtPositionX:
+                if xRange.contains(e.value) { current.x = e.value } else { current.x = clamp(e.value, xRange, code: e.code, time: e.timeMicroseconds) }
+                return .pending
+            case ABS.mtPositionY:
+                if yRange.contains(e.value) { current.y = e.value } else { current.y = clamp(e.value, yRange, code: e.code, time: e.timeMicroseconds) }
+                return .pending
+            case ABS.mtSlot, ABS.mtTrackingID, ABS.mtToolType, ABS.mtDistance:
+                break
+            default:
+                return .pending
+            }
+        } else if e.type == EV.msc && !discarding {
+            return .pending
+        }
+        return processAny(e)
+    }
+
+    @inline(never)
+    private mutating func processAny(_ e: InputEvent) -> Outcome {
         if discarding {
             if e.type == EV.syn && e.code == SYN.report {
                 discarding = false
                 // Whatever changed during the gap is unknown: the slots keep their last known state and
                 // the next complete frame starts clean.
+                storeCurrent()
                 for i in slots.indices {
                     slots[i].endedSerial = 0
                     slots[i].endedWasFinger = false
                 }
+                if currentInRange { current = slots[currentSlot] }
             }
             return .pending
         }
@@ -117,7 +175,7 @@ public struct FrameAssembler: Sendable {
             return .pending
         case EV.key:
             if singleTouch && e.code == BTN.touch {
-                if e.value != 0 { begin(slot: 0, trackingID: 0) } else { end(slot: 0) }
+                if e.value != 0 { begin(trackingID: 0) } else { end() }
             }
             return .pending
         default:
@@ -129,8 +187,8 @@ public struct FrameAssembler: Sendable {
 
     private mutating func handleMultitouchAxis(_ e: InputEvent) {
         if e.code == ABS.mtSlot {
-            currentSlot = Int(e.value)
-            if !slots.indices.contains(currentSlot) && !warnedSlots.contains(currentSlot) {
+            select(slot: Int(e.value))
+            if !currentInRange && !warnedSlots.contains(currentSlot) {
                 warnedSlots.insert(currentSlot)
                 warnings.append(
                     CoreWarning(
@@ -140,23 +198,23 @@ public struct FrameAssembler: Sendable {
             }
             return
         }
-        guard slots.indices.contains(currentSlot) else { return }
+        guard currentInRange else { return }
         switch e.code {
         case ABS.mtTrackingID:
             if e.value < 0 {
-                end(slot: currentSlot)
-            } else if !slots[currentSlot].active || slots[currentSlot].trackingID != e.value {
-                if slots[currentSlot].active { end(slot: currentSlot) }
-                begin(slot: currentSlot, trackingID: e.value)
+                end()
+            } else if !current.active || current.trackingID != e.value {
+                if current.active { end() }
+                begin(trackingID: e.value)
             }
         case ABS.mtPositionX:
-            slots[currentSlot].x = clamp(e.value, geometry.xAxis, code: e.code, time: e.timeMicroseconds)
+            current.x = clamp(e.value, xRange, code: e.code, time: e.timeMicroseconds)
         case ABS.mtPositionY:
-            slots[currentSlot].y = clamp(e.value, geometry.yAxis, code: e.code, time: e.timeMicroseconds)
+            current.y = clamp(e.value, yRange, code: e.code, time: e.timeMicroseconds)
         case ABS.mtToolType:
-            slots[currentSlot].toolType = e.value
+            current.toolType = e.value
         case ABS.mtDistance:
-            slots[currentSlot].distance = e.value
+            current.distance = e.value
         default:
             break
         }
@@ -166,75 +224,89 @@ public struct FrameAssembler: Sendable {
 
     private mutating func handleSingleTouchAxis(_ e: InputEvent) {
         switch e.code {
-        case ABS.x: slots[0].x = clamp(e.value, geometry.xAxis, code: e.code, time: e.timeMicroseconds)
-        case ABS.y: slots[0].y = clamp(e.value, geometry.yAxis, code: e.code, time: e.timeMicroseconds)
+        case ABS.x: current.x = clamp(e.value, xRange, code: e.code, time: e.timeMicroseconds)
+        case ABS.y: current.y = clamp(e.value, yRange, code: e.code, time: e.timeMicroseconds)
         default: break
         }
     }
 
     // MARK: - Contacts
 
-    private mutating func begin(slot: Int, trackingID: Int32) {
-        if slots[slot].active { return }
-        slots[slot].active = true
-        slots[slot].trackingID = trackingID
-        slots[slot].serial = nextSerial
-        slots[slot].kind = .finger
+    /// A contact begins in the current slot (slot 0 on a single-touch device).
+    private mutating func begin(trackingID: Int32) {
+        if current.active { return }
+        current.active = true
+        current.trackingID = trackingID
+        current.serial = nextSerial
+        current.kind = .finger
         nextSerial &+= 1
     }
 
-    private mutating func end(slot: Int) {
-        guard slots[slot].active else { return }
-        slots[slot].active = false
-        slots[slot].trackingID = -1
-        slots[slot].endedSerial = slots[slot].serial
-        slots[slot].endedWasFinger = slots[slot].kind == .finger
+    /// The current slot's contact ends.
+    private mutating func end() {
+        guard current.active else { return }
+        current.active = false
+        current.trackingID = -1
+        current.endedSerial = current.serial
+        current.endedWasFinger = current.kind == .finger
     }
 
-    private mutating func clamp(_ value: Int32, _ axis: AxisInfo, code: UInt16, time: Int64) -> Int32 {
-        if value >= axis.minimum && value <= axis.maximum { return value }
+    @inline(never)
+    private mutating func clamp(_ value: Int32, _ range: ClosedRange<Int32>, code: UInt16, time: Int64) -> Int32 {
+        if range.contains(value) { return value }
         if !warnedClampAxes.contains(code) {
             warnedClampAxes.insert(code)
             warnings.append(
                 CoreWarning(
                     timeMicroseconds: time,
                     message: "axis 0x\(String(code, radix: 16)) value \(value) is outside its range "
-                        + "\(axis.minimum)..\(axis.maximum); such values are clamped"))
+                        + "\(range.lowerBound)..\(range.upperBound); such values are clamped"))
         }
-        return min(max(value, axis.minimum), axis.maximum)
+        return min(max(value, range.lowerBound), range.upperBound)
     }
 
     private mutating func buildFrame(time: Int64) {
+        storeCurrent()
         frame.reset(time: time)
-        for i in slots.indices {
-            if slots[i].endedSerial != 0 {
-                if slots[i].endedWasFinger { frame.lifted.append(slots[i].endedSerial) }
-                slots[i].endedSerial = 0
-            }
-            guard slots[i].active else { continue }
-            let kind: ContactKind =
-                slots[i].toolType == MTTool.palm ? .palm : (slots[i].distance > 0 ? .hovering : .finger)
-            if kind != slots[i].kind {
-                switch (slots[i].kind, kind) {
-                case (.finger, .palm):
-                    // A finger that turns into a palm is lost, not lifted: its gesture is cancelled.
-                    frame.lost.append(slots[i].serial)
-                case (.finger, .hovering):
-                    // A finger that rises off the surface but stays in range has lifted.
-                    frame.lifted.append(slots[i].serial)
-                case (.palm, .finger), (.hovering, .finger):
-                    // A palm or hovering contact that becomes a touching finger is a new finger.
-                    slots[i].serial = nextSerial
-                    nextSerial &+= 1
-                case (.palm, .hovering), (.hovering, .palm), (.finger, .finger), (.palm, .palm), (.hovering, .hovering):
-                    break
+        // The slots are moved out while they are walked, so that one pointer reaches them all (an array
+        // element written through `self` costs a uniqueness check each time).
+        var all: [Slot] = []
+        swap(&all, &slots)
+        var fingers = 0
+        all.withUnsafeMutableBufferPointer { slots in
+            for i in slots.indices {
+                if slots[i].endedSerial != 0 {
+                    if slots[i].endedWasFinger { frame.lifted.append(slots[i].endedSerial) }
+                    slots[i].endedSerial = 0
                 }
-                slots[i].kind = kind
+                guard slots[i].active else { continue }
+                let kind: ContactKind =
+                    slots[i].toolType == MTTool.palm ? .palm : (slots[i].distance > 0 ? .hovering : .finger)
+                if kind != slots[i].kind {
+                    switch (slots[i].kind, kind) {
+                    case (.finger, .palm):
+                        // A finger that turns into a palm is lost, not lifted: its gesture is cancelled.
+                        frame.lost.append(slots[i].serial)
+                    case (.finger, .hovering):
+                        // A finger that rises off the surface but stays in range has lifted.
+                        frame.lifted.append(slots[i].serial)
+                    case (.palm, .finger), (.hovering, .finger):
+                        // A palm or hovering contact that becomes a touching finger is a new finger.
+                        slots[i].serial = nextSerial
+                        nextSerial &+= 1
+                    case (.palm, .hovering), (.hovering, .palm), (.finger, .finger), (.palm, .palm), (.hovering, .hovering):
+                        break
+                    }
+                    slots[i].kind = kind
+                }
+                if kind != .finger { continue }
+                let p = geometry.normalised(rawX: slots[i].x, rawY: slots[i].y)
+                frame.setContact(fingers, Contact(serial: slots[i].serial, position: p, positionMM: geometry.millimetres(p)))
+                fingers += 1
             }
-            if kind != .finger { continue }
-            let p = geometry.normalised(rawX: slots[i].x, rawY: slots[i].y)
-            frame.contacts.append(
-                Contact(serial: slots[i].serial, position: p, positionMM: geometry.millimetres(p)))
         }
+        swap(&all, &slots)
+        frame.keepContacts(fingers)
+        if currentInRange { current = slots[currentSlot] }
     }
 }

@@ -129,25 +129,56 @@ public struct GestureEngine: Sendable {
     /// appended to `out`, the touch decisions it makes (passthrough: `settings.withholdsTouches`) to
     /// `touches`.
     public mutating func process(_ event: InputEvent, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        step(event, &out, &touches)
+        lastEventTimeMicroseconds = event.timeMicroseconds
+    }
+
+    /// Feeds events in order, exactly as `process` would one at a time (how the daemon feeds what one read
+    /// of a device brought, without a call per event).
+    public mutating func process(
+        _ events: UnsafeBufferPointer<InputEvent>, into out: inout [EngineOutput], touches: inout [TouchDecision]
+    ) {
+        guard let last = events.last else { return }
+        for event in events { step(event, &out, &touches) }
+        lastEventTimeMicroseconds = last.timeMicroseconds
+    }
+
+    @inline(__always)
+    private mutating func step(_ event: InputEvent, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
         let time = event.timeMicroseconds
-        if let deadline = recognizer.nextDeadlineMicroseconds, time >= deadline {
-            let frame = assembler.frame
-            recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
-        }
-        lastEventTimeMicroseconds = time
+        if time >= recognizer.deadlines.earliestTime { passDeadlines(upTo: time, &out, &touches) }
         switch assembler.process(event) {
         case .pending:
             break
         case .frame:
-            let frame = assembler.frame
-            recognize(&out, &touches) { $0.handle(frame, &$1) }
+            recognizeFrame(&out, &touches)
         case .dropped:
             dropped(at: time, &out, &touches)
         }
-        if !assembler.warnings.isEmpty {
-            for w in assembler.warnings { out.append(.warning(w)) }
-            assembler.warnings.removeAll()
-        }
+        if !assembler.warnings.isEmpty { takeWarnings(&out) }
+    }
+
+    @inline(never)
+    private mutating func passDeadlines(upTo time: Int64, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+        let frame = assembler.frame
+        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
+    }
+
+    /// The recognizer's turn at a frame: the frame is read where the assembler keeps it (not copied).
+    @inline(never)
+    private mutating func recognizeFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+        var outputs = Outputs(events: [], touches: [], ids: ids)
+        swap(&outputs.events, &out)
+        swap(&outputs.touches, &touches)
+        recognizer.handle(assembler.frame, &outputs)
+        swap(&outputs.events, &out)
+        swap(&outputs.touches, &touches)
+    }
+
+    @inline(never)
+    private mutating func takeWarnings(_ out: inout [EngineOutput]) {
+        for w in assembler.warnings { out.append(.warning(w)) }
+        assembler.warnings.removeAll()
     }
 
     /// Feeds one event of a device without passthrough (whose recognizer makes no touch decisions).

@@ -27,12 +27,25 @@ public struct TouchFrame: Sendable {
         lost.reserveCapacity(4)
     }
 
-    /// Empties the frame for the next SYN_REPORT, keeping the arrays' storage. Lifts and palms are rare:
-    /// an empty array is left alone (emptying one still costs a call into the standard library).
+    /// Starts the frame of the next SYN_REPORT, keeping the arrays' storage: its contacts are then set
+    /// one by one (`setContact`) and the rest dropped (`keepContacts`). Lifts and palms are rare: an empty
+    /// array is left alone (emptying one still costs a call into the standard library).
     mutating func reset(time: Int64) {
         timeMicroseconds = time
-        contacts.removeAll(keepingCapacity: true)
         if !lifted.isEmpty { lifted.removeAll(keepingCapacity: true) }
         if !lost.isEmpty { lost.removeAll(keepingCapacity: true) }
+    }
+
+    /// Sets the contact at `index` (at most `contacts.count`): most frames have the fingers of the last
+    /// one, so the contact is written over its predecessor rather than the array emptied and refilled.
+    @inline(__always)
+    mutating func setContact(_ index: Int, _ contact: Contact) {
+        if index < contacts.count { contacts[index] = contact } else { contacts.append(contact) }
+    }
+
+    /// Drops the contacts from `count` on (the previous frame's that were not written over).
+    @inline(__always)
+    mutating func keepContacts(_ count: Int) {
+        if contacts.count > count { contacts.removeSubrange(count...) }
     }
 }

@@ -68,18 +68,14 @@ public enum GestureEventJSON {
         if let span = e.spanMM { w.number("span_mm", span, decimals: millimetreDecimals) }
     }
 
-    // The wire names, as static strings (they equal the enums' raw values; a test checks it). A kind
-    // outside GestureKind.allCases (one a rule added outside GestureCore) has none: its raw value is
-    // written, escaped.
+    // The wire names, as static strings (they equal the enums' raw values; a test checks it). A kind's name
+    // is its own static string, written as it is unless it needs escaping (a name a rule outside
+    // GestureCore chose may hold anything): then nil, and the raw value is written escaped.
     static func name(_ k: GestureKind) -> StaticString? {
-        switch k {
-        case .edgeSwipe: return "edge-swipe"
-        case .pan: return "pan"
-        case .pinch: return "pinch"
-        case .tap: return "tap"
-        case .hold: return "hold"
-        default: return nil
+        let plain = k.name.withUTF8Buffer { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 >= 0x7f }
         }
+        return plain ? k.name : nil
     }
 
     static func name(_ p: GesturePhase) -> StaticString {

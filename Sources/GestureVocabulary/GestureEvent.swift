@@ -25,10 +25,12 @@ public struct Vector2: Equatable, Sendable {
 /// recognizer was given a rule for; `init?(rawValue:)` accepts only the kinds in `allCases`, as a client or
 /// a configuration reading a name must.
 public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+    /// The wire name. A static string, so that a gesture event holds no reference and copies as plain
+    /// bytes (an event is copied for every frame of a running gesture).
+    public let name: StaticString
 
     /// A kind named `name`, known or not.
-    public init(_ name: String) { rawValue = name }
+    public init(_ name: StaticString) { self.name = name }
 
     /// One of the kinds gestured recognizes (`allCases`); nil for any other name.
     public init?(rawValue: String) {
@@ -36,7 +38,16 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, C
         self = known
     }
 
-    public var description: String { rawValue }
+    public var rawValue: String { name.description }
+    public var description: String { name.description }
+
+    public static func == (a: GestureKind, b: GestureKind) -> Bool {
+        a.name.withUTF8Buffer { x in b.name.withUTF8Buffer { y in x.elementsEqual(y) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        name.withUTF8Buffer { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 
     /// An edge swipe: fingers landing in an edge zone (or a corner) and moving inward.
     public static let edgeSwipe = GestureKind("edge-swipe")

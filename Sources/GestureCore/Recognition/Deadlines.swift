@@ -52,6 +52,8 @@ struct Deadlines: Sendable {
     private var times: [Int64?]
     /// The earliest armed deadline, kept current by every change (read before every event).
     @usableFromInline private(set) var earliest: (kind: DeadlineKind, time: Int64)?
+    /// Its time, Int64.max when none is armed: the test before every event is one compare.
+    private(set) var earliestTime = Int64.max
 
     init(rules: Int) {
         times = [Int64?](repeating: nil, count: 3 + rules)
@@ -87,5 +89,6 @@ struct Deadlines: Sendable {
         for (i, t) in times.enumerated() {
             if let t, t < (earliest?.time ?? .max) { earliest = (DeadlineKind(index: i), t) }
         }
+        earliestTime = earliest?.time ?? .max
     }
 }

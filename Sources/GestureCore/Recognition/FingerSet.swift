@@ -35,6 +35,7 @@ public struct FingerSet: Sendable {
         var isEmpty: Bool { added == 0 && lifted == 0 && lost == 0 }
     }
 
+    /// Every method that changes them brings `centroidN` and `centroidMM` up to date.
     public private(set) var fingers: [Finger] = []
     /// Fingers down that take part in nothing until they lift.
     private(set) var resting: [UInt64] = []
@@ -94,6 +95,7 @@ public struct FingerSet: Sendable {
                         baselineMM: c.positionMM, currentN: c.position, currentMM: c.positionMM))
             }
         }
+        updateCentroid()
         baselineCentroidN = centroidN
         baselineCentroidMM = centroidMM
         spanAtBaselineMM = spanMM
@@ -109,13 +111,16 @@ public struct FingerSet: Sendable {
     @discardableResult
     mutating func track(_ frame: TouchFrame, onlyIfMoved: Bool = false) -> Bool {
         var moved = false
-        for c in frame.contacts {
-            for i in fingers.indices where fingers[i].serial == c.serial {
-                if fingers[i].currentMM != c.positionMM { moved = true }
-                fingers[i].currentN = c.position
-                fingers[i].currentMM = c.positionMM
+        fingers.withUnsafeMutableBufferPointer { followed in
+            for c in frame.contacts {
+                for i in followed.indices where followed[i].serial == c.serial {
+                    if followed[i].currentMM != c.positionMM { moved = true }
+                    followed[i].currentN = c.position
+                    followed[i].currentMM = c.positionMM
+                }
             }
         }
+        updateCentroid()
         if onlyIfMoved && !moved { return false }
         velocity.add(time: frame.timeMicroseconds, position: centroidMM)
         trackRotation()
@@ -126,11 +131,13 @@ public struct FingerSet: Sendable {
     /// the remaining ones from new ones.
     mutating func keepOnly(_ frame: TouchFrame) {
         fingers.removeAll { f in !frame.contacts.contains { $0.serial == f.serial } }
+        updateCentroid()
     }
 
     /// Every finger down in `frame` rests: the ones followed and any other; nothing is followed.
     mutating func restAll(_ frame: TouchFrame) {
         fingers.removeAll(keepingCapacity: true)
+        updateCentroid()
         for c in frame.contacts where !isResting(c.serial) { resting.append(c.serial) }
     }
 
@@ -138,11 +145,13 @@ public struct FingerSet: Sendable {
     mutating func restFollowed() {
         for f in fingers { resting.append(f.serial) }
         fingers.removeAll(keepingCapacity: true)
+        updateCentroid()
     }
 
     /// Forgets every finger, followed or resting (the device's touch state was reset).
     mutating func forgetAll() {
         fingers.removeAll(keepingCapacity: true)
+        updateCentroid()
         resting.removeAll()
     }
 
@@ -165,16 +174,24 @@ public struct FingerSet: Sendable {
 
     // MARK: The group's geometry
 
-    public var centroidN: Vector2 {
-        var s = Vector2.zero
-        for f in fingers { s = s + f.currentN }
-        return fingers.isEmpty ? s : s / Double(fingers.count)
-    }
+    /// The centroid of the followed fingers, normalised and in millimetres (zero with no finger): kept
+    /// current by every change of `fingers`, as most frames read it several times.
+    public private(set) var centroidN = Vector2.zero
+    public private(set) var centroidMM = Vector2.zero
 
-    public var centroidMM: Vector2 {
-        var s = Vector2.zero
-        for f in fingers { s = s + f.currentMM }
-        return fingers.isEmpty ? s : s / Double(fingers.count)
+    private mutating func updateCentroid() {
+        var n = Vector2.zero
+        var mm = Vector2.zero
+        for f in fingers {
+            n = n + f.currentN
+            mm = mm + f.currentMM
+        }
+        if !fingers.isEmpty {
+            n = n / Double(fingers.count)
+            mm = mm / Double(fingers.count)
+        }
+        centroidN = n
+        centroidMM = mm
     }
 
     /// Movement of the centroid since the baseline, millimetres.
@@ -213,10 +230,12 @@ public struct FingerSet: Sendable {
         guard fingers.count >= 2 else { return }
         let c = centroidMM
         var sum = 0.0
-        for i in fingers.indices {
-            let angle = Angles.degrees(of: fingers[i].currentMM - c)
-            sum += Angles.wrapDegrees(angle - fingers[i].lastAngleDegrees)
-            fingers[i].lastAngleDegrees = angle
+        fingers.withUnsafeMutableBufferPointer { followed in
+            for i in followed.indices {
+                let angle = Angles.degrees(of: followed[i].currentMM - c)
+                sum += Angles.wrapDegrees(angle - followed[i].lastAngleDegrees)
+                followed[i].lastAngleDegrees = angle
+            }
         }
         rotationSinceBaselineDegrees += sum / Double(fingers.count)
     }
