@@ -251,19 +251,19 @@ final class ClientHub {
     // MARK: Delivery
 
     /// Sends a gesture event to the clients that want it.
-    func publish(_ event: GestureEvent, from device: DeviceInfo) {
+    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
         // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
         // log shows it); each client copies the line into its queue.
         let buffer = lineBuffer
         var encoded: UnsafeRawBufferPointer?
         func line() -> UnsafeRawBufferPointer {
             if let encoded { return encoded }
-            let bytes = GestureEventJSON.encode(event, device: device.id, into: buffer)
+            let bytes = GestureEventJSON.encode(event, device: device().id, into: buffer)
             encoded = bytes
             return bytes
         }
         if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
-        for session in sessions.values where session.wants(event, from: device) {
+        for session in sessions.values where session.wants(event, from: device()) {
             if !session.enqueue(bytes: line()) { slowClient(session) }
         }
     }

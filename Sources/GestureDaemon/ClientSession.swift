@@ -94,7 +94,11 @@ public final class ClientSession {
     public private(set) var state: State = .open
     /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
     var registeredInterest: Interest = .readable
-    public private(set) var subscription: SubscriptionFilter?
+    public private(set) var subscription: SubscriptionFilter? {
+        didSet { wantsUpdates = subscription?.updates == true }
+    }
+    /// `subscription.updates`, kept beside it: asked at every frame of a running gesture.
+    private var wantsUpdates = false
     /// Gestures whose `begin` passed the filter and whose `end`/`cancel` has not been sent yet: rarely more
     /// than one, so a short array searched in order, which costs less per event than hashing into a set.
     private var acceptedGestures: [UInt64] = []
@@ -304,7 +308,7 @@ public final class ClientSession {
             if !acceptedGestures.contains(event.id) { acceptedGestures.append(event.id) }
             return true
         case .update:
-            return subscription?.updates == true && acceptedGestures.contains(event.id)
+            return wantsUpdates && acceptedGestures.contains(event.id)
         case .end, .cancel:
             guard let index = acceptedGestures.firstIndex(of: event.id) else { return false }
             acceptedGestures.swapAt(index, acceptedGestures.count - 1)

@@ -24,6 +24,8 @@ final class DeviceSlot {
     /// Passthrough on (true) or off (false) as the configuration asks and the device does not have yet:
     /// applied when nothing is down on the panel (at open, at hotplug and at reload alike).
     var passthroughWanted: Bool?
+    /// Set when the hub removed it (a loop over the slots may still hold it).
+    var removed = false
 
     init(
         token: UInt64, info: DeviceInfo, source: InputSource, paths: [String], settings: DeviceSettings,
@@ -88,6 +90,8 @@ final class DeviceHub {
     /// The array engines' outputs are collected in, kept with its capacity from one wake-up to the next
     /// (`takeOutputs`, `returnOutputs`), so that a frame allocates nothing for them.
     private var spareOutputs: [EngineOutput] = []
+    /// The same for what sources read (`takeReports`, `returnReports`).
+    private var spareReports = InputReports()
 
     init(watches: Watches, clients: ClientHub, configuration: DaemonConfiguration, discoversDevices: Bool) {
         self.watches = watches
@@ -341,6 +345,7 @@ final class DeviceHub {
         // The copy's touches are cancelled before it goes.
         stopPassthrough(slot, reason: reason)
         slots.remove(at: index)
+        slot.removed = true
         watches.remove(slot.token, fd: slot.source.pollDescriptor)
         Log.info("device \(slot.info.id) removed (\(reason))")
         clients.notify(.deviceRemoved(slot.info), about: slot.info)
@@ -358,6 +363,7 @@ final class DeviceHub {
             stopPassthrough(slot, reason: "the daemon is stopping")
         }
         for slot in slots { watches.remove(slot.token, fd: slot.source.pollDescriptor) }
+        for slot in slots { slot.removed = true }
         slots.removeAll()
     }
 
@@ -381,12 +387,12 @@ final class DeviceHub {
         do {
             if let passthrough = slot.passthrough {
                 // Every frame is forwarded as it is read: the write below is in this same loop iteration.
-                more = try DeviceHub.read(
+                more = try read(
                     slot.source, now: now(), into: &slot.engine, forwarder: &passthrough.forwarder,
                     writes: &passthrough.writes, touches: &passthrough.decisions, outputs: &out)
                 flushPassthrough(slot)
             } else {
-                more = try DeviceHub.read(slot.source, now: now(), into: &slot.engine, outputs: &out)
+                more = try read(slot.source, now: now(), into: &slot.engine, outputs: &out)
             }
         } catch {
             flushPassthrough(slot)
@@ -409,30 +415,39 @@ final class DeviceHub {
     // slot once for the whole read, rather than reached through the slot, a class, with a run-time
     // exclusivity check, for every event.
 
-    /// Feeds what `source` has due by `now` to `engine`.
+    /// Feeds what `source` has due by `now` to `engine`, each run of events at once.
     @discardableResult
-    private static func read(
+    private func read(
         _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
     ) throws(InputSourceEnded) -> Bool {
+        var reports = takeReports()
+        defer { returnReports(&reports) }
+        let more = try source.read(nowMicroseconds: now(), into: &reports)
         // Without passthrough the engine makes no touch decisions.
         var none: [TouchDecision] = []
-        return try source.read(nowMicroseconds: now()) { report in
-            switch report {
-            case .event(let event): engine.process(event, into: &out, touches: &none)
-            case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out, touches: &none)
-            case .reset(let time): engine.reset(atMicroseconds: time, into: &out, touches: &none)
-            }
-        }
+        reports.forEach(
+            run: { engine.process($0, into: &out, touches: &none) },
+            breakReport: { report in
+                switch report {
+                case .event(let event): engine.process(event, into: &out, touches: &none)
+                case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out, touches: &none)
+                case .reset(let time): engine.reset(atMicroseconds: time, into: &out, touches: &none)
+                }
+            })
+        return more
     }
 
     /// The same for a device in passthrough: each event goes through the engine, then the event and the
     /// engine's touch decisions through the forwarder, which queues what the copy receives in `writes`.
     @discardableResult
-    private static func read(
+    private func read(
         _ source: InputSource, now: @autoclosure () -> Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
         writes: inout [InputEvent], touches: inout [TouchDecision], outputs out: inout [EngineOutput]
     ) throws(InputSourceEnded) -> Bool {
-        try source.read(nowMicroseconds: now()) { report in
+        var reports = takeReports()
+        defer { returnReports(&reports) }
+        let more = try source.read(nowMicroseconds: now(), into: &reports)
+        func handle(_ report: InputReport) {
             defer { if !touches.isEmpty { touches.removeAll(keepingCapacity: true) } }
             switch report {
             case .event(let event):
@@ -450,6 +465,22 @@ final class DeviceHub {
                 if let fresh = try? TouchForwarder(device: source.description) { forwarder = fresh }
             }
         }
+        // Event by event: the forwarder acts on each event with the decisions the engine made at it.
+        reports.forEach(run: { for event in $0 { handle(.event(event)) } }, breakReport: handle)
+        return more
+    }
+
+    /// An empty reports buffer, with the capacity of those used before (a read allocates nothing once the
+    /// buffers have grown to a read's size).
+    private func takeReports() -> InputReports {
+        var reports = InputReports()
+        swap(&reports, &spareReports)
+        return reports
+    }
+
+    private func returnReports(_ reports: inout InputReports) {
+        reports.removeAll()
+        swap(&reports, &spareReports)
     }
 
     /// When a device next needs the loop without readiness (a recognizer deadline, a replay's next event,
@@ -475,7 +506,7 @@ final class DeviceHub {
             if let wake = slot.source.nextWakeMicroseconds, wake <= now {
                 pump(slot, now: now)
             }
-            guard slots.contains(where: { $0 === slot }) else { continue }
+            guard !slot.removed else { continue }
             if let deadline = slot.engine.nextDeadlineMicroseconds,
                 slot.source.monotonicMicroseconds(forEventTime: deadline) <= now
             {
@@ -486,7 +517,7 @@ final class DeviceHub {
                 // When that read filled its buffer, the deadline waits for the rest, in the next turn of the
                 // loop (the engine fires a deadline before any event stamped after it).
                 if slot.source.pollDescriptor != nil {
-                    guard !pump(slot, now: now), slots.contains(where: { $0 === slot }),
+                    guard !pump(slot, now: now), !slot.removed,
                         let stillDue = slot.engine.nextDeadlineMicroseconds, stillDue == deadline
                     else { continue }
                 }

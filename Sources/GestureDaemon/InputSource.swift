@@ -13,6 +13,82 @@ public enum InputReport: Equatable, Sendable {
     case reset(atMicroseconds: Int64)
 }
 
+/// What one read of a source yields: its events, and where among them a `dropped` or `reset` came. The
+/// daemon keeps one and reuses its storage, and hands each run of events between breaks to the engine at
+/// once (`GestureEngine.process(_:into:touches:)` over a buffer), not one call per event.
+public struct InputReports: Sendable {
+    /// The events read are the first `eventCount` (the rest is storage kept from earlier reads, written
+    /// over rather than emptied and refilled).
+    private var storage: [InputEvent] = []
+    private var eventCount = 0
+    /// The reports that are not events (`dropped`, `reset`), each with the number of events before it.
+    public private(set) var breaks: [(eventsBefore: Int, report: InputReport)] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { eventCount == 0 && breaks.isEmpty }
+
+    /// The events read, in order.
+    public var events: ArraySlice<InputEvent> { storage[..<eventCount] }
+
+    @inline(__always)
+    public mutating func append(_ event: InputEvent) {
+        if eventCount < storage.count { storage[eventCount] = event } else { storage.append(event) }
+        eventCount += 1
+    }
+
+    /// Appends `events` with `offsetMicroseconds` added to their times (a replay's later passes).
+    public mutating func append(_ events: UnsafeBufferPointer<InputEvent>, offsetMicroseconds: Int64) {
+        let start = eventCount
+        let needed = start + events.count
+        if storage.count < needed {
+            storage.append(contentsOf: repeatElement(InputEvent(timeMicroseconds: 0, type: 0, code: 0, value: 0), count: needed - storage.count))
+        }
+        storage.withUnsafeMutableBufferPointer { all in
+            for i in events.indices {
+                var e = events[i]
+                e.timeMicroseconds &+= offsetMicroseconds
+                all[start + i] = e
+            }
+        }
+        eventCount = needed
+    }
+
+    public mutating func append(_ report: InputReport) {
+        switch report {
+        case .event(let e): append(e)
+        case .dropped, .reset: breaks.append((eventCount, report))
+        }
+    }
+
+    /// Empties it for the next read, keeping the storage.
+    public mutating func removeAll() {
+        eventCount = 0
+        if !breaks.isEmpty { breaks.removeAll(keepingCapacity: true) }
+    }
+
+    /// Hands every run of events to `run` and every break to `breakReport`, in the order they were read.
+    public func forEach(run: (UnsafeBufferPointer<InputEvent>) -> Void, breakReport: (InputReport) -> Void) {
+        storage.withUnsafeBufferPointer { stored in
+            let all = UnsafeBufferPointer(rebasing: stored[..<eventCount])
+            var start = 0
+            for (before, report) in breaks {
+                if before > start { run(UnsafeBufferPointer(rebasing: all[start..<before])) }
+                start = before
+                breakReport(report)
+            }
+            if all.count > start { run(UnsafeBufferPointer(rebasing: all[start...])) }
+        }
+    }
+
+    /// The reports one by one, in order.
+    public var inOrder: [InputReport] {
+        var reports: [InputReport] = []
+        forEach(run: { for e in $0 { reports.append(.event(e)) } }, breakReport: { reports.append($0) })
+        return reports
+    }
+}
+
 /// Why a source stopped for good.
 public struct InputSourceEnded: Error, Sendable, CustomStringConvertible {
     /// True when the device was unplugged (ENODEV), false for a failure.
@@ -41,7 +117,7 @@ public protocol InputSource: AnyObject {
     var pollDescriptor: Int32? { get }
     /// When (CLOCK_MONOTONIC microseconds) the source wants `read` called without readiness; nil = never.
     var nextWakeMicroseconds: Int64? { get }
-    /// Hands every report that is available (or due at `nowMicroseconds`) to `handler`, in order. Throws
+    /// Appends every report that is available (or due at `nowMicroseconds`) to `reports`, in order. Throws
     /// when the source has ended for good (the device was removed, or failed). The current time is asked
     /// for only by a source that hands out what is due (a replay): a kernel device reports what it has,
     /// stamped by the kernel, and its reads cost no clock read (a system call where the clock source is
@@ -51,7 +127,7 @@ public protocol InputSource: AnyObject {
     /// buffer): the caller hands the gestures so far to its clients, then reads again. False: nothing more
     /// is available now.
     @discardableResult
-    func read(nowMicroseconds: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool
+    func read(nowMicroseconds: @autoclosure () -> Int64, into reports: inout InputReports) throws(InputSourceEnded) -> Bool
     /// The CLOCK_MONOTONIC time at which the source's event clock reads `eventMicroseconds` (identity for
     /// live devices, whose events libevdev stamps with CLOCK_MONOTONIC).
     func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64
@@ -88,12 +164,12 @@ public final class EvdevInputSource: InputSource {
     /// One `read(2)` a call: what the device has now (`EvdevDevice.readAvailable`), with no second read to
     /// find it empty.
     @discardableResult
-    public func read(nowMicroseconds: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool {
+    public func read(nowMicroseconds: @autoclosure () -> Int64, into reports: inout InputReports) throws(InputSourceEnded) -> Bool {
         do {
             return try device.readAvailable { result in
                 switch result {
-                case .event(let e): handler(.event(e))
-                case .dropped(let time): handler(.dropped(atMicroseconds: time))
+                case .event(let e): reports.append(e)
+                case .dropped(let time): reports.append(.dropped(atMicroseconds: time))
                 }
             }
         } catch {

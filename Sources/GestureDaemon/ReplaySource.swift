@@ -65,6 +65,8 @@ public final class ReplaySource: InputSource {
     /// Recording time from the start of one pass to the start of the next.
     private let periodMicroseconds: Int64
     private let startMonotonicMicroseconds: Int64
+    /// `options.speed == 1`, asked at every frame.
+    private let atRecordedSpeed: Bool
     private var pass: Int64 = 0
     private var index = 0
     /// Set once a replay that does not loop has reported its final reset.
@@ -94,6 +96,7 @@ public final class ReplaySource: InputSource {
         self.firstTime = first.timeMicroseconds
         self.periodMicroseconds = max(0, last.timeMicroseconds - first.timeMicroseconds) + ReplaySource.passGapMicroseconds
         self.startMonotonicMicroseconds = startMonotonicMicroseconds
+        atRecordedSpeed = options.speed == 1
     }
 
     /// Whether every event has been played and the final reset reported (never true for a loop).
@@ -108,6 +111,10 @@ public final class ReplaySource: InputSource {
     static let farthestScheduleMicroseconds: Int64 = 1 << 62
 
     public func monotonicMicroseconds(forEventTime eventMicroseconds: Int64) -> Int64 {
+        // At speed 1 (the usual), in integers: the same result as below wherever that is exact (the time
+        // from the first event below 2^53 µs, 285 years), with no conversion to and from Double.
+        let fromFirst = eventMicroseconds - firstTime
+        if atRecordedSpeed && fromFirst.magnitude < 1 << 53 { return startMonotonicMicroseconds + fromFirst }
         let elapsed = (Double(eventMicroseconds - firstTime) / options.speed).rounded(.up)
         let bound = Double(ReplaySource.farthestScheduleMicroseconds)
         return startMonotonicMicroseconds + Int64(min(max(elapsed, -bound), bound))
@@ -141,36 +148,46 @@ public final class ReplaySource: InputSource {
         return firstTime + (pass + 1) * periodMicroseconds
     }
 
-    public var nextWakeMicroseconds: Int64? {
-        nextEventTime.map(monotonicMicroseconds(forEventTime:))
-    }
+    /// When the next report is due (CLOCK_MONOTONIC): worked out once per read, as the loop asks for it
+    /// several times a turn.
+    public private(set) lazy var nextWakeMicroseconds: Int64? = nextEventTime.map(monotonicMicroseconds(forEventTime:))
 
     /// Everything due at once (a replay's events are in memory: no read to save): always returns false.
     @discardableResult
-    public func read(nowMicroseconds readNow: @autoclosure () -> Int64, _ handler: (InputReport) -> Void) throws(InputSourceEnded) -> Bool {
+    public func read(nowMicroseconds readNow: @autoclosure () -> Int64, into reports: inout InputReports) throws(InputSourceEnded) -> Bool {
+        defer { nextWakeMicroseconds = nextEventTime.map(monotonicMicroseconds(forEventTime:)) }
         let nowMicroseconds = readNow()
         var budget = ReplaySource.maximumReportsPerRead
-        // A frame's events share their time: its schedule is worked out once, for the first.
-        var scheduled: (time: Int64, due: Bool)?
-        while budget > 0, let time = nextEventTime {
-            if scheduled?.time != time { scheduled = (time, monotonicMicroseconds(forEventTime: time) <= nowMicroseconds) }
-            guard scheduled!.due else { break }
-            lastReportedTime = time
+        while budget > 0, !ended {
+            // A frame's events share their time: its schedule is worked out once, for the first.
+            let offset = pass * periodMicroseconds
             if index < events.count {
-                var event = events[index]
-                event.timeMicroseconds = time
-                handler(.event(event))
-                index += 1
+                let recorded = events[index].timeMicroseconds
+                let time = recorded + offset
+                guard monotonicMicroseconds(forEventTime: time) <= nowMicroseconds else { break }
+                lastReportedTime = time
+                // This event and those after it stamped the same, at once.
+                let start = index
+                events.withUnsafeBufferPointer { events in
+                    var end = start + 1
+                    while end - start < budget && end < events.count && events[end].timeMicroseconds == recorded { end += 1 }
+                    reports.append(UnsafeBufferPointer(rebasing: events[start..<end]), offsetMicroseconds: offset)
+                    index = end
+                }
+                budget -= index - start
             } else {
-                handler(.reset(atMicroseconds: time))
+                let time = firstTime + (pass + 1) * periodMicroseconds
+                guard monotonicMicroseconds(forEventTime: time) <= nowMicroseconds else { break }
+                lastReportedTime = time
+                reports.append(.reset(atMicroseconds: time))
                 if options.loop {
                     pass += 1
                     index = 0
                 } else {
                     ended = true
                 }
+                budget -= 1
             }
-            budget -= 1
         }
         return false
     }

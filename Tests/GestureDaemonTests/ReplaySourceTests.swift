@@ -22,13 +22,13 @@ import Testing
 
     /// Everything the source reports when read at `now`.
     private func read(_ s: ReplaySource, at now: Int64) -> [InputReport] {
-        var reports: [InputReport] = []
+        var reports = InputReports()
         do {
-            try s.read(nowMicroseconds: now) { reports.append($0) }
+            try s.read(nowMicroseconds: now, into: &reports)
         } catch {
             Issue.record("read threw \(error)")
         }
-        return reports
+        return reports.inOrder
     }
 
     @Test func playsEventsAtTheirRecordedTimesThenEnds() throws {
@@ -147,13 +147,13 @@ import Testing
                 recordingPath: path, descriptionPath: ReplaySourceTests.fixtures + "Atmel_maXTouch_Touchscreen.desc",
                 speed: ReplayOptions.speedRange.lowerBound),
             startMonotonicMicroseconds: 1_000_000)
-        var reports: [InputReport] = []
-        try s.read(nowMicroseconds: 2_000_000) { reports.append($0) }
-        #expect(reports.count == 1)  // the first event; the second is centuries away
+        var reports = InputReports()
+        try s.read(nowMicroseconds: 2_000_000, into: &reports)
+        #expect(reports.inOrder.count == 1)  // the first event; the second is centuries away
         let wake = try #require(s.nextWakeMicroseconds)
         #expect(wake > 1_000_000 + 1_000_000_000_000_000)
-        reports = []
-        try s.read(nowMicroseconds: Int64.max / 4) { reports.append($0) }
+        reports.removeAll()
+        try s.read(nowMicroseconds: Int64.max / 4, into: &reports)
         #expect(reports.isEmpty)
         #expect(s.monotonicMicroseconds(forEventTime: -9_000_000_000_000_000_000) < 0)
     }

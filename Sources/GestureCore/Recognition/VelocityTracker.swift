@@ -11,7 +11,9 @@ struct VelocityTracker: Sendable {
         var position: Vector2
     }
 
+    /// Samples kept (a power of two: ring positions wrap with a mask).
     private static let capacity = 32
+    private static let mask = capacity - 1
     private var samples: [Sample]
     private var head = 0  // index of the next write
     private var count = 0
@@ -29,37 +31,39 @@ struct VelocityTracker: Sendable {
 
     /// Records the point's position at `time`. Samples are expected in time order.
     mutating func add(time: Int64, position: Vector2) {
-        if count > 0 {
-            let last = samples[(head + VelocityTracker.capacity - 1) % VelocityTracker.capacity]
-            if last.position == position { return }  // no movement: keep the older sample as evidence
+        if count > 0 && samples[(head &- 1) & VelocityTracker.mask].position == position {
+            return  // no movement: keep the older sample as evidence
         }
         samples[head] = Sample(time: time, position: position)
-        head = (head + 1) % VelocityTracker.capacity
+        head = (head &+ 1) & VelocityTracker.mask
         count = min(count + 1, VelocityTracker.capacity)
     }
 
     /// Time of the newest sample, if any.
     var lastSampleTime: Int64? {
-        count == 0 ? nil : samples[(head + VelocityTracker.capacity - 1) % VelocityTracker.capacity].time
+        count == 0 ? nil : samples[(head &- 1) & VelocityTracker.mask].time
     }
 
     /// The velocity at `now`, millimetres per second.
     func velocity(at now: Int64) -> Vector2 {
         guard count >= 2 else { return .zero }
-        let cap = VelocityTracker.capacity
-        let newest = samples[(head + cap - 1) % cap]
-        if now - newest.time >= windowMicroseconds { return .zero }
-        // Walk back to the oldest sample inside the window.
-        var oldestIndex = 1
-        while oldestIndex + 1 < count {
-            let candidate = samples[(head + cap - 1 - (oldestIndex + 1)) % cap]
-            if now - candidate.time > windowMicroseconds { break }
-            oldestIndex += 1
+        let window = windowMicroseconds, head = self.head, count = self.count
+        return samples.withUnsafeBufferPointer { samples in
+            // The sample `back` places before the newest.
+            func sample(_ back: Int) -> Sample { samples[(head &- 1 &- back) & VelocityTracker.mask] }
+            let newest = sample(0)
+            if now - newest.time >= window { return .zero }
+            // Walk back to the oldest sample inside the window.
+            var oldestIndex = 1
+            while oldestIndex + 1 < count {
+                if now - sample(oldestIndex + 1).time > window { break }
+                oldestIndex += 1
+            }
+            let oldest = sample(oldestIndex)
+            // `oldest` may lie outside the window when it is the only predecessor; allow it within two windows.
+            guard newest.time > oldest.time, now - oldest.time <= 2 * window else { return .zero }
+            let seconds = Double(newest.time - oldest.time) / 1_000_000
+            return (newest.position - oldest.position) / seconds
         }
-        let oldest = samples[(head + cap - 1 - oldestIndex) % cap]
-        // `oldest` may lie outside the window when it is the only predecessor; allow it within two windows.
-        guard newest.time > oldest.time, now - oldest.time <= 2 * windowMicroseconds else { return .zero }
-        let seconds = Double(newest.time - oldest.time) / 1_000_000
-        return (newest.position - oldest.position) / seconds
     }
 }
