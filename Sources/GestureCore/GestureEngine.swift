@@ -118,6 +118,14 @@ public struct GestureEngine: Sendable {
         }
     }
 
+    /// Whether the running gestures' `update` events are made (on unless the driver turns them off). The
+    /// daemon turns them off while no client takes updates and the log does not show gestures: a frame
+    /// then only follows the fingers, and begin, end and cancel events are the same as with updates on.
+    public var reportsUpdates: Bool {
+        get { recognizer.reportsUpdates }
+        set { recognizer.reportsUpdates = newValue }
+    }
+
     /// Whether the recognizer's transitions and decisions are traced ("possible -> moved inward from the
     /// left edge -> edge-swipe #3"). Off, no trace string is built.
     public var tracing: Bool {
@@ -312,9 +320,10 @@ public struct GestureEngine: Sendable {
         self.settings = settings
         geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         assembler.geometry = geometry
-        let tracing = recognizer.tracing
+        let (tracing, reportsUpdates) = (recognizer.tracing, recognizer.reportsUpdates)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
+        recognizer.reportsUpdates = reportsUpdates
         if !assembler.frame.contacts.isEmpty {
             let frame = assembler.frame
             recognize(&out, &touches) { $0.waitForLift(frame, &$1) }
@@ -330,12 +339,13 @@ public struct GestureEngine: Sendable {
         reconfigure(settings: settings, geometry: geometrySettings, atMicroseconds: time, into: &out, touches: &touches)
     }
 
-    /// A fresh assembler and recognizer with the same settings, geometry, id source and tracing.
+    /// A fresh assembler and recognizer with the same settings, geometry, id source, tracing and updates.
     private mutating func rebuild() {
         assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol)
-        let tracing = recognizer.tracing
+        let (tracing, reportsUpdates) = (recognizer.tracing, recognizer.reportsUpdates)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
+        recognizer.reportsUpdates = reportsUpdates
     }
 }
 

@@ -178,8 +178,10 @@ final class ClientHub {
     /// A session's socket is ready.
     func handle(_ session: ClientSession, _ readiness: Readiness) {
         if readiness.isReadable || readiness.isHangUpOrError {
+            let tookUpdates = session.takesUpdates
             let outcome = session.readAndHandle(scratch: scratch, host: self)
             if case .close(let reason) = outcome { disconnect(session, reason: reason) }
+            if session.takesUpdates != tookUpdates { refreshUpdatesWanted() }
         }
         if readiness.isWritable, sessions[session.token] != nil {
             if case .close(let reason) = session.flush() { disconnect(session, reason: reason) }
@@ -191,6 +193,7 @@ final class ClientHub {
         guard sessions.removeValue(forKey: session.token) != nil else { return }
         _ = session.flush()
         watches.remove(session.token, fd: session.fd)
+        if session.takesUpdates { refreshUpdatesWanted() }
         if log { logDisconnection(session, reason: reason) }
         // The session closes its descriptor when the last reference goes, which is now.
         resumeListener()
@@ -250,6 +253,14 @@ final class ClientHub {
 
     // MARK: Delivery
 
+    /// Turns the engines' updates on while some client takes them or the log shows gestures (debug), and
+    /// off otherwise: a frame of a running gesture then costs no update no one reads (its end is the same).
+    /// Called whenever a subscription or the log level may have changed it.
+    func refreshUpdatesWanted() {
+        let wanted = Log.enabled(.debug) || sessions.values.contains { $0.takesUpdates }
+        if devices.reportsUpdates != wanted { devices.reportsUpdates = wanted }
+    }
+
     /// Sends a gesture event to the clients that want it.
     func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
         // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
@@ -287,6 +298,8 @@ final class ClientHub {
 /// What sessions ask of the devices.
 protocol DeviceRequests: AnyObject {
     var deviceInfos: [DeviceInfo] { get }
+    /// Whether the engines make the running gestures' updates (off while no one takes them).
+    var reportsUpdates: Bool { get set }
     func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<[DeviceInfo], ProtocolError>
 }
 

@@ -99,6 +99,9 @@ public final class ClientSession {
     }
     /// `subscription.updates`, kept beside it: asked at every frame of a running gesture.
     private var wantsUpdates = false
+
+    /// Whether the session takes updates now: subscribed, with updates, and open.
+    var takesUpdates: Bool { wantsUpdates && state == .open }
     /// Gestures whose `begin` passed the filter and whose `end`/`cancel` has not been sent yet: rarely more
     /// than one, so a short array searched in order, which costs less per event than hashing into a set.
     private var acceptedGestures: [UInt64] = []

@@ -48,6 +48,7 @@ public final class Daemon {
         devices = DeviceHub(
             watches: watches, clients: clients, configuration: configuration, discoversDevices: options.discoverDevices)
         clients.devices = devices
+        clients.refreshUpdatesWanted()
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)
@@ -162,6 +163,7 @@ public final class Daemon {
         if let new = reloader.reload() {
             clients.apply(new.daemon)
             devices.apply(new)
+            clients.refreshUpdatesWanted()  // the log level may have changed
             Log.notice("configuration reloaded from \(reloader.path)")
         }
         // The file's parse tree (up to 1 MiB of TOML: tens of megabytes of small allocations) is gone:

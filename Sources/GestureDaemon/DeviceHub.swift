@@ -92,6 +92,14 @@ final class DeviceHub {
     private var spareOutputs: [EngineOutput] = []
     /// The same for what sources read (`takeReports`, `returnReports`).
     private var spareReports = InputReports()
+    /// Whether the engines make running gestures' updates (`GestureEngine.reportsUpdates`); the clients
+    /// (`ClientHub.refreshUpdatesWanted`) turn it off while no one takes them.
+    var reportsUpdates = true {
+        didSet {
+            guard reportsUpdates != oldValue else { return }
+            for slot in slots { slot.engine.reportsUpdates = reportsUpdates }
+        }
+    }
 
     init(watches: Watches, clients: ClientHub, configuration: DaemonConfiguration, discoversDevices: Bool) {
         self.watches = watches
@@ -266,12 +274,13 @@ final class DeviceHub {
     ) {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
-        let engine: GestureEngine
+        var engine: GestureEngine
         do {
             // Passthrough turns the engine's touch decisions on once the copy exists (startPassthrough).
             engine = try GestureEngine(
                 device: description, settings: settings.recognizer, geometry: settings.geometry, ids: gestureIDs,
                 tracing: Log.enabled(.debug))
+            engine.reportsUpdates = reportsUpdates
         } catch {
             Log.warning("not using \(source.path): \(error)")
             if let node = source.hotplugNode { hotplug.closed(node) }

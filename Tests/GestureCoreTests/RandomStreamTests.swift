@@ -12,8 +12,8 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
-    func randomStreamsStayWellFormed(seed: Int) throws {
+    /// A random stream of 20,000 steps on `TouchScript.phone` (10 slots), the same for the same seed.
+    static func stream(seed: Int) -> [InputEvent] {
         var g = Generator(state: UInt64(seed) &* 0x9E3779B97F4A7C15)
         var events: [InputEvent] = []
         var t: Int64 = 0
@@ -46,6 +46,13 @@ import Testing
             }
             if g.next(3) == 0 { add(EV.syn, SYN.report, 0) }
         }
+        return events
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8])
+    func randomStreamsStayWellFormed(seed: Int) throws {
+        let events = RandomStreamTests.stream(seed: seed)
+        let t = events.last!.timeMicroseconds
         var engine = try GestureEngine(device: TouchScript.phone)
         var out: [EngineOutput] = []
         engine.process(events, into: &out)

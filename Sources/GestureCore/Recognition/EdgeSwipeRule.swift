@@ -12,6 +12,39 @@ public struct EdgeZone: Equatable, Sendable {
     }
 }
 
+/// The zones of the four sides, by side. A corner has no zone of its own (it is where two sides' zones
+/// meet): its is a disabled zone, and setting it changes nothing. (Four stored zones rather than a
+/// dictionary: they are read at every frame of an attempt.)
+public struct EdgeZones: Equatable, Sendable {
+    public var left = EdgeZone()
+    public var right = EdgeZone()
+    public var top = EdgeZone()
+    public var bottom = EdgeZone()
+
+    public init() {}
+
+    public subscript(edge: Edge) -> EdgeZone {
+        get {
+            switch edge {
+            case .left: return left
+            case .right: return right
+            case .top: return top
+            case .bottom: return bottom
+            case .topLeft, .topRight, .bottomLeft, .bottomRight: return EdgeZone(enabled: false)
+            }
+        }
+        set {
+            switch edge {
+            case .left: left = newValue
+            case .right: right = newValue
+            case .top: top = newValue
+            case .bottom: bottom = newValue
+            case .topLeft, .topRight, .bottomLeft, .bottomRight: break
+            }
+        }
+    }
+}
+
 /// Edge swipe (UIScreenEdgePanGestureRecognizer): every finger lands in the zone of one enabled edge and
 /// the fingers move inward within the angle tolerance; with corners on, fingers landing in the zones of
 /// two sides that move along their corner's diagonal swipe from the corner. Its thresholds ([recognizer.
@@ -21,9 +54,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
     public static let defaultZoneWidthMM: Double = 5
 
     public var enabled: Bool = true
-    public var zones: [Edge: EdgeZone] = [
-        .left: EdgeZone(), .right: EdgeZone(), .top: EdgeZone(), .bottom: EdgeZone(),
-    ]
+    public var zones = EdgeZones()
     /// Fewest and most fingers an edge swipe may have (every finger must land in the same edge's zone).
     public var minFingers: Int = 1
     public var maxFingers: Int = 1
@@ -49,7 +80,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
 
     public init() {}
 
-    public func zone(_ edge: Edge) -> EdgeZone { zones[edge] ?? EdgeZone(enabled: false) }
+    public func zone(_ edge: Edge) -> EdgeZone { zones[edge] }
 
     // MARK: Configuration
 
@@ -75,7 +106,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
             get: { .number($0.zone(.left).widthMM) },
             set: { rule, value in
                 guard case .number(let d) = value else { return }
-                for edge in Edge.sides { rule.zones[edge, default: EdgeZone(enabled: false)].widthMM = d }
+                for edge in Edge.sides { rule.zones[edge].widthMM = d }
             })
     ]
 
@@ -86,13 +117,13 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
                 key: "\(name).enabled", property: "zones.\(name).enabled", spec: .bool,
                 get: { .bool($0.zone(edge).enabled) },
                 set: { rule, value in
-                    if case .bool(let b) = value { rule.zones[edge, default: EdgeZone(enabled: false)].enabled = b }
+                    if case .bool(let b) = value { rule.zones[edge].enabled = b }
                 }),
             RuleSetting(
                 key: "\(name).zone_mm", property: "zones.\(name).widthMM", spec: .number(0.5...50, unit: "mm"),
                 get: { .number($0.zone(edge).widthMM) },
                 set: { rule, value in
-                    if case .number(let d) = value { rule.zones[edge, default: EdgeZone(enabled: false)].widthMM = d }
+                    if case .number(let d) = value { rule.zones[edge].widthMM = d }
                 }),
         ]
     }

@@ -107,6 +107,12 @@ struct GestureRecognizer: Sendable {
     private var event = GestureEvent(kind: .pan, phase: .cancel, id: 0, timeMicroseconds: 0, fingers: 0)
     /// Touches held back from applications (passthrough only).
     private var withheld: [UInt64] = []
+    /// Whether the running gesture's updates are made (`GestureEngine.reportsUpdates`). Off, a frame only
+    /// follows the fingers, and the event is brought up to date when the gesture ends or is cancelled: the
+    /// same end, without the work of updates no one takes.
+    var reportsUpdates = true
+    /// The frame time up to which `event` is behind the fingers (updates were off), nil when it is not.
+    private var eventBehindSince: Int64?
     /// Trace lines (transitions and decisions) are built and emitted only while this is on.
     var tracing = false
 
@@ -183,16 +189,22 @@ struct GestureRecognizer: Sendable {
         case (.active(let active), .moved):
             guard fingers.track(frame, onlyIfMoved: true) else { return }  // a pressure-only frame
             let time = frame.timeMicroseconds
+            guard reportsUpdates else {
+                // No one takes updates: the event is brought up to this frame only when it ends.
+                eventBehindSince = time
+                deadlines.disarm(.velocityStop)
+                return
+            }
             snapshot(active, phase: .update, time: time)
             armVelocityStop(after: event, time: time)
             out.events.append(.gesture(event))
         case (.active, .deadline(.velocityStop, let time)):
-            // The fingers stopped: velocity zero from now on.
+            // The fingers stopped: velocity zero from now on (reported when updates are).
             event.phase = .update
             event.timeMicroseconds = time
             event.velocityMMPerSecond = .zero
             event.committed = nil
-            out.events.append(.gesture(event))
+            if reportsUpdates { out.events.append(.gesture(event)) }
         case (.active, .deadline(let kind, _)):
             bug("deadline \(kind) fired while a gesture runs", &out)
         case (.active, .dropped), (.active, .cancelled):
@@ -570,6 +582,7 @@ struct GestureRecognizer: Sendable {
         _ active: ActiveGesture, _ change: FingerSet.Change, _ frame: TouchFrame, _ out: inout Outputs
     ) {
         let time = frame.timeMicroseconds
+        catchUp(active, at: time)
         if change.added > 0 && change.lost == 0 && change.lifted == 0 && time - fingers.groupLandingTime <= landingWindowMicroseconds {
             // A finger that joins just after the others: the gesture with the wrong finger count is
             // cancelled and recognition restarts with all of them.
@@ -608,8 +621,11 @@ struct GestureRecognizer: Sendable {
             if case .waiting(let waiting) = attempt.preceding {
                 out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
             }
-        case .active(let active), .waitingForTouch(let active):
+        case .active(let active):
+            catchUp(active, at: time)
             out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
+        case .waitingForTouch(let waiting):
+            out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
         }
         claimWithheld(&out)
         fingers.restAll(frame)
@@ -678,6 +694,18 @@ struct GestureRecognizer: Sendable {
         setFingerFields(&e, time: time)
         rules[active.rule].update(&e, active.start, fingers: fingers, context: context)
         event = e
+        eventBehindSince = nil
+    }
+
+    /// Brings the running gesture's event up to `time`, when updates were off at the last frames its
+    /// fingers moved in (`reportsUpdates`): exactly what those frames' updates would have left, the update
+    /// of the last one and, when the fingers have not moved for the velocity window since, the zero
+    /// velocity its velocity-stop would have set. So an end or a cancel carries the same values whether or
+    /// not updates were made.
+    private mutating func catchUp(_ active: ActiveGesture, at time: Int64) {
+        guard let movedAt = eventBehindSince else { return }
+        snapshot(active, phase: .update, time: movedAt)
+        if time >= movedAt + fingers.velocity.windowMicroseconds { event.velocityMMPerSecond = .zero }
     }
 
     /// The `end` event: last reported values, whether it commits, and, for a gesture whose fingers are
