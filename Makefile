@@ -61,7 +61,8 @@ release: deps
 # The Swift suites, then the TOML parser's differential check against tomllib, the JSON request parser's
 # against Python's json and the number writer's against decimal, then the Python client (clients/python) against the daemon replaying a recording, then
 # the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed), then
-# `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot).
+# `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot), then the README's
+# commands (tests/readme).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
@@ -77,6 +78,8 @@ test: deps
 	tools/test-python-package.sh $(PYTHON) "$$($(SWIFT) build --show-bin-path)"
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot
+	@# The README's commands as they are written (tests/readme: which sections run, and why the others do not).
+	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/readme -t tests/readme
 	@# The README's other command, on the build above (about 10 s): it failed unnoticed once when the
 	@# recognizer's output changed under a hard-coded gesture count.
 	$(MAKE) --no-print-directory demo > "$$($(SWIFT) build --show-bin-path)/demo.log" 2>&1 \
