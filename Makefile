@@ -13,12 +13,13 @@ PYTHON     ?= /usr/bin/python3
 
 # Debian packages the build and the tests need (scdoc and man-db: the man pages are built and rendered
 # with `man --warnings` by a test; librsvg2-bin: a test renders `gesturectl plot`'s SVG to check its pixels;
-# binutils: a test reads the daemon's imported symbols with nm; libwayland-dev, libwayland-bin (wayland-scanner)
-# and libxkbcommon-dev: gesturectl's compositor side and its generated protocol code; sway: the tests run it
-# headless as the real compositor; python3-venv, -pip, -setuptools, -wheel: the Python client's wheel is
-# built and installed in a fresh virtual environment, offline).
+# binutils: a test reads the daemon's imported symbols with nm; busybox-static (the test-vm rig's busybox
+# too): a test checks the OpenRC service script with busybox's sh, postmarketOS's; libwayland-dev,
+# libwayland-bin (wayland-scanner) and libxkbcommon-dev: gesturectl's compositor side and its generated
+# protocol code; sway: the tests run it headless as the real compositor; python3-venv, -pip, -setuptools,
+# -wheel: the Python client's wheel is built and installed in a fresh virtual environment, offline).
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
-                scdoc man-db groff-base librsvg2-bin binutils \
+                scdoc man-db groff-base librsvg2-bin binutils busybox-static \
                 libwayland-dev libwayland-bin libxkbcommon-dev sway \
                 python3-venv python3-pip python3-setuptools python3-wheel
 # What `make deb` needs on top: the Debian packaging toolchain and lintian, g++ for libstdc++'s static
@@ -60,7 +61,8 @@ release: deps
 # The Swift suites, then the TOML parser's differential check against tomllib, the JSON request parser's
 # against Python's json and the number writer's against decimal, then the Python client (clients/python) against the daemon replaying a recording, then
 # the examples' frame pacing on simulated updates (examples/common/test_motion.py; no display needed), then
-# `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot).
+# `gesturectl plot`'s SVG rendered by rsvg-convert and checked pixel by pixel (tests/plot), then the README's
+# commands (tests/readme).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
@@ -76,6 +78,8 @@ test: deps
 	tools/test-python-package.sh $(PYTHON) "$$($(SWIFT) build --show-bin-path)"
 	$(PYTHON) -m unittest discover -s examples/common -t examples/common
 	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/plot -t tests/plot
+	@# The README's commands as they are written (tests/readme: which sections run, and why the others do not).
+	GESTURED_BIN=$$($(SWIFT) build --show-bin-path) $(PYTHON) -m unittest discover -s tests/readme -t tests/readme
 	@# The README's other command, on the build above (about 10 s): it failed unnoticed once when the
 	@# recognizer's output changed under a hard-coded gesture count.
 	$(MAKE) --no-print-directory demo > "$$($(SWIFT) build --show-bin-path)/demo.log" 2>&1 \
@@ -240,10 +244,18 @@ man: $(MAN_PAGES)
 	sed 's/@VERSION@/$(VERSION)/g' $< | scdoc > $@.tmp && mv $@.tmp $@
 
 # --- install / uninstall ----------------------------------------------------------------------------------
-# `make install` builds a release and installs binaries, systemd units, the sysusers.d file, the default
-# configuration (never over an existing one) and the docs. PREFIX and DESTDIR work as usual; distributions
-# packaging for /usr use PREFIX=/usr. docs/installation.md walks through it.
-SWIFT_BUILD_FLAGS ?= -c release
+# `make install` builds a release and installs binaries, the init system's files (systemd units and the
+# sysusers.d file, or an OpenRC service: INIT), the default configuration (never over an existing one) and
+# the docs. PREFIX and DESTDIR work as usual; distributions packaging for /usr use PREFIX=/usr.
+# docs/installation.md walks through it.
+#
+# The release both `make install` and the package install (debian/rules reads these flags from here:
+# `make print-swift-build-flags`): the Swift runtime linked in (--static-swift-stdlib), so the installed
+# binaries run where no Swift toolchain is (a toolchain's directory moves or goes, the binaries do not
+# notice); libstdc++, which that runtime needs, linked in from its static archive (static-libstdcxx below);
+# and -z relro -z now.
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xlinker -L$(STATIC_LIBSTDCXX_DIR) \
+                     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 # systemd user units (gesturectl-bind.service, gesturectl-orientation.service): the user manager's search
@@ -261,12 +273,21 @@ UDEVRULESDIR  ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,$(SYSCONFDI
 LIBEXECDIR    ?= $(PREFIX)/libexec/gestured
 CONFIG_FILE   := $(SYSCONFDIR)/gestured/gestured.toml
 INSTALL_DOCS   = $(wildcard README.md docs/*.md)
+# The init system whose files are installed: systemd (gestured.service and .socket, the user units, the
+# sysusers.d file) or openrc (the service script $(INITDIR)/gestured and its settings $(CONFDDIR)/gestured).
+# By default the running system's: openrc where OpenRC's openrc-run is and systemd is not running.
+INIT          ?= $(if $(wildcard /sbin/openrc-run),$(if $(wildcard /run/systemd/system),systemd,openrc),systemd)
+INITDIR       ?= $(SYSCONFDIR)/init.d
+CONFDDIR      ?= $(SYSCONFDIR)/conf.d
 
-.PHONY: install install-files uninstall static-libstdcxx
+.PHONY: install install-files install-init uninstall static-libstdcxx print-swift-build-flags
 
-# The package's build (debian/rules) links libstdc++, which the Swift runtime needs, into gestured as well:
-# its flags put this directory, holding only the static archive, on the linker's search path, so the
-# `-lstdc++` swiftc passes finds the archive before the shared library. On a device where nothing else
+print-swift-build-flags:
+	@echo '$(strip $(SWIFT_BUILD_FLAGS))'
+
+# Both `make install`'s and the package's build link libstdc++, which the Swift runtime needs, into gestured
+# as well: their flags put this directory, holding only the static archive, on the linker's search path, so
+# the `-lstdc++` swiftc passes finds the archive before the shared library. On a device where nothing else
 # uses libstdc++ (a shell or kiosk written in C), the shared library made 1 MB of the idle daemon's PSS; the
 # code the runtime takes from the archive is under 100 KB resident (docs/architecture.md, "Memory").
 STATIC_LIBSTDCXX_DIR := .build/static-libstdc++
@@ -275,15 +296,18 @@ static-libstdcxx:
 	[ -f "$$archive" ] || { echo "make: no libstdc++.a ('$(CC) -print-file-name=libstdc++.a' says '$$archive'): install g++ (make deb-deps does)" >&2; exit 1; }; \
 	mkdir -p $(STATIC_LIBSTDCXX_DIR) && ln -sfn "$$archive" $(STATIC_LIBSTDCXX_DIR)/libstdc++.a
 
+# g++ for libstdc++'s static archive (static-libstdcxx).
 install: deps
+	$(call apt_install,g++)
 	@$(MAKE) --no-print-directory install-files
 
 # install without the apt step: debian/rules calls this (Build-Depends installed the packages).
 install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BUILD_FLAGS)),static-libstdcxx)
+	@case "$(INIT)" in systemd|openrc) ;; *) echo "make install: INIT=$(INIT): say systemd or openrc" >&2; exit 2 ;; esac
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gesturectl
 	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \
-	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
+	install -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DOCDIR)" \
 	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" "$(DESTDIR)$(MANDIR)/man8" \
 	  "$(DESTDIR)$(BASHCOMPDIR)" "$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)" "$(DESTDIR)$(LIBEXECDIR)"; \
 	install -m 755 "$$bin/gestured" "$$bin/gesturectl" "$(DESTDIR)$(BINDIR)/"; \
@@ -294,18 +318,7 @@ install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BU
 	for page in $(MAN_PAGES); do install -m 644 "$$page" "$(DESTDIR)$(MANDIR)/man$${page##*.}/"; done; \
 	install -m 644 completions/gesturectl.bash "$(DESTDIR)$(BASHCOMPDIR)/gesturectl"; \
 	install -m 644 completions/_gesturectl "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
-	for unit in gestured.service gestured.socket; do \
-	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
-	    "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; \
-	  chmod 644 "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(UNITDIR)/$$unit.tmp" "$(DESTDIR)$(UNITDIR)/$$unit"; \
-	done; \
-	for unit in gesturectl-bind.service gesturectl-orientation.service; do \
-	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
-	    "systemd/$$unit" > "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp"; \
-	  chmod 644 "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp" "$(DESTDIR)$(USERUNITDIR)/$$unit"; \
-	done; \
 	install -m 644 config/bindings.toml "$(DESTDIR)$(DOCDIR)/bindings.toml"; \
-	install -m 644 systemd/gestured.sysusers "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf"; \
 	for doc in $(INSTALL_DOCS); do install -m 644 "$$doc" "$(DESTDIR)$(DOCDIR)/"; done; \
 	if [ ! -f config/gestured.toml ]; then \
 	  echo "make install: config/gestured.toml is missing; no default configuration installed" >&2; \
@@ -314,28 +327,76 @@ install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BU
 	else \
 	  install -d -m 755 "$(DESTDIR)$(SYSCONFDIR)/gestured"; install -m 644 config/gestured.toml "$(DESTDIR)$(CONFIG_FILE)"; \
 	fi; \
-	if [ -f config/gestured.toml ]; then install -m 644 config/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml"; fi; \
-	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	if [ -f config/gestured.toml ]; then install -m 644 config/gestured.toml "$(DESTDIR)$(DOCDIR)/gestured.toml"; fi
+	@$(MAKE) --no-print-directory install-init
+	@set -e; if [ -n "$(DESTDIR)" ]; then exit 0; fi; \
+	if [ "$(INIT)" = systemd ] && [ -d /run/systemd/system ]; then \
 	  systemd-sysusers "$(SYSUSERSDIR)/gestured.conf"; systemctl daemon-reload; \
 	  udevadm control --reload 2>/dev/null && udevadm trigger --action=change --sysname-match=uinput 2>/dev/null || true; \
 	  echo "make install: done. Start it with: systemctl enable --now gestured.socket (or gestured.service)"; \
 	  echo "  and, as each user who wants gestures to run commands: systemctl --user enable --now gesturectl-bind"; \
 	  echo "  and, on a phone or convertible: systemctl --user enable --now gesturectl-orientation"; \
+	elif [ "$(INIT)" = openrc ]; then \
+	  udevadm control --reload 2>/dev/null && udevadm trigger --action=change --sysname-match=uinput 2>/dev/null || true; \
+	  if ! id gestured >/dev/null 2>&1; then \
+	    echo "make install: there is no user gestured for the service yet; create it (or set gestured_user in $(CONFDDIR)/gestured):"; \
+	    echo "  addgroup -S gestured && adduser -S -D -H -h /dev/null -s /sbin/nologin -G gestured gestured && addgroup gestured input"; \
+	  fi; \
+	  echo "make install: done. Start it with: rc-update add gestured default && rc-service gestured start"; \
 	fi
+
+# The init system's files alone (no build; tests stage them with DESTDIR). systemd: the units, ExecStart=
+# and Documentation= rewritten to BINDIR and DOCDIR, and the sysusers.d file. openrc: the service script
+# with the binary's and the configuration's paths filled in, and its conf.d file unless there is one.
+install-init:
+	@set -e; case "$(INIT)" in \
+	systemd) \
+	  install -d -m 755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)"; \
+	  for unit in gestured.service gestured.socket; do \
+	    sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
+	      "systemd/$$unit" > "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; \
+	    chmod 644 "$(DESTDIR)$(UNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(UNITDIR)/$$unit.tmp" "$(DESTDIR)$(UNITDIR)/$$unit"; \
+	  done; \
+	  for unit in gesturectl-bind.service gesturectl-orientation.service; do \
+	    sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/gestured|$(DOCDIR)|g' \
+	      "systemd/$$unit" > "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp"; \
+	    chmod 644 "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp"; mv "$(DESTDIR)$(USERUNITDIR)/$$unit.tmp" "$(DESTDIR)$(USERUNITDIR)/$$unit"; \
+	  done; \
+	  install -m 644 systemd/gestured.sysusers "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" ;; \
+	openrc) \
+	  install -d -m 755 "$(DESTDIR)$(INITDIR)" "$(DESTDIR)$(CONFDDIR)"; \
+	  sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@CONFIG_FILE@|$(CONFIG_FILE)|g' openrc/gestured.initd > "$(DESTDIR)$(INITDIR)/gestured.tmp"; \
+	  chmod 755 "$(DESTDIR)$(INITDIR)/gestured.tmp"; mv "$(DESTDIR)$(INITDIR)/gestured.tmp" "$(DESTDIR)$(INITDIR)/gestured"; \
+	  if [ -e "$(DESTDIR)$(CONFDDIR)/gestured" ]; then \
+	    echo "make install: keeping the existing $(DESTDIR)$(CONFDDIR)/gestured"; \
+	  else \
+	    install -m 644 openrc/gestured.confd "$(DESTDIR)$(CONFDDIR)/gestured"; \
+	  fi ;; \
+	*) echo "make install: INIT=$(INIT): say systemd or openrc" >&2; exit 2 ;; \
+	esac
 
 uninstall:
 	@set -e; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 	  systemctl disable --now gestured.service gestured.socket 2>/dev/null || true; \
 	fi; \
+	if [ -z "$(DESTDIR)" ] && [ -x "$(INITDIR)/gestured" ] && command -v rc-service >/dev/null; then \
+	  rc-service gestured stop 2>/dev/null || true; rc-update del gestured 2>/dev/null || true; \
+	fi; \
 	rm -f "$(DESTDIR)$(BINDIR)/gestured" "$(DESTDIR)$(BINDIR)/gesturectl" \
 	  "$(DESTDIR)$(UNITDIR)/gestured.service" "$(DESTDIR)$(UNITDIR)/gestured.socket" \
 	  "$(DESTDIR)$(USERUNITDIR)/gesturectl-bind.service" "$(DESTDIR)$(USERUNITDIR)/gesturectl-orientation.service" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/gestured.conf" "$(DESTDIR)$(UDEVRULESDIR)/95-gestured-passthrough.rules" \
+	  "$(DESTDIR)$(INITDIR)/gestured" \
 	  "$(DESTDIR)$(LIBEXECDIR)/gestured-passthrough-properties" \
 	  "$(DESTDIR)$(MANDIR)/man8/gestured.8" "$(DESTDIR)$(MANDIR)/man1/gesturectl.1" \
 	  "$(DESTDIR)$(MANDIR)/man5/gestured.toml.5" \
 	  "$(DESTDIR)$(BASHCOMPDIR)/gesturectl" "$(DESTDIR)$(ZSHCOMPDIR)/_gesturectl"; \
+	if [ -f "$(DESTDIR)$(CONFDDIR)/gestured" ] && cmp -s "$(DESTDIR)$(CONFDDIR)/gestured" openrc/gestured.confd; then \
+	  rm -f "$(DESTDIR)$(CONFDDIR)/gestured"; \
+	elif [ -f "$(DESTDIR)$(CONFDDIR)/gestured" ]; then \
+	  echo "make uninstall: keeping $(DESTDIR)$(CONFDDIR)/gestured: it differs from the default"; \
+	fi; \
 	if [ -f "$(DESTDIR)$(CONFIG_FILE)" ] && cmp -s "$(DESTDIR)$(CONFIG_FILE)" "$(DESTDIR)$(DOCDIR)/gestured.toml"; then \
 	  rm -f "$(DESTDIR)$(CONFIG_FILE)"; rmdir "$(DESTDIR)$(SYSCONFDIR)/gestured" 2>/dev/null || true; \
 	elif [ -f "$(DESTDIR)$(CONFIG_FILE)" ]; then \

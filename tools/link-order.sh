@@ -4,7 +4,8 @@
 # around each page it runs, so code run at start and while idle, scattered over a 5 MB binary, makes
 # most of the binary resident; listed first, it fills a few dozen such windows instead.
 #
-# The list is what callgrind sees the package's build of gestured (debian/rules' flags) run: starting with
+# The list is what callgrind sees the installed build of gestured (the Makefile's SWIFT_BUILD_FLAGS, which the
+# package uses too) run: starting with
 # udev and idling with a subscribed client, and replaying a recording to one. Only names the binary defines
 # are kept. A stale list costs memory, never correctness: the linker skips names it does not find.
 set -euo pipefail
@@ -15,8 +16,8 @@ out=Sources/gestured/link-order.txt
 command -v valgrind >/dev/null || { echo "link-order.sh: valgrind is missing (make link-order installs it)" >&2; exit 1; }
 command -v socat >/dev/null || { echo "link-order.sh: socat is missing (make deps installs it)" >&2; exit 1; }
 
-flags=$(sed -n 's/^SWIFT_BUILD_FLAGS := //p' debian/rules)
-[ -n "$flags" ] || { echo "link-order.sh: no 'SWIFT_BUILD_FLAGS := ' line in debian/rules" >&2; exit 1; }
+flags=$(make --no-print-directory -s print-swift-build-flags)
+[ -n "$flags" ] || { echo "link-order.sh: 'make print-swift-build-flags' printed nothing" >&2; exit 1; }
 make --no-print-directory static-libstdcxx  # the directory those flags name
 # shellcheck disable=SC2086 # the flags are words
 $SWIFT build $flags --product gestured

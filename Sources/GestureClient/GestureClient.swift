@@ -4,13 +4,38 @@ import Glibc
 /// Where clients find the daemon.
 public enum GestureClientDefaults {
     public static let environmentVariable = ProtocolConstants.socketEnvironmentVariable
+    /// The system's socket, the last place a client looks.
     public static let socketPath = ProtocolConstants.defaultSocketPath
 
-    /// `explicit` if given, else $GESTURED_SOCKET, else the default path.
-    public static func socketPath(explicit: String?) -> String {
-        let environment = getenv(environmentVariable).map { String(cString: $0) }
-        return ProtocolConstants.socketPath(
-            option: explicit, environment: environment.map { [environmentVariable: $0] } ?? [:])
+    /// Where to look, in order: `explicit` if given, else $GESTURED_SOCKET if set (alone); otherwise
+    /// `$XDG_RUNTIME_DIR/gestured.sock`, then /run/gestured/gestured.sock (`ProtocolConstants.socketPaths`).
+    public static func socketPaths(explicit: String?) -> [String] {
+        var environment: [String: String] = [:]
+        for name in [environmentVariable, ProtocolConstants.runtimeDirectoryVariable] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return ProtocolConstants.socketPaths(option: explicit, environment: environment)
+    }
+
+    /// Connects to the first of `paths` where a daemon listens: a path with nothing at it (ENOENT) or
+    /// nothing listening (ECONNREFUSED, a stale socket) gives way to the next; any other failure, or the
+    /// last path's, is the error, and says which paths were tried before it.
+    static func connectFirst(_ paths: [String], nonBlocking: Bool) throws(GestureClientError) -> (fd: Int32, path: String) {
+        var passed: [String] = []
+        for (index, path) in paths.enumerated() {
+            do {
+                return (try ClientSocket.connect(path: path, nonBlocking: nonBlocking), path)
+            } catch {
+                guard case .connect(_, let code, let hint) = error else { throw error }
+                if index < paths.count - 1 && (code == ENOENT || code == ECONNREFUSED) {
+                    passed.append("\(path) (\(code == ENOENT ? "no such file" : "nothing listens there"))")
+                    continue
+                }
+                guard !passed.isEmpty else { throw error }
+                throw .connect(path: path, errno: code, hint: "tried first: \(passed.joined(separator: ", ")); \(hint)")
+            }
+        }
+        throw .connect(path: "", errno: ENOENT, hint: "no socket path to try")
     }
 }
 
@@ -72,11 +97,11 @@ public final class GestureClient {
     private var lastRequestID = 0
     private var closed = false
 
-    /// Connects to the daemon at `path` (default: $GESTURED_SOCKET, else /run/gestured/gestured.sock) and
-    /// reads its `hello`.
+    /// Connects to the daemon at `path` (default: $GESTURED_SOCKET; else `$XDG_RUNTIME_DIR/gestured.sock`,
+    /// then /run/gestured/gestured.sock, the first where a daemon listens) and reads its `hello`.
     public static func connect(path: String? = nil, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> GestureClient {
-        let resolved = GestureClientDefaults.socketPath(explicit: path)
-        let fd = try ClientSocket.connect(path: resolved)
+        let (fd, resolved) = try GestureClientDefaults.connectFirst(
+            GestureClientDefaults.socketPaths(explicit: path), nonBlocking: false)
         return try GestureClient(fd: fd, path: resolved, timeoutMilliseconds: timeoutMilliseconds)
     }
 
@@ -85,8 +110,9 @@ public final class GestureClient {
     /// is empty until `next` hands out the `.hello` message, and a request is sent with `send`, its reply
     /// coming through `next`.
     public static func connectWithoutWaiting(path: String? = nil) throws(GestureClientError) -> GestureClient {
-        let resolved = GestureClientDefaults.socketPath(explicit: path)
-        return GestureClient(fd: try ClientSocket.connect(path: resolved, nonBlocking: true), path: resolved)
+        let (fd, resolved) = try GestureClientDefaults.connectFirst(
+            GestureClientDefaults.socketPaths(explicit: path), nonBlocking: true)
+        return GestureClient(fd: fd, path: resolved)
     }
 
     private init(fd: Int32, path: String) {

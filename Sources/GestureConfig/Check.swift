@@ -29,8 +29,11 @@ extension Configuration {
         var lines: [String] = []
         let d = daemon
         lines.append(
-            "daemon: socket \(d.socketPath) (mode \(octal(d.socketMode)), group "
-                + (d.socketGroup.isEmpty ? "unchanged" : d.socketGroup) + "), at most \(d.maxClients) clients, "
+            "daemon: socket "
+                + (d.socketPath ?? "by who runs the daemon (/run/gestured/gestured.sock as root or gestured, else $XDG_RUNTIME_DIR/gestured.sock)")
+                + ", mode \(octal(d.socketMode)), group "
+                + (d.socketGroup.map { $0.isEmpty ? "unchanged" : $0 } ?? "by who runs the daemon (gestured as root or gestured, else the user's own)")
+                + ", at most \(d.maxClients) clients, "
                 + "\(d.clientBufferBytes)-byte client buffers, log level \(d.logLevel.rawValue)")
         let changed = Configuration.differences(recognizer, from: RecognizerSettings())
         lines.append(

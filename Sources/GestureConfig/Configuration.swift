@@ -22,13 +22,14 @@ public enum LogLevel: String, CaseIterable, Sendable, Comparable {
 
 /// The [daemon] section: the socket and the daemon's limits.
 public struct DaemonSettings: Equatable, Sendable {
-    /// Where the listening Unix socket is created (ignored under systemd socket activation); by default
-    /// where clients look for it, `ProtocolConstants.defaultSocketPath`.
-    public var socketPath: String = ProtocolConstants.defaultSocketPath
+    /// Where the listening Unix socket is created (ignored under systemd socket activation); nil when the
+    /// configuration does not say, and then who runs the daemon decides (`socket(for:)`).
+    public var socketPath: String?
     /// Permission bits of the socket file. Connecting needs write permission.
     public var socketMode: UInt32 = 0o660
-    /// Group the socket file is given; empty leaves the daemon's own group.
-    public var socketGroup: String = "gestured"
+    /// Group the socket file is given; empty leaves the daemon's own group; nil when the configuration does
+    /// not say (`socket(for:)`).
+    public var socketGroup: String?
     /// Clients connected at once; one more is refused with an error.
     public var maxClients: Int = 64
     /// Clients one user (uid) may have connected at once, so that one user's programs cannot take every

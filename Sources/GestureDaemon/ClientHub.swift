@@ -48,18 +48,22 @@ final class ClientHub {
 
     // MARK: The socket
 
-    /// Listens on the socket systemd passed, or creates the configured one.
-    func listen() throws(DaemonStartError) {
+    /// Listens on the socket systemd passed, or creates the configured one (by default where `runner`'s
+    /// daemon listens, `DaemonSettings.socket(for:)`).
+    func listen(runner: DaemonRunner) throws(DaemonStartError) {
         let listener: Listener
+        let socket = limits.socket(for: runner)
         do {
             if let fd = try SystemdNotifier.activationSocket() {
-                listener = Listener.inherited(fd: fd, configuredPath: limits.socketPath)
+                listener = Listener.inherited(fd: fd, configuredPath: socket.path)
                 Log.info("listening on the socket systemd passed (socket activation)")
             } else {
-                listener = try Listener.create(path: limits.socketPath, mode: limits.socketMode, group: limits.socketGroup)
-                Log.info(
-                    "listening on \(listener.path) (mode 0\(String(limits.socketMode, radix: 8)), group "
-                        + "\(limits.socketGroup.isEmpty ? "of the daemon" : limits.socketGroup))")
+                listener = try Listener.create(
+                    path: socket.path, mode: limits.socketMode, group: socket.group,
+                    groupIsConfigured: socket.groupIsConfigured)
+                // The group the file has, which is the configured one only when it could be given.
+                let group = listener.groupID.map { id in (try? SystemCall.groupName(id: id)).flatMap { $0 } ?? "\(id)" }
+                Log.info("listening on \(listener.path) (mode 0\(String(limits.socketMode, radix: 8)), group \(group ?? "unknown"))")
             }
             listenerToken = watches.upcomingToken
             try watches.add(listener.fd, .listener, interest: .readable)

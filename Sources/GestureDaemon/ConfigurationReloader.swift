@@ -47,7 +47,8 @@ final class ConfigurationReloader {
         if new.daemon.socketPath != current.daemon.socketPath || new.daemon.socketMode != current.daemon.socketMode
             || new.daemon.socketGroup != current.daemon.socketGroup
         {
-            Log.notice("the socket's path, mode and group change when the daemon restarts (now \(current.daemon.socketPath))")
+            Log.notice(
+                "the socket's path, mode and group change when the daemon restarts (now \(current.daemon.socket(for: options.runner).path))")
             new.daemon.socketPath = current.daemon.socketPath
             new.daemon.socketMode = current.daemon.socketMode
             new.daemon.socketGroup = current.daemon.socketGroup

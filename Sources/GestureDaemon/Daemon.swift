@@ -56,7 +56,7 @@ public final class Daemon {
             throw DaemonStartError("cannot set up the event loop: \(error)")
         }
         watchdog = SystemdNotifier.watchdogInterval().map { Watchdog(intervalMicroseconds: $0) }
-        try clients.listen()
+        try clients.listen(runner: options.runner)
         devices.startDiscovery()
         for replay in options.replays {
             do {

@@ -1,6 +1,8 @@
 import GestureConfig
 import GestureCore
 import GestureProtocol
+import Glibc
+import SystemCalls
 
 /// How `gestured` was started (its command line, parsed by the executable).
 public struct DaemonOptions: Equatable, Sendable {
@@ -13,15 +15,32 @@ public struct DaemonOptions: Equatable, Sendable {
     /// Whether to find touchscreens with udev and follow hotplug (`--no-udev` turns it off, for tests and
     /// demos that should see only their replays).
     public var discoverDevices: Bool
+    /// Who runs the daemon: the socket's path and group default by it (`DaemonSettings.socket(for:)`).
+    public var runner: DaemonRunner
 
     public init(
         configPath: String? = nil, socketPath: String? = nil, replays: [ReplayOptions] = [],
-        discoverDevices: Bool = true
+        discoverDevices: Bool = true, runner: DaemonRunner = .current()
     ) {
         self.configPath = configPath
         self.socketPath = socketPath
         self.replays = replays
         self.discoverDevices = discoverDevices
+        self.runner = runner
+    }
+}
+
+extension DaemonRunner {
+    /// This process: a system daemon when its effective user is root or `gestured`; XDG_RUNTIME_DIR from
+    /// its environment.
+    public static func current() -> DaemonRunner {
+        let uid = geteuid()
+        let isSystem = uid == 0 || (try? SystemCall.userName(id: uid)) == DaemonRunner.systemUserName
+        var environment: [String: String] = [:]
+        if let directory = getenv(ProtocolConstants.runtimeDirectoryVariable) {
+            environment[ProtocolConstants.runtimeDirectoryVariable] = String(cString: directory)
+        }
+        return DaemonRunner(isSystem: isSystem, environment: environment)
     }
 }
 

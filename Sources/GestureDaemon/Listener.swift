@@ -15,14 +15,18 @@ public final class Listener {
     public let createdFile: FileIdentity?
     /// Whether the daemon created the socket file and so removes it on shutdown.
     public var ownsPath: Bool { createdFile != nil }
+    /// The group the created socket file has (nil when inherited): the configured one, or the daemon's
+    /// own when it could not be given.
+    public let groupID: gid_t?
 
     /// Longest the start-up check of an existing socket waits for its owner to say hello.
     static let probeTimeoutMilliseconds: Int32 = 1000
 
-    private init(fd: Int32, path: String, createdFile: FileIdentity?) {
+    private init(fd: Int32, path: String, createdFile: FileIdentity?, groupID: gid_t? = nil) {
         self.fd = fd
         self.path = path
         self.createdFile = createdFile
+        self.groupID = groupID
     }
 
     deinit { SystemCall.close(fd) }
@@ -33,10 +37,14 @@ public final class Listener {
     }
 
     /// Creates the socket at `path` with permission bits `mode` and group `group` (empty: the daemon's
-    /// own group) and starts listening. A stale socket file from a daemon that died is replaced; a live
+    /// own group) and starts listening. A group that does not exist keeps the daemon's own: a warning when
+    /// the configuration named it (`groupIsConfigured`), a note when it is the default `gestured` (gestured
+    /// is not installed, so nobody is in that group anyway). A stale socket file from a daemon that died is replaced; a live
     /// one (something accepts connections on it, or its queue is full) is an error, as is a file that is
     /// not a socket. Checking a live socket takes at most `probeTimeoutMilliseconds`.
-    public static func create(path: String, mode: UInt32, group: String, backlog: Int32 = 64) throws(SystemError) -> Listener {
+    public static func create(
+        path: String, mode: UInt32, group: String, groupIsConfigured: Bool = true, backlog: Int32 = 64
+    ) throws(SystemError) -> Listener {
         if path.hasSuffix("/") {
             throw SystemError(
                 errno: EISDIR, operation: "bind", path: path,
@@ -71,7 +79,7 @@ public final class Listener {
         }
         let fd = try SystemCall.unixStreamSocket()
         var bound = false
-        var identity: FileIdentity?
+        var created: Glibc.stat?
         do throws(SystemError) {
             // The socket file is created with no access for anyone but the owner, then opened up to `mode`,
             // so it is never briefly more accessible than configured. The umask is the process's: it is
@@ -109,20 +117,24 @@ public final class Listener {
                             "cannot give the socket \(path) to group '\(group)': \(error.message); only the daemon's own "
                                 + "group can connect. Run the daemon as a member of '\(group)' or set socket_group")
                     }
-                } else {
+                } else if groupIsConfigured {
                     Log.warning(
                         "group '\(group)' does not exist, so the socket \(path) keeps the daemon's own group; create "
                             + "the group (systemd-sysusers with the installed sysusers.d file does) or set socket_group")
+                } else {
+                    Log.info(
+                        "there is no group '\(group)' (make install and the package create it), so the socket \(path) "
+                            + "keeps the daemon's own group")
                 }
             }
             try SystemCall.listen(fd, backlog: backlog)
-            identity = FileIdentity(try SystemCall.stat(path, followingLinks: false))
+            created = try SystemCall.stat(path, followingLinks: false)
         } catch {
             SystemCall.close(fd)
             if bound { try? SystemCall.unlinkIfPresent(path) }
             throw error
         }
-        return Listener(fd: fd, path: path, createdFile: identity)
+        return Listener(fd: fd, path: path, createdFile: created.map(FileIdentity.init), groupID: created?.st_gid)
     }
 
     /// Why bind(2) found no such file or directory at `path`, which has no trailing slash: the directory

@@ -12,16 +12,36 @@ public enum ProtocolConstants {
     /// Longest request line the daemon accepts, in bytes without the newline; a longer line closes the
     /// connection.
     public static let maximumRequestLineBytes = 64 * 1024
-    /// Where the daemon listens unless configured otherwise.
+    /// The system's socket: where a daemon run as root or as the `gestured` system user listens (the
+    /// systemd units, the OpenRC service) unless configured otherwise, and where clients look last.
     public static let defaultSocketPath = "/run/gestured/gestured.sock"
     /// The environment variable clients read the socket path from.
     public static let socketEnvironmentVariable = "GESTURED_SOCKET"
+    /// The user's runtime directory (XDG Base Directory Specification): private to the user (mode 0700),
+    /// on a tmpfs, emptied at the user's last logout.
+    public static let runtimeDirectoryVariable = "XDG_RUNTIME_DIR"
+    /// The socket's file name in the runtime directory, where a daemon a user runs as themselves listens:
+    /// directly in it, as `wayland-0` and `pipewire-0` are (the directory is the user's alone, so no
+    /// subdirectory is needed for its permissions and none is left to clean up), with the system socket's
+    /// own name.
+    public static let runtimeDirectorySocketName = "gestured.sock"
 
-    /// The socket path a client should use: `--socket` if given, else $GESTURED_SOCKET, else the default.
-    public static func socketPath(option: String?, environment: [String: String]) -> String {
-        if let option, !option.isEmpty { return option }
-        if let env = environment[socketEnvironmentVariable], !env.isEmpty { return env }
-        return defaultSocketPath
+    /// `$XDG_RUNTIME_DIR/gestured.sock`, or nil when XDG_RUNTIME_DIR is unset, empty or not an absolute
+    /// path (the specification says to ignore such a value).
+    public static func runtimeDirectorySocketPath(environment: [String: String]) -> String? {
+        guard let directory = environment[runtimeDirectoryVariable], directory.hasPrefix("/") else { return nil }
+        return (directory.hasSuffix("/") ? directory : directory + "/") + runtimeDirectorySocketName
+    }
+
+    /// Where a client looks for the daemon, in order (docs/protocol.md, "Connecting"): `--socket` if given,
+    /// else $GESTURED_SOCKET if set, alone: a path the user named is never traded for another daemon's.
+    /// Otherwise the user's own daemon, `$XDG_RUNTIME_DIR/gestured.sock`, then the system's,
+    /// /run/gestured/gestured.sock; a client goes on to the next when nothing is at the first or nothing
+    /// listens there (a stale socket left by a daemon that died).
+    public static func socketPaths(option: String?, environment: [String: String]) -> [String] {
+        if let option, !option.isEmpty { return [option] }
+        if let env = environment[socketEnvironmentVariable], !env.isEmpty { return [env] }
+        return (runtimeDirectorySocketPath(environment: environment).map { [$0] } ?? []) + [defaultSocketPath]
     }
 }
 

@@ -229,17 +229,48 @@ extension SystemCall {
     public static func groupID(named name: String) throws(SystemError) -> gid_t? {
         var group = Glibc.group()
         var result: UnsafeMutablePointer<Glibc.group>? = nil
+        return try withGrowingBuffer("getgrnam_r", path: name) { buffer, size in
+            let code = getgrnam_r(name, &group, buffer, size, &result)
+            return (code, code == 0 ? result.map { _ in group.gr_gid } : nil)
+        }
+    }
+
+    /// `getgrgid_r(3)`: the name of the group `id`, nil when no group has that id.
+    public static func groupName(id: gid_t) throws(SystemError) -> String? {
+        var group = Glibc.group()
+        var result: UnsafeMutablePointer<Glibc.group>? = nil
+        return try withGrowingBuffer("getgrgid_r", path: "gid \(id)") { buffer, size in
+            let code = getgrgid_r(id, &group, buffer, size, &result)
+            return (code, code == 0 ? result.map { _ in String(cString: group.gr_name) } : nil)
+        }
+    }
+
+    /// `getpwuid_r(3)`: the name of the user `id`, nil when no user has that id.
+    public static func userName(id: uid_t) throws(SystemError) -> String? {
+        var user = Glibc.passwd()
+        var result: UnsafeMutablePointer<Glibc.passwd>? = nil
+        return try withGrowingBuffer("getpwuid_r", path: "uid \(id)") { buffer, size in
+            let code = getpwuid_r(id, &user, buffer, size, &result)
+            return (code, code == 0 ? result.map { _ in String(cString: user.pw_name) } : nil)
+        }
+    }
+
+    /// Calls `body` (a `get*_r` function: its error number, and what it found) with a buffer that grows
+    /// while it is too small (ERANGE, up to 1 MiB); EINTR is retried.
+    private static func withGrowingBuffer<T>(
+        _ operation: String, path: String, _ body: (UnsafeMutablePointer<CChar>, Int) -> (Int32, T?)
+    ) throws(SystemError) -> T? {
         var size = 1024
         while true {
             var buffer = [CChar](repeating: 0, count: size)
-            let code = getgrnam_r(name, &group, &buffer, size, &result)
+            let (code, found) = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, size) }
             if code == ERANGE && size < 1 << 20 {
                 size *= 4
                 continue
             }
             if code == EINTR { continue }
-            if code != 0 { throw SystemError(errno: code, operation: "getgrnam_r", path: name) }
-            return result == nil ? nil : group.gr_gid
+            if code != 0 { throw SystemError(errno: code, operation: operation, path: path) }
+            return found
         }
     }
 

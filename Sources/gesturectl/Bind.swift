@@ -21,7 +21,8 @@ private let bindUsage = """
 
       --bindings FILE  the bindings (default: $XDG_CONFIG_HOME/gestured/bindings.toml, else
                        ~/.config/gestured/bindings.toml)
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                       else \(ProtocolConstants.defaultSocketPath))
       --check          validate FILE, print what each binding does and which cannot work in this
                        session (app, keys), and exit (0 when it is usable)
       --verbose        also log each command started and exited, and the subscription

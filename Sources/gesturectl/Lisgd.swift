@@ -31,7 +31,8 @@ private let lisgdUsage = """
       -s SCALE         accepted for lisgd's command line; the edge zones are gestured's (zone_mm)
       -o TURNS         the screen is turned by TURNS x 90 degrees (0 to 3): rotates the bindings as lisgd does
       -v               log every gesture and how it was matched
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                       else \(ProtocolConstants.defaultSocketPath))
 
     """
 

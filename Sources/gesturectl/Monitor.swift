@@ -14,7 +14,8 @@ private let monitorUsage = """
     Subscribes to the running gestured and prints its gesture events as they happen, one line each, and
     the devices that come and go. Stops on Ctrl-C, or after --count gesture events.
 
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                       else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's JSON lines as they arrive (hello and replies included)
       --kinds LIST     only these gestures: comma-separated edge-swipe, pan, pinch, tap, hold
       --edges LIST     only edge swipes from these edges or corners: left, right, top, bottom,
@@ -33,7 +34,8 @@ private let devicesUsage = """
     Lists the devices the running gestured reads: id, name, vendor:product, touch slots, source, device
     node and the orientation set at run time, separated by tabs.
 
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                       else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's reply as one JSON line
 
     """

@@ -18,7 +18,8 @@ private let orientationUsage = """
     normal, left-up, bottom-up, right-up). Gestures in flight are cancelled; edges and directions follow
     at once. It lasts until set again, across reloads; a device plugged in (again) starts at 0.
 
-      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else \(ProtocolConstants.defaultSocketPath))
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                       else \(ProtocolConstants.defaultSocketPath))
       --device ID      only this device: its id, its name or vvvv:pppp (default: every device)
       --json           print the daemon's reply as one JSON line
 

@@ -46,8 +46,6 @@ enum PlotSVG {
     static let fingerLaneHeight = 10.0
     static let gestureLaneHeight = 14.0
     static let laneGap = 4.0
-    /// Rough width of a character of the 11 px labels, to keep labels in the time strip apart.
-    static let characterWidth = 6.4
 
     static func render(_ plot: RecordingPlot) -> String {
         var svg = SVGWriter()
@@ -79,16 +77,21 @@ enum PlotSVG {
 
         // The screen, as the user sees it, in millimetres scaled to pixels.
         let map = ScreenMap(left: left, top: screenTop, scale: scale)
-        drawRulers(&svg, map: map, screen: screen)
+        let rulerLabels = drawRulers(&svg, map: map, screen: screen)
         svg.rect(id: "screen", x: left, y: screenTop, width: screenPx.width, height: screenPx.height, fill: screenColour)
         drawZones(&svg, plot: plot, map: map)
         svg.raw(
             "<clipPath id=\"screen-clip\"><rect x=\"\(n(left))\" y=\"\(n(screenTop))\" width=\"\(n(screenPx.width))\" "
                 + "height=\"\(n(screenPx.height))\"/></clipPath>")
         drawLandings(&svg, plot: plot, map: map)
-        drawFingers(&svg, plot: plot, map: map)
-        drawGestures(&svg, plot: plot, map: map)
+        // The labels of fingers and gestures go anywhere between the header and the time strip, on the page,
+        // off the rulers' numbers and off each other; they are drawn last, over the paths.
+        var labels = LabelLayout(
+            area: Box(x0: 4, y0: margin + Double(header.count) * lineHeight, x1: width - 4, y1: stripTop), taken: rulerLabels)
+        drawFingers(&svg, plot: plot, map: map, labels: &labels)
+        drawGestures(&svg, plot: plot, map: map, labels: &labels)
         svg.rect(x: left, y: screenTop, width: screenPx.width, height: screenPx.height, fill: "none", stroke: "#404040", strokeWidth: 1)
+        drawLabels(&svg, labels)
 
         svg.text("Time (seconds from the first event): each finger down, then each gesture from begin to end", x: left, y: stripTop + 12, size: 12, bold: true)
         strip.draw(&svg)
@@ -183,14 +186,18 @@ enum PlotSVG {
         func length(_ mm: Double) -> Double { mm * scale }
     }
 
-    /// Ticks every 5, 10, 20, 50 ... mm (at least 40 px apart) above and left of the screen.
-    static func drawRulers(_ svg: inout SVGWriter, map: ScreenMap, screen: (width: Double, height: Double)) {
+    /// Ticks every 5, 10, 20, 50 ... mm (at least 40 px apart) above and left of the screen. Returns the
+    /// boxes of their numbers, which labels keep off.
+    static func drawRulers(_ svg: inout SVGWriter, map: ScreenMap, screen: (width: Double, height: Double)) -> [Box] {
         let step = [1.0, 2, 5, 10, 20, 50, 100, 200, 500, 1000].first { $0 * map.scale >= 40 } ?? 1000
+        var boxes: [Box] = []
         var mmValue = 0.0
         while mmValue <= screen.width + 1e-9 {
             let x = map.x(mmValue)
+            let text = mmValue == 0 ? "0 mm" : mm(mmValue)
             svg.line(x1: x, y1: map.top - 6, x2: x, y2: map.top, stroke: "#606060", width: 1)
-            svg.text(mmValue == 0 ? "0 mm" : mm(mmValue), x: x, y: map.top - 9, size: 10, anchor: "middle", colour: "#505050")
+            svg.text(text, x: x, y: map.top - 9, size: 10, anchor: "middle", colour: "#505050")
+            boxes.append(textBox(text, x: x, y: map.top - 9, size: 10, anchor: .middle, halo: false))
             mmValue += step
         }
         mmValue = step
@@ -198,8 +205,10 @@ enum PlotSVG {
             let y = map.y(mmValue)
             svg.line(x1: map.left - 6, y1: y, x2: map.left, y2: y, stroke: "#606060", width: 1)
             svg.text(mm(mmValue), x: map.left - 8, y: y + 3.5, size: 10, anchor: "end", colour: "#505050")
+            boxes.append(textBox(mm(mmValue), x: map.left - 8, y: y + 3.5, size: 10, anchor: .end, halo: false))
             mmValue += step
         }
+        return boxes
     }
 
     /// The zone of each enabled side at its width, the corners where two zones meet (darker when corner
@@ -298,9 +307,9 @@ enum PlotSVG {
         }
     }
 
-    /// Each finger: its path, a dot per frame, a bigger dot and its number where it landed, a cross where
-    /// it lifted.
-    static func drawFingers(_ svg: inout SVGWriter, plot: RecordingPlot, map: ScreenMap) {
+    /// Each finger: its path, a dot per frame, a bigger dot and its number where it landed (placed in
+    /// `labels`, above and left of the landing where there is room), a cross where it lifted.
+    static func drawFingers(_ svg: inout SVGWriter, plot: RecordingPlot, map: ScreenMap, labels: inout LabelLayout) {
         svg.raw("<g id=\"fingers\">")
         for finger in plot.fingers {
             let colour = fingerColour(finger.number)
@@ -315,7 +324,9 @@ enum PlotSVG {
             svg.raw("</g>")
             guard let first = finger.pathMM.first, let last = finger.pathMM.last else { continue }
             svg.circle(cx: map.x(first.x), cy: map.y(first.y), r: 3.5, fill: colour, stroke: "none", strokeWidth: 0)
-            svg.text("f\(finger.number)", x: map.x(first.x) - 6, y: map.y(first.y) - 6, size: 11, anchor: "end", colour: colour, halo: true)
+            labels.place(
+                "f\(finger.number)", size: 11, colour: colour, marker: (map.x(first.x), map.y(first.y)), right: false, dx: 6,
+                above: 6, below: 14, preferBelow: false)
             if finger.liftedMicroseconds != nil {
                 let x = map.x(last.x)
                 let y = map.y(last.y)
@@ -328,8 +339,9 @@ enum PlotSVG {
     }
 
     /// Each gesture: its centroid's path when it has more than one finger, its begin (○) and its end (■
-    /// committed, □ not, ✕ cancelled), each labelled.
-    static func drawGestures(_ svg: inout SVGWriter, plot: RecordingPlot, map: ScreenMap) {
+    /// committed, □ not, ✕ cancelled), each labelled (in `labels`: the begin's above its marker, the end's
+    /// below, on the side of the screen's middle, where there is room).
+    static func drawGestures(_ svg: inout SVGWriter, plot: RecordingPlot, map: ScreenMap, labels: inout LabelLayout) {
         svg.raw("<g id=\"gestures\">")
         for g in plot.gestures {
             let colour = kindColour(g.begin.kind)
@@ -345,9 +357,9 @@ enum PlotSVG {
             svg.circle(cx: bx, cy: by, r: 5, fill: "#ffffff", stroke: colour, strokeWidth: 2)
             // Labels go right of their marker on the screen's left half, left of it on the right half.
             let rightHalf = map.left + map.length(plot.screenSizeMM.width / 2)
-            svg.text(
-                "#\(b.id) \(b.kind.rawValue), \(fingers(b.fingers))" + startsAt(b), x: bx < rightHalf ? bx + 8 : bx - 8, y: by - 7,
-                size: 11, anchor: bx < rightHalf ? "start" : "end", colour: colour, halo: true)
+            labels.place(
+                "#\(b.id) \(b.kind.rawValue), \(fingers(b.fingers))" + startsAt(b), size: 11, colour: colour, marker: (bx, by),
+                right: bx < rightHalf, dx: 8, above: 7, below: 15, preferBelow: false)
             let e = g.last
             let ex = map.x(e.positionMM.x)
             let ey = map.y(e.positionMM.y)
@@ -361,9 +373,9 @@ enum PlotSVG {
                 svg.rect(
                     x: ex - 5, y: ey - 5, width: 10, height: 10, fill: committed ? colour : "#ffffff", stroke: colour, strokeWidth: 2)
             }
-            svg.text(
-                "#\(e.id) " + outcome(e), x: ex < rightHalf ? ex + 8 : ex - 8, y: ey + 15, size: 11,
-                anchor: ex < rightHalf ? "start" : "end", colour: e.phase == .cancel ? cancelColour : colour, halo: true)
+            labels.place(
+                "#\(e.id) " + outcome(e), size: 11, colour: e.phase == .cancel ? cancelColour : colour, marker: (ex, ey),
+                right: ex < rightHalf, dx: 8, above: 9, below: 15, preferBelow: true)
         }
         svg.raw("</g>")
     }
@@ -434,7 +446,7 @@ enum PlotSVG {
         /// before it; then returns the first lane free where bar and label begin (`lanes` holds the x where
         /// each lane becomes free), taking it up to where they end.
         static func place(_ bar: inout Bar, pageRight: Double, size: Double, lanes: inout [Double]) -> Int {
-            let labelWidth = Double(bar.label.count) * characterWidth * size / 11
+            let labelWidth = PlotSVG.textWidth(bar.label, size: size)
             var from = bar.x
             var to = bar.x + bar.width
             if labelWidth + 6 <= bar.width {

@@ -248,10 +248,22 @@ import GestureVocabulary
         #expect(!SubscriptionFilter(devices: ["event6"]).acceptsGesture(beginning: begin(.pan), on: panel))
     }
 
+    /// The documented lookup order: --socket, else $GESTURED_SOCKET, each alone; else the user's runtime
+    /// directory, then the system's socket.
     @Test func socketPathPrecedence() {
-        #expect(ProtocolConstants.socketPath(option: "/a", environment: ["GESTURED_SOCKET": "/b"]) == "/a")
-        #expect(ProtocolConstants.socketPath(option: nil, environment: ["GESTURED_SOCKET": "/b"]) == "/b")
-        #expect(ProtocolConstants.socketPath(option: nil, environment: [:]) == "/run/gestured/gestured.sock")
-        #expect(ProtocolConstants.socketPath(option: "", environment: ["GESTURED_SOCKET": ""]) == "/run/gestured/gestured.sock")
+        let runtime = ["XDG_RUNTIME_DIR": "/run/user/1000"]
+        let system = "/run/gestured/gestured.sock"
+        func paths(_ option: String?, _ environment: [String: String]) -> [String] {
+            ProtocolConstants.socketPaths(option: option, environment: environment)
+        }
+        #expect(paths("/a", ["GESTURED_SOCKET": "/b"].merging(runtime) { a, _ in a }) == ["/a"])
+        #expect(paths(nil, ["GESTURED_SOCKET": "/b"].merging(runtime) { a, _ in a }) == ["/b"])
+        #expect(paths(nil, runtime) == ["/run/user/1000/gestured.sock", system])
+        #expect(paths(nil, ["XDG_RUNTIME_DIR": "/run/user/1000/"]) == ["/run/user/1000/gestured.sock", system])
+        #expect(paths(nil, [:]) == [system])
+        #expect(paths("", ["GESTURED_SOCKET": ""]) == [system])
+        // The specification: a relative or empty XDG_RUNTIME_DIR is ignored.
+        #expect(paths(nil, ["XDG_RUNTIME_DIR": "run/user/1000"]) == [system])
+        #expect(paths(nil, ["XDG_RUNTIME_DIR": ""]) == [system])
     }
 }

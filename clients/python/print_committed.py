@@ -36,7 +36,8 @@ def describe(event):
 
 def main():
     parser = argparse.ArgumentParser(description="Print committed gestures from gestured.")
-    parser.add_argument("--socket", help="the daemon's socket (default: $GESTURED_SOCKET, else /run/gestured/gestured.sock)")
+    parser.add_argument("--socket", help="the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock, "
+                                           "else /run/gestured/gestured.sock)")
     parser.add_argument("--kinds", help="comma-separated gesture kinds (default: all)")
     parser.add_argument("--count", type=int, help="stop after this many gestures")
     args = parser.parse_args()

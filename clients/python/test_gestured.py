@@ -154,18 +154,23 @@ class DecodingTests(unittest.TestCase):
             gestured.Client("/nonexistent", kinds="pinch")
 
     def test_socket_path_order(self):
-        saved = os.environ.get("GESTURED_SOCKET")
+        saved = {name: os.environ.get(name) for name in ("GESTURED_SOCKET", "XDG_RUNTIME_DIR")}
         try:
             os.environ["GESTURED_SOCKET"] = "/tmp/from-env.sock"
-            self.assertEqual(gestured.socket_path("/tmp/explicit.sock"), "/tmp/explicit.sock")
-            self.assertEqual(gestured.socket_path(), "/tmp/from-env.sock")
+            os.environ["XDG_RUNTIME_DIR"] = "/run/user/1000"
+            self.assertEqual(gestured.socket_paths("/tmp/explicit.sock"), ["/tmp/explicit.sock"])
+            self.assertEqual(gestured.socket_paths(), ["/tmp/from-env.sock"])
             del os.environ["GESTURED_SOCKET"]
-            self.assertEqual(gestured.socket_path(), "/run/gestured/gestured.sock")
+            self.assertEqual(gestured.socket_paths(), ["/run/user/1000/gestured.sock", "/run/gestured/gestured.sock"])
+            self.assertEqual(gestured.socket_path(), "/run/user/1000/gestured.sock")
+            del os.environ["XDG_RUNTIME_DIR"]
+            self.assertEqual(gestured.socket_paths(), ["/run/gestured/gestured.sock"])
         finally:
-            if saved is not None:
-                os.environ["GESTURED_SOCKET"] = saved
-            else:
-                os.environ.pop("GESTURED_SOCKET", None)
+            for name, value in saved.items():
+                if value is not None:
+                    os.environ[name] = value
+                else:
+                    os.environ.pop(name, None)
 
 
 class PackageTests(unittest.TestCase):

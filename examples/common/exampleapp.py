@@ -189,7 +189,7 @@ def log(text):
 def run(title, make_stage, filter, argv=None):
     """Parses the common options, opens the window and connects; returns the exit status."""
     parser = argparse.ArgumentParser(description=title)
-    parser.add_argument("--socket", help="gestured's socket (default: $GESTURED_SOCKET, else /run/gestured/gestured.sock)")
+    parser.add_argument("--socket", help="gestured's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock, else /run/gestured/gestured.sock)")
     parser.add_argument("--size", default="540x960", help="window size WxH in pixels (default 540x960, a phone)")
     parser.add_argument("--fullscreen", action="store_true", help="cover the monitor (exact touch mapping)")
     args = parser.parse_args(argv)

@@ -33,43 +33,58 @@ CORNER = (0xF6, 0xB9, 0x6B)
 SCREEN = (0xFF, 0xFF, 0xFF)
 EDGE_SWIPE = (0xE6, 0x55, 0x0D)
 
-# A 100 x 60 mm panel: 10 units per millimetre on both axes, 10 slots.
+
+def panel_description(name, product, size_mm):
+    """An evemu description of a direct-touch panel of `size_mm`: 10 units per millimetre, 10 slots."""
+    return ("N: %s\nI: 0018 1234 %04x 0001\nP: 02 00 00 00 00 00 00 00\nA: 2f 0 9 0 0 0\n"
+            "A: 35 0 %d 0 0 10\nA: 36 0 %d 0 0 10\nA: 39 0 65535 0 0 0\n"
+            % (name, product, round(size_mm[0] * 10), round(size_mm[1] * 10)))
+
+
+# A 100 x 60 mm panel.
 PANEL_MM = (100.0, 60.0)
-DESCRIPTION = """N: Plot Test Panel
-I: 0018 1234 5678 0001
-P: 02 00 00 00 00 00 00 00
-A: 2f 0 9 0 0 0
-A: 35 0 1000 0 0 10
-A: 36 0 600 0 0 10
-A: 39 0 65535 0 0 0
-"""
+DESCRIPTION = panel_description("Plot Test Panel", 0x5678, PANEL_MM)
+# A phone held upright: 68 x 136 mm.
+PHONE_MM = (68.0, 136.0)
+PHONE = panel_description("Plot Test Phone", 0x5679, PHONE_MM)
 
 
 def stroke_events(start_mm, end_mm, land_s=0.5, steps=20, step_s=0.01):
     """evemu events: an empty frame at 0 s, one finger landing at start_mm at land_s, dragged in a
     straight line to end_mm over `steps` frames `step_s` apart, lifted one frame later."""
+    return strokes_events([(start_mm, end_mm)], land_s, steps, step_s)
+
+
+def strokes_events(strokes, land_s=0.5, steps=20, step_s=0.01, apart_s=0.8):
+    """evemu events: an empty frame at 0 s, then one finger stroke after another, `apart_s` seconds apart:
+    each lands at its start (millimetres, 10 units each), is dragged in a straight line to its end over
+    `steps` frames `step_s` apart and lifted one frame later. Returns the events and the last lift's time."""
     lines = ["E: 0.000000 0000 0000 0"]
 
-    def frame(t, x_mm, y_mm, first=False):
-        if first:
+    def frame(t, x_mm, y_mm, tracking_id=None):
+        if tracking_id is not None:
             lines.append("E: %.6f 0003 002f 0" % t)
-            lines.append("E: %.6f 0003 0039 7" % t)
+            lines.append("E: %.6f 0003 0039 %d" % (t, tracking_id))
         lines.append("E: %.6f 0003 0035 %d" % (t, round(x_mm * 10)))
         lines.append("E: %.6f 0003 0036 %d" % (t, round(y_mm * 10)))
         lines.append("E: %.6f 0000 0000 0" % t)
 
     t = land_s
-    for i in range(steps + 1):
-        f = i / steps
-        frame(t, start_mm[0] + f * (end_mm[0] - start_mm[0]), start_mm[1] + f * (end_mm[1] - start_mm[1]), i == 0)
-        t += step_s
-    lines.append("E: %.6f 0003 0039 -1" % t)
-    lines.append("E: %.6f 0000 0000 0" % t)
+    for number, (start_mm, end_mm) in enumerate(strokes):
+        t = land_s + number * apart_s
+        for i in range(steps + 1):
+            f = i / steps
+            frame(t, start_mm[0] + f * (end_mm[0] - start_mm[0]), start_mm[1] + f * (end_mm[1] - start_mm[1]),
+                  7 + number if i == 0 else None)
+            t += step_s
+        lines.append("E: %.6f 0003 0039 -1" % t)
+        lines.append("E: %.6f 0000 0000 0" % t)
     return "\n".join(lines) + "\n", t
 
 
-def read_png(path):
-    """(width, height, rows of (r, g, b, a)) of an 8-bit RGB or RGBA, non-interlaced PNG."""
+def read_png(path, alpha=False):
+    """(width, height, rows of (r, g, b), or (r, g, b, a) with `alpha`) of an 8-bit RGB or RGBA,
+    non-interlaced PNG (alpha 255 for RGB)."""
     with open(path, "rb") as f:
         data = f.read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
@@ -104,7 +119,11 @@ def read_png(path):
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
-        rows.append([tuple(line[x * channels:x * channels + 3]) for x in range(width)])
+        if alpha:
+            rows.append([tuple(line[x * channels:x * channels + 4]) if channels == 4
+                         else tuple(line[x * channels:x * channels + 3]) + (255,) for x in range(width)])
+        else:
+            rows.append([tuple(line[x * channels:x * channels + 3]) for x in range(width)])
         previous = line
     return width, height, rows
 
@@ -116,10 +135,11 @@ def close(a, b, tolerance=12):
 class Plot:
     """One `gesturectl plot` run, rendered: the SVG text, the PNG's pixels, the screen's place in it."""
 
-    def __init__(self, test, directory, events, config=None, name="plot"):
+    def __init__(self, test, directory, events, config=None, name="plot", description=DESCRIPTION):
+        self.directory = directory
         desc = os.path.join(directory, "panel.desc")
         with open(desc, "w") as f:
-            f.write(DESCRIPTION)
+            f.write(description)
         recording = os.path.join(directory, name + ".events")
         with open(recording, "w") as f:
             f.write(events)
@@ -132,9 +152,13 @@ class Plot:
             command[2:2] = ["--config", path]
         result = subprocess.run(command, capture_output=True, text=True)
         test.assertEqual(result.returncode, 0, result.stderr)
+        self.load(test, svg)
+
+    def load(self, test, svg):
+        """Reads the SVG at `svg` and renders it beside it."""
         with open(svg) as f:
             self.svg = f.read()
-        png = os.path.join(directory, name + ".png")
+        png = svg[:-len(".svg")] + ".png"
         rendered = subprocess.run(["rsvg-convert", "-o", png, svg], capture_output=True, text=True)
         test.assertEqual(rendered.returncode, 0, rendered.stderr)
         self.width, self.height, self.rows = read_png(png)
@@ -161,6 +185,41 @@ class Plot:
 
     def column_has(self, x, y0, y1, colour):
         return any(close(self.rows[y][x], colour) for y in range(y0, min(y1, self.height)))
+
+    def text_boxes(self):
+        """(text, (x0, y0, x1, y1)) of every text element as rsvg-convert draws it, halo included: each text
+        rendered alone on a transparent canvas around where it is, so a box reaching off the page is seen
+        whole; page coordinates."""
+        root = re.search(r"<svg [^>]*>", self.svg).group(0)
+        font = re.search(r'font-family="([^"]*)"', root).group(1)
+        boxes = []
+        for index, m in enumerate(re.finditer(r'<text x="([-\d.]+)" y="([-\d.]+)" font-size="([\d.]+)"[^>]*>(.*?)</text>', self.svg)):
+            x, y, size = float(m.group(1)), float(m.group(2)), float(m.group(3))
+            reach = len(m.group(4)) * size + 20
+            left, top, width, height = x - reach, y - 2 * size, 2 * reach, 3 * size
+            alone = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="%f %f %d %d" '
+                     'font-family="%s">%s</svg>' % (width, height, left, top, width, height, font, m.group(0)))
+            svg = os.path.join(self.directory, "text%d.svg" % index)
+            png = os.path.join(self.directory, "text%d.png" % index)
+            with open(svg, "w") as f:
+                f.write(alone)
+            subprocess.run(["rsvg-convert", "-o", png, svg], check=True)
+            w, h, rows = read_png(png, alpha=True)
+            inked = [(i, j) for j in range(h) for i in range(w) if rows[j][i][3] > 40]
+            if not inked:
+                continue
+            xs = [i for i, _ in inked]
+            ys = [j for _, j in inked]
+            boxes.append((m.group(4), (left + min(xs), top + min(ys), left + max(xs) + 1, top + max(ys) + 1)))
+        return boxes
+
+
+class RenderedFile(Plot):
+    """A plot already written to `svg`, rendered."""
+
+    def __init__(self, test, directory, svg):
+        self.directory = directory
+        self.load(test, svg)
 
 
 class PlotTests(unittest.TestCase):
@@ -266,6 +325,39 @@ class PlotTests(unittest.TestCase):
         seen = set(pixel for row in rows for pixel in row)
         for colour in FINGER_COLOURS:
             self.assertIn(colour, seen, "finger colour %s not drawn" % (colour,))
+
+    def assert_labels_on_the_page_and_apart(self, plot):
+        """Every text's drawn box inside the page, and no two boxes overlapping."""
+        boxes = plot.text_boxes()
+        self.assertTrue(boxes)
+        for text, (x0, y0, x1, y1) in boxes:
+            self.assertTrue(0 <= x0 and x1 <= plot.width and 0 <= y0 and y1 <= plot.height,
+                            "%r is drawn at (%g, %g)-(%g, %g), off the %d x %d page" % (text, x0, y0, x1, y1, plot.width, plot.height))
+        for i, (a, (ax0, ay0, ax1, ay1)) in enumerate(boxes):
+            for b, (bx0, by0, bx1, by1) in boxes[i + 1:]:
+                self.assertFalse(ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1,
+                                 "%r (%g, %g)-(%g, %g) and %r (%g, %g)-(%g, %g) overlap"
+                                 % (a, ax0, ay0, ax1, ay1, b, bx0, by0, bx1, by1))
+
+    def test_labels_stay_on_the_page_and_apart_on_a_portrait_panel(self):
+        # A phone upright: swipes down from the top edge and up from the bottom edge, on the left, in the
+        # middle and on the right, ending close together mid-screen, and a pan across the middle.
+        strokes = [((34, 2), (34, 70)), ((30, 134), (30, 66)), ((62, 2), (62, 64)), ((8, 134), (10, 62)),
+                   ((20, 60), (50, 66))]
+        events, _ = strokes_events(strokes)
+        plot = Plot(self, self.directory, events, description=PHONE)
+        self.assertAlmostEqual(plot.screen_width / plot.screen_height, 68 / 136, places=2)
+        self.assertEqual(len(re.findall(r">#\d+ edge-swipe, 1 finger, top edge at", plot.svg)), 2, "not two swipes from the top")
+        self.assertEqual(len(re.findall(r">#\d+ edge-swipe, 1 finger, bottom edge at", plot.svg)), 2, "not two from the bottom")
+        self.assert_labels_on_the_page_and_apart(plot)
+
+    def test_labels_stay_on_the_page_and_apart_on_a_real_recording(self):
+        recording = os.path.join(RECORDINGS, "dell_canvas_touch.evemu")
+        svg = os.path.join(self.directory, "dell.svg")
+        result = subprocess.run([GESTURECTL, "plot", recording, "-o", svg], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        plot = RenderedFile(self, self.directory, svg)
+        self.assert_labels_on_the_page_and_apart(plot)
 
 
 if __name__ == "__main__":

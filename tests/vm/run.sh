@@ -194,18 +194,16 @@ build_rootfs() { # -> sets $rootfs (an ext4 image)
 # --- gestured, staged for the guest ------------------------------------------------------------------------
 # The Debian package (make deb, lintian included) that the guest installs with dpkg, and the `make install`
 # tree (a staging root, DESTDIR) that the guest copies onto its / in a separate check. Both from the same
-# release build with the Swift runtime linked in: the rig builds with debian/rules' flags, so the package
-# build after it compiles nothing again.
-package_swift_flags() { sed -n 's/^SWIFT_BUILD_FLAGS := //p' "$top/debian/rules"; }
-
+# release build with the Swift runtime linked in: `make install` as a user runs it, with the Makefile's
+# flags, which the package's build reads too, so the package build after it compiles nothing again. The
+# guest has no Swift toolchain: 95-make-install.sh checks that the installed binaries need none.
 stage_gestured() {
-    local stage=$run/rig/stage started flags
+    local stage=$run/rig/stage started
     mkdir -p "$stage"
     started=$(date +%s)
-    flags=$(package_swift_flags)
-    say "gestured: make install PREFIX=/usr DESTDIR=<staging> SWIFT_BUILD_FLAGS=\"$flags\""
-    if ! make -C "$top" --no-print-directory install PREFIX=/usr DESTDIR="$stage" \
-            SWIFT_BUILD_FLAGS="$flags" > "$vmdir/make-install.log" 2>&1; then
+    say "gestured: make install PREFIX=/usr INIT=systemd DESTDIR=<staging>"
+    if ! make -C "$top" --no-print-directory install PREFIX=/usr INIT=systemd DESTDIR="$stage" \
+            > "$vmdir/make-install.log" 2>&1; then
         tail -30 "$vmdir/make-install.log"
         say "gestured: NOT INSTALLED: make install failed (log: $vmdir/make-install.log); the guest's gestured checks fail"
         rm -rf "$stage"; mkdir -p "$stage"

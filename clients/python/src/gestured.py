@@ -2,7 +2,7 @@
 
     import gestured
 
-    client = gestured.Client(kinds=["edge-swipe"], updates=False)   # path: $GESTURED_SOCKET or the default
+    client = gestured.Client(kinds=["edge-swipe"], updates=False)   # path: socket_paths()
     for message in client.events():                                 # reconnects with backoff by itself
         if isinstance(message, gestured.GestureEvent) and message.phase == "end" and message.committed:
             print(message.kind, message.fingers, message.edge or message.direction)
@@ -26,7 +26,7 @@ import time
 from collections import namedtuple
 
 __all__ = [
-    "PROTOCOL_VERSION", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path",
+    "PROTOCOL_VERSION", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path", "socket_paths",
     "Client", "Point", "Device", "Hello", "GestureEvent", "DeviceAdded", "DeviceRemoved", "DeviceChanged", "Reply",
     "Unknown", "Connected", "Disconnected", "decode",
     "GesturedError", "ConnectError", "ProtocolError", "RequestError", "UnsupportedProtocol", "IdleTimeout",
@@ -44,11 +44,22 @@ ENVIRONMENT_VARIABLE = "GESTURED_SOCKET"
 MAX_LINE_BYTES = 4 * 1024 * 1024
 
 
-def socket_path(explicit=None):
-    """`explicit` if given, else $GESTURED_SOCKET, else /run/gestured/gestured.sock (as every client does)."""
+def socket_paths(explicit=None):
+    """Where to look, in order, as every client does: `explicit` if given, else $GESTURED_SOCKET if set,
+    alone; otherwise $XDG_RUNTIME_DIR/gestured.sock (a daemon the user runs), then
+    /run/gestured/gestured.sock (the system's). A client goes on to the next when nothing is at one or
+    nothing listens there."""
     if explicit:
-        return explicit
-    return os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_SOCKET
+        return [explicit]
+    if os.environ.get(ENVIRONMENT_VARIABLE):
+        return [os.environ[ENVIRONMENT_VARIABLE]]
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    return ([os.path.join(runtime, "gestured.sock")] if runtime.startswith("/") else []) + [DEFAULT_SOCKET]
+
+
+def socket_path(explicit=None):
+    """The first of `socket_paths(explicit)`."""
+    return socket_paths(explicit)[0]
 
 
 # --- errors ---------------------------------------------------------------------------------------------
@@ -324,7 +335,8 @@ class Client:
 
     def __init__(self, path=None, *, kinds=None, edges=None, fingers=None, devices=None, updates=True,
                  reconnect=True, backoff_initial=0.1, backoff_max=5.0, timeout=5.0):
-        self.path = socket_path(path)
+        self.paths = socket_paths(path)
+        self.path = self.paths[0]     # the one connected to, once connected
         self.filter = {}
         for key, value in (("kinds", kinds), ("edges", edges), ("fingers", fingers), ("devices", devices)):
             if value is not None:
@@ -361,16 +373,21 @@ class Client:
         which reports `Connected` once the daemon has confirmed the subscription). Raises ConnectError
         when the socket cannot be reached; the next `retry_delay()` has then grown."""
         self.close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self.path)
-        except OSError as error:
-            sock.close()
-            self._grow_backoff()
-            failure = ConnectError(self.path, error)
-            failure.retry_in = self._last_delay
-            raise failure from None
+        for index, path in enumerate(self.paths):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+            sock.settimeout(self.timeout)
+            try:
+                sock.connect(path)
+                self.path = path
+                break
+            except OSError as error:
+                sock.close()
+                if index < len(self.paths) - 1 and error.errno in (errno.ENOENT, errno.ECONNREFUSED):
+                    continue   # nothing there, or a stale socket: the next place
+                self._grow_backoff()
+                failure = ConnectError(path, error)
+                failure.retry_in = self._last_delay
+                raise failure from None
         sock.setblocking(False)
         self._sock, self._buffer, self.hello, self.subscribed, self._refusal = sock, b"", None, None, None
         self._awaiting = self._send("subscribe", **self.filter)

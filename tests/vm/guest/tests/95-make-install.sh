@@ -14,6 +14,16 @@ else
         test -x /usr/bin/gestured -a -f /etc/gestured/gestured.toml -a -f /usr/share/man/man8/gestured.8 \
              -a -f /usr/share/bash-completion/completions/gesturectl -a -f /usr/lib/sysusers.d/gestured.conf
     check make-install-user "systemd-sysusers made it again: $(id gestured 2>&1)" eval 'id -nG gestured | grep -qw input'
+    # This system has no Swift toolchain (the host builds; the guest image holds Debian packages only):
+    # the binaries `make install` built run with what they link, which is Debian's libraries alone, and
+    # every one of them is found.
+    for program in gestured gesturectl; do
+        libraries=$(ldd "/usr/bin/$program" 2>&1)
+        version=$("/usr/bin/$program" --version 2>&1)
+        check make-install-no-toolchain-$program \
+            "$version; $(echo "$libraries" | awk '{print $1, $3}' | tr '\n' ' ')" \
+            eval '[ ! -e /opt/swift ] && ! echo "$libraries" | grep -qE "/opt/swift|libswift|not found" && echo "$version" | grep -q "^$program [0-9]"'
+    done
     if timeout 60 systemctl start gestured.service; then
         listing=$(timeout 60 gesturectl devices 2>&1); status=$?
         check make-install-service "started (READY=1); gesturectl devices: status $status, ${listing:0:60}" test "$status" = 0
