@@ -65,9 +65,41 @@ import Testing
         #expect(SystemdNotifier.watchdogInterval(usec: "soon", pid: nil, ownPID: 42) == nil)
     }
 
+    /// Outside systemd (NOTIFY_SOCKET unset or empty) a notification goes nowhere and is no error. Shown
+    /// on a real socket that receives every notification while the variable names it: the same notifier
+    /// sends there while it is set, nothing once it is unset or emptied (the variable is read at every
+    /// call, not remembered from an earlier one), and sends there again when it is set again.
     @Test func withoutANotifySocketNothingIsSent() throws {
+        let dir = temporaryDirectory()
+        let path = dir + "/notify"
+        defer {
+            unlink(path)
+            rmdir(dir)
+        }
+        let fd = try datagramSocket(boundTo: Array(path.utf8) + [0])
+        defer { close(fd) }
+        var notifySocket: String? = path
+        let environment = { (name: String) -> String? in name == "NOTIFY_SOCKET" ? notifySocket : nil }
+
+        SystemdNotifier.notify("READY=1\nSTATUS=set", environment: environment)
+        #expect(receive(fd) == "READY=1\nSTATUS=set")
+        #expect(receive(fd) == nil)
+
+        notifySocket = nil
+        SystemdNotifier.notify("STATUS=unset", environment: environment)
+        SystemdNotifier.notify("WATCHDOG=1", environment: environment)
+        #expect(receive(fd) == nil)
         try SystemdNotifier.send("READY=1", to: nil)
+
+        notifySocket = ""
+        SystemdNotifier.notify("STATUS=empty", environment: environment)
+        #expect(receive(fd) == nil)
         try SystemdNotifier.send("READY=1", to: "")
+
+        notifySocket = path
+        SystemdNotifier.notify("STATUS=set again", environment: environment)
+        #expect(receive(fd) == "STATUS=set again")
+        #expect(receive(fd) == nil)
     }
 
     @Test func aMissingSocketOrAnotherAddressFamilyIsAnErrorWithItsErrno() {
