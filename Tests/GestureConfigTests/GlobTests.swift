@@ -91,17 +91,8 @@ struct GlobTests {
 /// or a match when fnmatch's single-byte reading (in the C locale) matches.
 @Suite("Globs against glibc's fnmatch")
 struct GlobFnmatchTests {
-    /// SplitMix64: the same patterns on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// The same patterns on every run.
+    typealias Generator = RobustnessTests.Generator
 
     /// Characters of names and of the patterns' literals: letters, the metacharacters, a slash, a dot,
     /// and two letters outside ASCII (ä < ö < ü by code point).

@@ -33,7 +33,8 @@ import Testing
         return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     }
 
-    @Test func sendsTheStateAsOneDatagramToAPathSocket() throws {
+    /// Runs `body` with a datagram socket bound to a path of its own (the path, the descriptor).
+    private func withNotifySocket(_ body: (String, Int32) throws -> Void) throws {
         let dir = temporaryDirectory()
         let path = dir + "/notify"
         defer {
@@ -42,9 +43,15 @@ import Testing
         }
         let fd = try datagramSocket(boundTo: Array(path.utf8) + [0])
         defer { close(fd) }
-        try SystemdNotifier.send("READY=1\nSTATUS=Watching 1 touchscreen", to: path)
-        #expect(receive(fd) == "READY=1\nSTATUS=Watching 1 touchscreen")
-        #expect(receive(fd) == nil)  // one datagram, nothing more
+        try body(path, fd)
+    }
+
+    @Test func sendsTheStateAsOneDatagramToAPathSocket() throws {
+        try withNotifySocket { path, fd in
+            try SystemdNotifier.send("READY=1\nSTATUS=Watching 1 touchscreen", to: path)
+            #expect(receive(fd) == "READY=1\nSTATUS=Watching 1 touchscreen")
+            #expect(receive(fd) == nil)  // one datagram, nothing more
+        }
     }
 
     @Test func sendsToAnAbstractSocketNamedWithAnAt() throws {
@@ -70,36 +77,30 @@ import Testing
     /// sends there while it is set, nothing once it is unset or emptied (the variable is read at every
     /// call, not remembered from an earlier one), and sends there again when it is set again.
     @Test func withoutANotifySocketNothingIsSent() throws {
-        let dir = temporaryDirectory()
-        let path = dir + "/notify"
-        defer {
-            unlink(path)
-            rmdir(dir)
+        try withNotifySocket { path, fd in
+            var notifySocket: String? = path
+            let environment = { (name: String) -> String? in name == "NOTIFY_SOCKET" ? notifySocket : nil }
+
+            SystemdNotifier.notify("READY=1\nSTATUS=set", environment: environment)
+            #expect(receive(fd) == "READY=1\nSTATUS=set")
+            #expect(receive(fd) == nil)
+
+            notifySocket = nil
+            SystemdNotifier.notify("STATUS=unset", environment: environment)
+            SystemdNotifier.notify("WATCHDOG=1", environment: environment)
+            #expect(receive(fd) == nil)
+            try SystemdNotifier.send("READY=1", to: nil)
+
+            notifySocket = ""
+            SystemdNotifier.notify("STATUS=empty", environment: environment)
+            #expect(receive(fd) == nil)
+            try SystemdNotifier.send("READY=1", to: "")
+
+            notifySocket = path
+            SystemdNotifier.notify("STATUS=set again", environment: environment)
+            #expect(receive(fd) == "STATUS=set again")
+            #expect(receive(fd) == nil)
         }
-        let fd = try datagramSocket(boundTo: Array(path.utf8) + [0])
-        defer { close(fd) }
-        var notifySocket: String? = path
-        let environment = { (name: String) -> String? in name == "NOTIFY_SOCKET" ? notifySocket : nil }
-
-        SystemdNotifier.notify("READY=1\nSTATUS=set", environment: environment)
-        #expect(receive(fd) == "READY=1\nSTATUS=set")
-        #expect(receive(fd) == nil)
-
-        notifySocket = nil
-        SystemdNotifier.notify("STATUS=unset", environment: environment)
-        SystemdNotifier.notify("WATCHDOG=1", environment: environment)
-        #expect(receive(fd) == nil)
-        try SystemdNotifier.send("READY=1", to: nil)
-
-        notifySocket = ""
-        SystemdNotifier.notify("STATUS=empty", environment: environment)
-        #expect(receive(fd) == nil)
-        try SystemdNotifier.send("READY=1", to: "")
-
-        notifySocket = path
-        SystemdNotifier.notify("STATUS=set again", environment: environment)
-        #expect(receive(fd) == "STATUS=set again")
-        #expect(receive(fd) == nil)
     }
 
     @Test func aMissingSocketOrAnotherAddressFamilyIsAnErrorWithItsErrno() {
