@@ -6,8 +6,11 @@ import Testing
 @testable import GestureDaemon
 
 @Suite struct UdevDiscoveryTests {
-    /// Enumeration finds exactly the event devices the kernel lists in sysfs (none on a build machine
-    /// without input devices, some in the QEMU guest), each with its node and syspath, in numeric order.
+    /// Enumeration finds exactly the event devices the kernel lists in sysfs, each with its node, syspath
+    /// and the name sysfs gives it, in numeric order. The build machine has no input devices, so here both
+    /// lists are empty (its /sys/class/input holds no event*); the same comparison against real devices is
+    /// the QEMU guest's tests/vm/guest/tests/22-discovery.sh, through the installed daemon's report of the
+    /// devices udev lists (every /sys/class/input/event* by node and name).
     @Test func enumeratesTheEventDevicesTheKernelLists() throws {
         let devices = try UdevDiscovery.eventDevices()
         let kernel = ((try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/input")) ?? [])
@@ -17,7 +20,10 @@ import Testing
         #expect(Set(devices.map(\.devnode)) == Set(withNodes.map { "/dev/input/" + $0 }))
         #expect(devices.map(\.devnode) == devices.map(\.devnode).sorted(by: UdevDiscovery.eventNodeOrder))
         for device in devices {
-            #expect(device.syspath.hasPrefix("/sys/") && device.syspath.hasSuffix("/" + device.devnode.split(separator: "/").last!))
+            let event = String(device.devnode.split(separator: "/").last!)
+            #expect(device.syspath.hasPrefix("/sys/") && device.syspath.hasSuffix("/" + event))
+            let name = try? String(contentsOfFile: "/sys/class/input/\(event)/device/name", encoding: .utf8)
+            #expect(device.name == name?.trimmingCharacters(in: .newlines), "\(device.devnode)")
         }
         let touchscreens = try UdevDiscovery.touchscreens()
         #expect(touchscreens == devices.filter(\.isTouchscreen))
