@@ -1,7 +1,16 @@
 /// An fnmatch-style glob: `*` matches any run of characters, `?` any one character, `[abc]`, `[a-z]`
 /// and `[!a-z]` (or `[^a-z]`) one character of (or not of) a set, and `\x` the character x itself.
 /// In pathname mode (`match_path`) none of `*`, `?` and brackets match a `/`, as with FNM_PATHNAME.
-/// POSIX classes such as `[:digit:]` are not supported (validation says so).
+///
+/// A valid pattern matches exactly what glibc's fnmatch(3) matches in a UTF-8 locale (C.UTF-8: one
+/// character is one Unicode scalar, ranges are by code point), with flags 0 or FNM_PATHNAME; a test
+/// sweeps generated patterns and names against fnmatch. Where fnmatch reads a pattern leniently or has
+/// more syntax, `problem(in:)` refuses the pattern instead (validation says why): POSIX classes
+/// (`[[:digit:]]`), collating symbols (`[[.a.]]`) and equivalence classes (`[[=a=]]`); a `[` with no
+/// `]` (fnmatch: a literal bracket); a trailing lone `\` (fnmatch: matches nothing); a backwards range
+/// such as `[z-a]` (fnmatch: matches nothing). One difference remains, in pathname mode: a `*` followed by
+/// an escaped slash (`*\/`) matches as `*/` does, where glibc's fnmatch matches nothing (it looks for the
+/// character after the star only before the next `/`); a slash needs no backslash.
 package struct Glob: Sendable {
     private enum Token: Sendable {
         case literal(Unicode.Scalar)
@@ -58,6 +67,21 @@ package struct Glob: Sendable {
                 var ranges: [ClosedRange<UInt32>] = []
                 var first = true
                 var closed = false
+                // fnmatch reads "[:", "[." and "[=" inside brackets (an item or a range's end) as the start of
+                // a class, a collating symbol or an equivalence class, which Glob does not have.
+                func unsupportedSyntax(at k: Int) -> SyntaxError? {
+                    guard s[k] == "[", k + 1 < s.count else { return nil }
+                    switch s[k + 1] {
+                    case ":":
+                        return SyntaxError(message: "character classes such as [:digit:] are not supported; write [0-9]")
+                    case ".", "=":
+                        return SyntaxError(
+                            message: "collating symbols and equivalence classes such as [.a.] and [=a=] are not supported; "
+                                + "write the characters (\\[ for a bracket)")
+                    default:
+                        return nil
+                    }
+                }
                 while j < s.count {
                     var low = s[j]
                     if low == "]" && !first {
@@ -65,10 +89,7 @@ package struct Glob: Sendable {
                         j += 1
                         break
                     }
-                    if low == "[" && j + 1 < s.count && s[j + 1] == ":" {
-                        return .failure(
-                            SyntaxError(message: "character classes such as [:digit:] are not supported; write [0-9]"))
-                    }
+                    if let error = unsupportedSyntax(at: j) { return .failure(error) }
                     if low == "\\" && j + 1 < s.count {
                         j += 1
                         low = s[j]
@@ -76,6 +97,7 @@ package struct Glob: Sendable {
                     first = false
                     j += 1
                     if j + 1 < s.count, s[j] == "-", s[j + 1] != "]" {
+                        if let error = unsupportedSyntax(at: j + 1) { return .failure(error) }
                         var high = s[j + 1]
                         j += 2
                         if high == "\\" && j < s.count {

@@ -5,7 +5,8 @@ enum Angles {
     static let pi = 3.141592653589793
     static let degreesPerRadian = 180 / pi
 
-    /// atan(z) for |z| <= tan(π/8), by its Taylor series; the error is below 3e-8 rad there.
+    /// atan(z) for |z| <= tan(π/8), by its Taylor series to z^17: the series alternates, so the error is
+    /// below the first term left out, tan(π/8)^19 / 19 = 2.8e-9 rad.
     @inline(__always)
     private static func atanSmall(_ z: Double) -> Double {
         let z2 = z * z
@@ -33,6 +34,12 @@ enum Angles {
 
     /// The angle of (x, y) in radians, in (-π, π]; 0 for (0, 0). On screen coordinates (y down), a
     /// growing angle turns clockwise.
+    ///
+    /// For finite arguments it is within 3e-9 rad of libm's atan2 (the series' error; the largest a dense
+    /// sweep finds, AnglesTests, is 2.43e-9 rad, at |y/x| = tan(π/8)). Where it differs from libm on
+    /// purpose: a negative zero y with x < 0 gives π (libm: -π), the result staying in (-π, π]; (±0, ±0)
+    /// gives 0 (libm: ±0 or ±π); (±∞, ±∞) gives NaN (libm: an odd multiple of π/4: the recognizer's
+    /// vectors are differences of finite positions). NaN in gives NaN out.
     static func atan2(_ y: Double, _ x: Double) -> Double {
         if x == 0 && y == 0 { return 0 }
         let ax = abs(x)
@@ -56,7 +63,8 @@ enum Angles {
 
 extension Angles {
     /// cos(x) for x in degrees (clamped to 0...180), found by bisection on the libm-free `degrees(of:)`;
-    /// runs once per recognizer (the angle tolerance), never per frame.
+    /// runs once per recognizer (the angle tolerance), never per frame. Within 3e-9 of libm's cos (atan2's
+    /// error carried over: a sweep every 0.01° finds at most 2.25e-9, at 112.5°).
     static func cosine(degrees: Double) -> Double {
         let clamped = min(max(degrees, 0), 180)
         // Find the unit vector whose angle is `clamped`: bisection on x in [-1, 1].

@@ -137,22 +137,47 @@ final class DeviceHub {
         } catch {
             Log.warning("hotplug is off: cannot monitor udev (\(error)); touchscreens plugged in later are not seen")
         }
-        discoverPresent()
+        if let found = discoverPresent() { report(found) }
     }
 
     /// Opens every present input device the daemon wants and has not opened (at start-up, and after a
-    /// reload that may have changed which devices are wanted).
-    func discoverPresent() {
-        guard discoversDevices else { return }
+    /// reload that may have changed which devices are wanted); returns what became of each, nil when udev
+    /// could not list them (logged).
+    @discardableResult
+    func discoverPresent() -> [(device: UdevInputDevice, outcome: DiscoveryOutcome)]? {
+        guard discoversDevices else { return nil }
         let present: [UdevInputDevice]
         do {
             present = try UdevDiscovery.eventDevices()
         } catch {
             Log.warning("cannot enumerate input devices with udev: \(error)")
-            return
+            return nil
         }
-        for device in present {
-            perform(hotplug.discovered(device, wanted: wants(device)))
+        return discover(present)
+    }
+
+    /// Opens each of `present` (udev's list) the daemon wants, and says what became of each.
+    func discover(_ present: [UdevInputDevice]) -> [(device: UdevInputDevice, outcome: DiscoveryOutcome)] {
+        present.map { device in
+            let wanted = wants(device)
+            let action = hotplug.discovered(device, wanted: wanted)
+            if case .open(let device) = action { return (device, openEvdev(device)) }
+            perform(action)
+            return (device, wanted ? .alreadyOpen : .notATouchscreen)
+        }
+    }
+
+    /// With no touchscreen found at start-up, says what was looked at and why nothing matched (notice);
+    /// otherwise, at debug, why each device not read is not.
+    func report(_ found: [(device: UdevInputDevice, outcome: DiscoveryOutcome)]) {
+        let report = DiscoveryReport(devices: found, facts: .gather(hotplug: udevMonitor != nil))
+        if report.foundNone {
+            Log.notice(report.lines.joined(separator: "\n"))
+        } else if Log.enabled(.debug) {
+            for (device, outcome) in found.prefix(DiscoveryReport.maximumDevices) {
+                guard let reason = DiscoveryReport.reason(device, outcome) else { continue }
+                Log.debug("not reading \(device.devnode) \"\(escapingControlCharacters(device.name))\": \(reason)")
+            }
         }
     }
 
@@ -202,11 +227,12 @@ final class DeviceHub {
         }
     }
 
-    private func openEvdev(_ udevDevice: UdevInputDevice) {
+    @discardableResult
+    private func openEvdev(_ udevDevice: UdevInputDevice) -> DiscoveryOutcome {
         // A passthrough copy this daemon made (also refused by its phys once opened).
         if slots.contains(where: { $0.passthrough?.copy.devnode == udevDevice.devnode }) {
             Log.debug("\(udevDevice.devnode) is the passthrough copy of one of gestured's devices; not reading it")
-            return
+            return .refused(.ownPassthroughCopy(path: udevDevice.devnode, name: udevDevice.name, phys: VirtualTouchscreen.physPrefix))
         }
         let paths = DeviceHub.paths(of: udevDevice)
         // The grab setting needs the description, which needs the device open: open, resolve, and reopen
@@ -217,10 +243,10 @@ final class DeviceHub {
             let settings = configuration.resolve(evdev.description, paths).applyingUdevCalibration(udevCalibration)
             if settings.ignore {
                 Log.info("ignoring \(udevDevice.devnode) (\(escapingControlCharacters(evdev.description.name))): the configuration says ignore = true")
-                hotplug.openFailed(
-                    udevDevice.devnode,
-                    .unsupported(path: udevDevice.devnode, name: evdev.description.name, reason: "ignored by the configuration"))
-                return
+                let refusal = EvdevError.unsupported(
+                    path: udevDevice.devnode, name: evdev.description.name, reason: "the configuration says ignore = true")
+                hotplug.openFailed(udevDevice.devnode, refusal)
+                return .refused(refusal)
             }
             if settings.grab {
                 evdev = try EvdevDevice(path: udevDevice.devnode, grab: true, udevTouchscreen: udevDevice.isTouchscreen)
@@ -230,9 +256,10 @@ final class DeviceHub {
             if let udevCalibration, settings.geometry.calibration == udevCalibration {
                 Log.info("\(id): using udev's LIBINPUT_CALIBRATION_MATRIX \(udevCalibration.map { "\($0)" }.joined(separator: " "))")
             }
-            add(
+            let failure = add(
                 source: EvdevInputSource(evdev), id: id, paths: paths, settings: settings, udevCalibration: udevCalibration,
                 output: udevDevice.outputName)
+            return failure.map(DiscoveryOutcome.unusable) ?? .opened
         } catch {
             switch error {
             case .ownPassthroughCopy:
@@ -250,6 +277,7 @@ final class DeviceHub {
                     Log.debug(error.description)
                 }
             }
+            return .refused(error)
         }
     }
 
@@ -267,11 +295,13 @@ final class DeviceHub {
 
     // MARK: Adding and removing
 
-    /// Starts reading a device: builds its engine, watches its descriptor, tells subscribed clients.
+    /// Starts reading a device: builds its engine, watches its descriptor, tells subscribed clients. Returns
+    /// why it could not (logged), nil when it did.
+    @discardableResult
     private func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
         output: String? = nil
-    ) {
+    ) -> String? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
         var engine: GestureEngine
@@ -284,7 +314,7 @@ final class DeviceHub {
         } catch {
             Log.warning("not using \(source.path): \(error)")
             if let node = source.hotplugNode { hotplug.closed(node) }
-            return
+            return "\(error)"
         }
         let slotCount: Int
         switch description.touchProtocol {
@@ -307,7 +337,7 @@ final class DeviceHub {
         } catch {
             Log.error("cannot watch \(source.path): \(error)")
             if let node = source.hotplugNode { hotplug.closed(node) }
-            return
+            return "cannot watch it: \(error)"
         }
         slots.append(slot)
         // What the panel has now: after a restart, fingers may be down, and the current slot is whatever
@@ -333,6 +363,7 @@ final class DeviceHub {
                 + "panel \(slot.info.size.map(\.description) ?? "of unknown size")) from \(source.path)")
         clients.notify(.deviceAdded(slot.info), about: slot.info)
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: slots.count, clients: clients.count))")
+        return nil
     }
 
     /// The panel's size as clients are told it: in its own axes, and where it came from.

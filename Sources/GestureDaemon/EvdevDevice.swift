@@ -78,6 +78,12 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 
+    /// What to do about `permissionDenied`.
+    public static let permissionAdvice =
+        "gestured needs read access to touchscreen event nodes: run it in group 'input' (the installed "
+        + "gestured.service does), add your user to that group (usermod -aG input USER, then log in again), "
+        + "or give the node to a group of your choice with a udev rule (see docs/installation.md)"
+
     public var isPermissionDenied: Bool {
         switch self {
         case .permissionDenied: return true
@@ -88,10 +94,7 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .permissionDenied(let path, let error):
-            return "cannot open \(path): \(error.message) (errno \(error.errno)). gestured needs read access to "
-                + "touchscreen event nodes: run it in group 'input' (the installed gestured.service does), "
-                + "add your user to that group (usermod -aG input USER, then log in again), or give the node "
-                + "to a group of your choice with a udev rule (see docs/installation.md)"
+            return "cannot open \(path): \(error.message) (errno \(error.errno)). " + EvdevError.permissionAdvice
         case .removed(let path):
             return "\(path) was removed"
         case .notEvdevDevice(let path, let error):

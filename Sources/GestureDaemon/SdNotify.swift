@@ -19,7 +19,11 @@ public enum SystemdNotifier {
     /// running under systemd is normal). With it, a failed READY=1, RELOADING=1, STOPPING=1 or WATCHDOG=1
     /// matters (systemd waits for readiness and kills a daemon whose watchdog pings stop): the first
     /// failure of each is logged at warning; a status line alone at debug.
-    public static func notify(_ state: String) {
+    public static func notify(_ state: String) { notify(state, environment: environment) }
+
+    /// `notify` with the environment read through `environment` (a test's own), at every call: systemd
+    /// may be gone (NOTIFY_SOCKET unset by a wrapper) or changed, and nothing is remembered from before.
+    static func notify(_ state: String, environment: (String) -> String?) {
         let socket = environment("NOTIFY_SOCKET")
         let kinds = state.split(separator: "\n").compactMap { line -> Substring? in
             let name = line.prefix { $0 != "=" }

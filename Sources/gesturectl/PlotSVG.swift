@@ -23,7 +23,7 @@ enum PlotSVG {
     static let cancelColour = "#c00000"
     static let textColour = "#202020"
 
-    /// Each kind's colour (a test checks that every kind of GestureKind.allCases has its own).
+    /// Each kind's colour (KindListTests plots every kind of GestureKind.allCases and checks each has its own).
     static let kindColours: [GestureKind: String] = [
         .edgeSwipe: "#e6550d", .pan: "#3182bd", .pinch: "#756bb1", .tap: "#31a354", .hold: "#636363",
     ]

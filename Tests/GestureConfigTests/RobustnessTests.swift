@@ -6,7 +6,7 @@ import Testing
 @Suite("Robustness")
 struct RobustnessTests {
     /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct Generator {
+    struct Generator: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15

@@ -95,6 +95,23 @@ import Testing
         #expect(!(try moved.run()).contains { $0.kind == .tap })
     }
 
+    /// A tap waiting for its next tap ends when that touch becomes a hold, with the hold's time: the
+    /// deadline's, not the later frame's that fired it (docs/protocol.md, "When events happen").
+    @Test func aTapSequenceEndsAtTheHoldItsNextTouchBecomes() throws {
+        var s = TouchScript()
+        s.down(0, 50, 80); s.frame()  // 1.000 s
+        s.up(0); s.frame()  // the lift, 1.010 s: the tap begins
+        s.wait(0.1)
+        s.down(0, 51, 80); s.frame()  // within the multi-tap interval, 1.120 s
+        s.wait(0.7); s.frame()  // 1.830 s: past the hold time
+        s.up(0); s.frame()
+        let events = try s.run()
+        #expect(events.phases == ["tap:begin", "tap:end", "hold:begin", "hold:end"])
+        #expect(events[0].timeMicroseconds == 1_010_000)
+        #expect(events[1].timeMicroseconds == 1_620_000 && events[2].timeMicroseconds == 1_620_000)
+        #expect(events[1].taps == 1 && events[1].committed == true)
+    }
+
     @Test func tapsDisabled() throws {
         var settings = RecognizerSettings()
         settings.tap.enabled = false

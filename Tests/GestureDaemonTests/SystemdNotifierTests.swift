@@ -33,7 +33,8 @@ import Testing
         return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     }
 
-    @Test func sendsTheStateAsOneDatagramToAPathSocket() throws {
+    /// Runs `body` with a datagram socket bound to a path of its own (the path, the descriptor).
+    private func withNotifySocket(_ body: (String, Int32) throws -> Void) throws {
         let dir = temporaryDirectory()
         let path = dir + "/notify"
         defer {
@@ -42,9 +43,15 @@ import Testing
         }
         let fd = try datagramSocket(boundTo: Array(path.utf8) + [0])
         defer { close(fd) }
-        try SystemdNotifier.send("READY=1\nSTATUS=Watching 1 touchscreen", to: path)
-        #expect(receive(fd) == "READY=1\nSTATUS=Watching 1 touchscreen")
-        #expect(receive(fd) == nil)  // one datagram, nothing more
+        try body(path, fd)
+    }
+
+    @Test func sendsTheStateAsOneDatagramToAPathSocket() throws {
+        try withNotifySocket { path, fd in
+            try SystemdNotifier.send("READY=1\nSTATUS=Watching 1 touchscreen", to: path)
+            #expect(receive(fd) == "READY=1\nSTATUS=Watching 1 touchscreen")
+            #expect(receive(fd) == nil)  // one datagram, nothing more
+        }
     }
 
     @Test func sendsToAnAbstractSocketNamedWithAnAt() throws {
@@ -65,9 +72,35 @@ import Testing
         #expect(SystemdNotifier.watchdogInterval(usec: "soon", pid: nil, ownPID: 42) == nil)
     }
 
+    /// Outside systemd (NOTIFY_SOCKET unset or empty) a notification goes nowhere and is no error. Shown
+    /// on a real socket that receives every notification while the variable names it: the same notifier
+    /// sends there while it is set, nothing once it is unset or emptied (the variable is read at every
+    /// call, not remembered from an earlier one), and sends there again when it is set again.
     @Test func withoutANotifySocketNothingIsSent() throws {
-        try SystemdNotifier.send("READY=1", to: nil)
-        try SystemdNotifier.send("READY=1", to: "")
+        try withNotifySocket { path, fd in
+            var notifySocket: String? = path
+            let environment = { (name: String) -> String? in name == "NOTIFY_SOCKET" ? notifySocket : nil }
+
+            SystemdNotifier.notify("READY=1\nSTATUS=set", environment: environment)
+            #expect(receive(fd) == "READY=1\nSTATUS=set")
+            #expect(receive(fd) == nil)
+
+            notifySocket = nil
+            SystemdNotifier.notify("STATUS=unset", environment: environment)
+            SystemdNotifier.notify("WATCHDOG=1", environment: environment)
+            #expect(receive(fd) == nil)
+            try SystemdNotifier.send("READY=1", to: nil)
+
+            notifySocket = ""
+            SystemdNotifier.notify("STATUS=empty", environment: environment)
+            #expect(receive(fd) == nil)
+            try SystemdNotifier.send("READY=1", to: "")
+
+            notifySocket = path
+            SystemdNotifier.notify("STATUS=set again", environment: environment)
+            #expect(receive(fd) == "STATUS=set again")
+            #expect(receive(fd) == nil)
+        }
     }
 
     @Test func aMissingSocketOrAnotherAddressFamilyIsAnErrorWithItsErrno() {

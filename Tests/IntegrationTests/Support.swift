@@ -155,18 +155,18 @@ final class Daemon {
     let pid: pid_t
     private(set) var exitStatus: Int32?
 
-    /// Starts `gestured --no-udev --socket DIR/gestured.sock` plus `arguments`; waits until it accepts
-    /// connections unless `waitForSocket` is false.
+    /// Starts `gestured --no-udev --socket DIR/gestured.sock` plus `arguments` (without `--no-udev` when
+    /// `udev`: the machine's input devices); waits until it accepts connections unless `waitForSocket` is false.
     init(
         _ arguments: [String], directory: TemporaryDirectory = TemporaryDirectory(), notify: NotifySocket? = nil,
         environment extra: [String] = [], inheritListener: Int32? = nil, waitForSocket: Bool = true,
-        stderrDescriptor: Int32? = nil
+        stderrDescriptor: Int32? = nil, udev: Bool = false
     ) throws {
         self.directory = directory
         socketPath = directory.path + "/gestured.sock"
         logPath = directory.path + "/gestured.log"
         let binary = try Paths.gestured()
-        var argv = [binary, "--no-udev", "--socket", socketPath] + arguments
+        var argv = [binary] + (udev ? [] : ["--no-udev"]) + ["--socket", socketPath] + arguments
         if !arguments.contains("--config") && !arguments.contains("--check-config") {
             // Hermetic: never the machine's /etc/gestured/gestured.toml; no group that may not exist.
             argv += ["--config", directory.write("default.toml", "[daemon]\nsocket_group = \"\"\n")]

@@ -26,7 +26,7 @@ import time
 from collections import namedtuple
 
 __all__ = [
-    "PROTOCOL_VERSION", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path", "socket_paths",
+    "PROTOCOL_VERSION", "KINDS", "DEFAULT_SOCKET", "ENVIRONMENT_VARIABLE", "socket_path", "socket_paths",
     "Client", "Point", "Device", "Hello", "GestureEvent", "DeviceAdded", "DeviceRemoved", "DeviceChanged", "Reply",
     "Unknown", "Connected", "Disconnected", "decode",
     "GesturedError", "ConnectError", "ProtocolError", "RequestError", "UnsupportedProtocol", "IdleTimeout",
@@ -37,6 +37,10 @@ __all__ = [
 __version__ = "0.1.0"
 
 PROTOCOL_VERSION = 1
+#: The gesture kinds this release of gestured recognizes, in the order its docs list them (GestureKind.allCases
+#: in the daemon; a test checks they are the same). A newer daemon may send others: `GestureEvent.kind` is
+#: then that name.
+KINDS = ("edge-swipe", "pan", "pinch", "tap", "hold")
 DEFAULT_SOCKET = "/run/gestured/gestured.sock"
 ENVIRONMENT_VARIABLE = "GESTURED_SOCKET"
 #: The longest line accepted from the daemon. Its events are ~300 bytes and `hello` lists devices; a
@@ -191,9 +195,9 @@ class Hello(_Message):
 class GestureEvent(_Message):
     """One gesture event (protocol.md, "Gesture events"). Keys the event does not carry are None.
 
-    kind: "edge-swipe", "pan", "pinch", or any kind a newer daemon adds ("tap", "hold"...); phase: "begin",
-    "update", "end", "cancel"; edge and start_edge: "left"... or a corner ("top-left"...); direction:
-    "up"... or a diagonal ("up-left"...) or None. Points are `Point(x, y)`.
+    kind: one of KINDS ("edge-swipe", "pan", "pinch", "tap", "hold") or any kind a newer daemon adds;
+    phase: "begin", "update", "end", "cancel"; edge and start_edge: "left"... or a corner ("top-left"...);
+    direction: "up"... or a diagonal ("up-left"...) or None. Points are `Point(x, y)`.
     """
     __slots__ = ("kind", "phase", "id", "time", "fingers", "device", "edge", "start_edge", "edge_position",
                  "committed", "direction", "taps", "position", "position_mm", "translation", "translation_mm",
