@@ -15,7 +15,11 @@ final class DeviceSlot {
     /// What the configuration (and udev's calibration) resolve for the device, before the orientation set
     /// at run time: the engine runs on `settings.geometry.turned(by: rotation)`.
     var settings: DeviceSettings
-    var engine: GestureEngine
+    /// Every change (a read, an operation of `DeviceHub.runEngine`, a flag set) brings the wake-up times
+    /// below up to date.
+    var engine: GestureEngine {
+        didSet { refreshWake() }
+    }
     /// udev's LIBINPUT_CALIBRATION_MATRIX for the device, applied whenever the configuration sets no
     /// geometry of its own (at open and at every reload).
     let udevCalibration: [Double]?
@@ -38,6 +42,21 @@ final class DeviceSlot {
         self.paths = paths
         self.settings = settings
         self.engine = engine
+        refreshWake()
+    }
+
+    /// The engine's next deadline on CLOCK_MONOTONIC, the source's next scheduled report, and the latest
+    /// event's time on CLOCK_MONOTONIC: kept from the last change of the engine (a source's schedule only
+    /// moves when it is read, which goes through the engine), so the loop reads them at each turn without
+    /// asking the source.
+    private(set) var deadlineMicroseconds: Int64?
+    private(set) var sourceWakeMicroseconds: Int64?
+    private(set) var latestEventMicroseconds: Int64?
+
+    private func refreshWake() {
+        deadlineMicroseconds = engine.nextDeadlineMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
+        sourceWakeMicroseconds = source.nextWakeMicroseconds
+        latestEventMicroseconds = engine.lastEventTimeMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
     }
 
     /// The run-time orientation as the core's rotation.
@@ -56,8 +75,7 @@ final class DeviceSlot {
     /// When the slot needs the loop's attention without fd readiness, in CLOCK_MONOTONIC microseconds: the
     /// recognizer's next deadline or the source's next scheduled report, whichever is first.
     var nextWakeMicroseconds: Int64? {
-        let deadline = engine.nextDeadlineMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
-        switch (deadline, source.nextWakeMicroseconds) {
+        switch (deadlineMicroseconds, sourceWakeMicroseconds) {
         case let (d?, s?): return min(d, s)
         case let (d?, nil): return d
         case let (nil, s?): return s
@@ -531,10 +549,7 @@ final class DeviceHub {
         var latestEvent: Int64?
         for slot in slots {
             if let wake = slot.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
-            if let time = slot.engine.lastEventTimeMicroseconds {
-                let monotonic = slot.source.monotonicMicroseconds(forEventTime: time)
-                latestEvent = max(latestEvent ?? monotonic, monotonic)
-            }
+            if let monotonic = slot.latestEventMicroseconds { latestEvent = max(latestEvent ?? monotonic, monotonic) }
         }
         return (earliest, latestEvent)
     }
@@ -543,15 +558,13 @@ final class DeviceHub {
     /// copies whose retirement has come.
     func serviceDue(now: Int64) {
         for slot in slots {
-            if let wake = slot.source.nextWakeMicroseconds, wake <= now {
+            if let wake = slot.sourceWakeMicroseconds, wake <= now {
                 pump(slot, now: now)
             }
             guard !slot.removed else { continue }
-            if let deadline = slot.engine.nextDeadlineMicroseconds,
-                slot.source.monotonicMicroseconds(forEventTime: deadline) <= now
-            {
+            if let due = slot.deadlineMicroseconds, due <= now, let deadline = slot.engine.nextDeadlineMicroseconds {
                 // A replay's next event may come before the deadline; it was fed above if it was due.
-                if let wake = slot.source.nextWakeMicroseconds, wake <= now { continue }
+                if let wake = slot.sourceWakeMicroseconds, wake <= now { continue }
                 // A live device may have events waiting that were stamped before the deadline (its
                 // readiness can come later in this same batch): read them first, as they happened first.
                 // When that read filled its buffer, the deadline waits for the rest, in the next turn of the

@@ -34,7 +34,11 @@ struct RetiringCopies {
     }
 
     /// When the next copy is due to go (CLOCK_MONOTONIC microseconds).
-    var nextMicroseconds: Int64? { copies.map(\.untilMicroseconds).min() }
+    var nextMicroseconds: Int64? {
+        var earliest: Int64?
+        for copy in copies { earliest = min(earliest ?? copy.untilMicroseconds, copy.untilMicroseconds) }
+        return earliest
+    }
 
     /// Destroys the copies whose time has come.
     mutating func retire(now: Int64) {

@@ -61,6 +61,9 @@ public final class ReplaySource: InputSource {
     public var pollDescriptor: Int32? { nil }
 
     private let events: [InputEvent]
+    /// For each event, the index after the last event stamped the same (a frame's events share their
+    /// time): a read hands a frame out at once.
+    private let sameTimeEnds: [Int]
     private let firstTime: Int64
     /// Recording time from the start of one pass to the start of the next.
     private let periodMicroseconds: Int64
@@ -93,6 +96,13 @@ public final class ReplaySource: InputSource {
         self.options = options
         self.description = device
         self.events = recording.events
+        var ends = [Int](repeating: recording.events.count, count: recording.events.count)
+        var i = recording.events.count - 1
+        while i > 0 {
+            ends[i - 1] = recording.events[i - 1].timeMicroseconds == recording.events[i].timeMicroseconds ? ends[i] : i
+            i -= 1
+        }
+        self.sameTimeEnds = ends
         self.firstTime = first.timeMicroseconds
         self.periodMicroseconds = max(0, last.timeMicroseconds - first.timeMicroseconds) + ReplaySource.passGapMicroseconds
         self.startMonotonicMicroseconds = startMonotonicMicroseconds
@@ -162,18 +172,16 @@ public final class ReplaySource: InputSource {
             // A frame's events share their time: its schedule is worked out once, for the first.
             let offset = pass * periodMicroseconds
             if index < events.count {
-                let recorded = events[index].timeMicroseconds
-                let time = recorded + offset
+                let time = events[index].timeMicroseconds + offset
                 guard monotonicMicroseconds(forEventTime: time) <= nowMicroseconds else { break }
                 lastReportedTime = time
                 // This event and those after it stamped the same, at once.
                 let start = index
+                let end = min(sameTimeEnds[start], start + budget)
                 events.withUnsafeBufferPointer { events in
-                    var end = start + 1
-                    while end - start < budget && end < events.count && events[end].timeMicroseconds == recorded { end += 1 }
                     reports.append(UnsafeBufferPointer(rebasing: events[start..<end]), offsetMicroseconds: offset)
-                    index = end
                 }
+                index = end
                 budget -= index - start
             } else {
                 let time = firstTime + (pass + 1) * periodMicroseconds
