@@ -30,7 +30,10 @@ public protocol GestureRule: Sendable, Equatable {
     func began(_ e: inout GestureEvent, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext)
 
     /// Brings the fields that follow the fingers up to date (progress, scale, rotation, span) on the begin
-    /// event and on every update; the common fields are already set.
+    /// event and on every update; the common fields are already set. A function of the fingers, `start` and
+    /// the begin event's own fields only, never of what an earlier call left: while no client takes updates
+    /// (`GestureEngine.reportsUpdates` off) it is not called at every frame, but once, for the last frame,
+    /// before the gesture ends or is cancelled.
     func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext)
 
     /// Sets `committed` (and a pan's `direction`) on an `end` event, from its last values and the velocity
