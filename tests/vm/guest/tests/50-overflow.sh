@@ -14,9 +14,14 @@ if require_gestured overflow-syn-dropped && create_device "$REC/$wacom"; then
     evemu-play "$DEV_NODE" < "$REC/$wacom.hold.events"
     wait_for 20 "the held finger's pan to begin" at_least 1 count_since "$start" "$id" begin \
         || fail overflow-gesture-in-flight "no pan began before the burst"
+    # The daemon is stopped for as long as the burst takes to play, under TCG longer than the unit's
+    # watchdog (WatchdogSec=2s), which would kill it: service watchdogs are off meanwhile (the watchdog has
+    # its own check, passthrough:watchdog-frees-a-stopped-panel).
+    systemctl service-watchdogs no
     kill -STOP "$pid"
     evemu-play "$DEV_NODE" < "$REC/$wacom.burst.events"
     kill -CONT "$pid"
+    systemctl service-watchdogs yes
     burst_end=$(monitor_lines)
     evemu-play "$DEV_NODE" < "$REC/$wacom.sentinel.events"
     if wait_for 30 "gestured to report the dropped events" at_least $(( dropped_before + 1 )) journal_count "$id.*SYN_DROPPED"; then

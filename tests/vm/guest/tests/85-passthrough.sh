@@ -387,6 +387,7 @@ if require_gestured passthrough:copy-created; then
         wait_for 10 "a plain reader of $PT_NODE" file_has_line "$WORK/pt-stopped-reader.stderr" opened || true
         pid=$(gestured_pid)
         watchdog=$(systemctl show -p WatchdogUSec --value gestured.service)
+        systemctl service-watchdogs yes  # on, whatever an earlier check that stops the daemon left
         stopped_at=$(now_ms)
         kill -STOP "$pid"
         usable_ms=""
