@@ -90,8 +90,9 @@ class ReadmeTests(unittest.TestCase):
         self.scratch.cleanup()
 
     def run_script(self, script, timeout=60):
-        # The README writes the build's binaries as .build/debug/NAME: the build make test made.
-        script = script.replace(".build/debug/", BIN + "/").replace("/tmp/", self.tmp + "/")
+        # The README's /tmp/ is this test's scratch directory, and it writes the build's binaries as
+        # .build/debug/NAME: the build make test made (replaced second: the build may itself be under /tmp).
+        script = script.replace("/tmp/", self.tmp + "/").replace(".build/debug/", BIN + "/")
         result = subprocess.run(["/bin/bash", "-c", "set -euo pipefail\n" + script], cwd=ROOT, env=self.environment,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 timeout=timeout, text=True)
