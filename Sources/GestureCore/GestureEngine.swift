@@ -4,7 +4,8 @@ import GestureVocabulary
 public struct UnsupportedDeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     public var deviceName: String
     public var reason: String
-    public var description: String { "\(deviceName): \(reason)" }
+    /// The device's name escaped: it is the device's to choose, and a newline in it must not forge a line.
+    public var description: String { "\(escapingControlCharacters(deviceName)): \(reason)" }
 }
 
 /// Hands out gesture ids. The daemon shares one between all its devices' engines, so ids are unique
@@ -112,7 +113,7 @@ public struct GestureEngine: Sendable {
             deviceWarnings.append(
                 CoreWarning(
                     timeMicroseconds: 0,
-                    message: "\(device.name) reports no axis resolution and no panel size is configured; "
+                    message: "\(escapingControlCharacters(device.name)) reports no axis resolution and no panel size is configured; "
                         + "assuming a \(Int(geometry.assumedDiagonalMM ?? 0)) mm diagonal "
                         + "(set panel_diagonal_inches, or panel_width_mm and panel_height_mm, for this device)"))
         }
@@ -168,19 +169,13 @@ public struct GestureEngine: Sendable {
 
     @inline(never)
     private mutating func passDeadlines(upTo time: Int64, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
-        let frame = assembler.frame
-        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
+        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
     }
 
-    /// The recognizer's turn at a frame: the frame is read where the assembler keeps it (not copied).
+    /// The recognizer's turn at the frame a SYN_REPORT completed.
     @inline(never)
     private mutating func recognizeFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
-        var outputs = Outputs(events: [], touches: [], ids: ids)
-        swap(&outputs.events, &out)
-        swap(&outputs.touches, &touches)
-        recognizer.handle(assembler.frame, &outputs)
-        swap(&outputs.events, &out)
-        swap(&outputs.touches, &touches)
+        recognize(&out, &touches) { $0.handle($1, &$2) }
     }
 
     @inline(never)
@@ -195,16 +190,16 @@ public struct GestureEngine: Sendable {
         process(event, into: &out, touches: &touches)
     }
 
-    /// Feeds a batch of events.
+    /// Feeds a batch of events (a device without passthrough).
     public mutating func process(_ events: [InputEvent], into out: inout [EngineOutput]) {
-        for e in events { process(e, into: &out) }
+        var touches: [TouchDecision] = []
+        events.withUnsafeBufferPointer { process($0, into: &out, touches: &touches) }
     }
 
     /// The kernel dropped events and libevdev resynchronised the device: gestures in flight are cancelled,
     /// and the sync events that follow are fed through `process` as usual.
     public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        let frame = assembler.frame
-        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
+        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
         dropped(at: time, &out, &touches)
     }
 
@@ -219,20 +214,20 @@ public struct GestureEngine: Sendable {
             .warning(
                 CoreWarning(
                     timeMicroseconds: time,
-                    message: "\(device.name): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
-        let frame = assembler.frame
-        recognize(&out, &touches) { $0.handle(.dropped(atMicroseconds: time), frame: frame, &$1) }
+                    message: "\(escapingControlCharacters(device.name)): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
+        recognize(&out, &touches) { $0.handle(.dropped(atMicroseconds: time), frame: $1, &$2) }
     }
 
-    /// Runs the recognizer with the caller's arrays as its outputs (moved in and back out, not copied).
+    /// Runs the recognizer on the latest frame (read where the assembler keeps it, not copied) with the
+    /// caller's arrays as its outputs (moved in and back out, not copied).
     private mutating func recognize(
         _ out: inout [EngineOutput], _ touches: inout [TouchDecision],
-        _ body: (inout GestureRecognizer, inout Outputs) -> Void
+        _ body: (inout GestureRecognizer, TouchFrame, inout Outputs) -> Void
     ) {
         var outputs = Outputs(events: [], touches: [], ids: ids)
         swap(&outputs.events, &out)
         swap(&outputs.touches, &touches)
-        body(&recognizer, &outputs)
+        body(&recognizer, assembler.frame, &outputs)
         swap(&outputs.events, &out)
         swap(&outputs.touches, &touches)
     }
@@ -250,9 +245,8 @@ public struct GestureEngine: Sendable {
         for event in state.events(atMicroseconds: time, singleTouch: singleTouch) { _ = assembler.process(event) }
         lastEventTimeMicroseconds = time
         if !assembler.frame.contacts.isEmpty {
-            let frame = assembler.frame
             var touches: [TouchDecision] = []
-            recognize(&out, &touches) { $0.waitForLift(frame, &$1) }
+            recognize(&out, &touches) { $0.waitForLift($1, &$2) }
         }
         assembler.warnings.removeAll()
     }
@@ -270,8 +264,7 @@ public struct GestureEngine: Sendable {
 
     /// Reports what became true by `time` without new input: every deadline due by then fires.
     public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        let frame = assembler.frame
-        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: frame, &$1) }
+        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
     }
 
     /// `advance` for a device without passthrough.
@@ -283,10 +276,9 @@ public struct GestureEngine: Sendable {
     /// The device is going away (or the daemon stops): deadlines due by `time` fire, then a gesture in
     /// flight is cancelled at `time`, and nothing begins until the fingers now down have lifted.
     public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        let frame = assembler.frame
         recognize(&out, &touches) {
-            $0.fireDeadlines(upTo: time, frame: frame, &$1)
-            $0.handle(.cancelled(atMicroseconds: time), frame: frame, &$1)
+            $0.fireDeadlines(upTo: time, frame: $1, &$2)
+            $0.handle(.cancelled(atMicroseconds: time), frame: $1, &$2)
         }
     }
 
@@ -325,8 +317,7 @@ public struct GestureEngine: Sendable {
         recognizer.tracing = tracing
         recognizer.reportsUpdates = reportsUpdates
         if !assembler.frame.contacts.isEmpty {
-            let frame = assembler.frame
-            recognize(&out, &touches) { $0.waitForLift(frame, &$1) }
+            recognize(&out, &touches) { $0.waitForLift($1, &$2) }
         }
     }
 

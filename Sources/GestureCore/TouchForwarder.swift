@@ -24,7 +24,7 @@ public struct TouchForwarder: Sendable {
     public struct UnsupportedError: Error, Equatable, Sendable, CustomStringConvertible {
         public var deviceName: String
         public var description: String {
-            "\(deviceName): passthrough needs a multitouch protocol B panel (slots); this one is not, so its "
+            "\(escapingControlCharacters(deviceName)): passthrough needs a multitouch protocol B panel (slots); this one is not, so its "
                 + "touches are read but not forwarded: remove passthrough = true for it"
         }
     }

@@ -510,7 +510,7 @@ final class DeviceHub {
             switch report {
             case .event(let event):
                 engine.process(event, into: &out, touches: &touches)
-                forwarder.process(event, decisions: touches, serial: { [engine] in engine.contactSerial(inSlot: $0) }, into: &writes)
+                forwarder.process(event, decisions: touches, serial: { engine.contactSerial(inSlot: $0) }, into: &writes)
             case .dropped(let time):
                 engine.eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
                 forwarder.eventsDropped()

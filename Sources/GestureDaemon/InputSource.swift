@@ -22,14 +22,11 @@ public struct InputReports: Sendable {
     private var storage: [InputEvent] = []
     private var eventCount = 0
     /// The reports that are not events (`dropped`, `reset`), each with the number of events before it.
-    public private(set) var breaks: [(eventsBefore: Int, report: InputReport)] = []
+    private var breaks: [(eventsBefore: Int, report: InputReport)] = []
 
     public init() {}
 
     public var isEmpty: Bool { eventCount == 0 && breaks.isEmpty }
-
-    /// The events read, in order.
-    public var events: ArraySlice<InputEvent> { storage[..<eventCount] }
 
     @inline(__always)
     public mutating func append(_ event: InputEvent) {
@@ -118,7 +115,9 @@ public protocol InputSource: AnyObject {
     /// When (CLOCK_MONOTONIC microseconds) the source wants `read` called without readiness; nil = never.
     var nextWakeMicroseconds: Int64? { get }
     /// Appends every report that is available (or due at `nowMicroseconds`) to `reports`, in order. Throws
-    /// when the source has ended for good (the device was removed, or failed). The current time is asked
+    /// when the source has ended for good (the device was removed, or failed); what the read appended before
+    /// (at most a resynchronisation cut short by the removal) is dropped with it: the device's gestures are
+    /// cancelled and its copy's touches lifted when it is removed. The current time is asked
     /// for only by a source that hands out what is due (a replay): a kernel device reports what it has,
     /// stamped by the kernel, and its reads cost no clock read (a system call where the clock source is
     /// not the TSC, as in many virtual machines).

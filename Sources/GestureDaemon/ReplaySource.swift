@@ -160,12 +160,14 @@ public final class ReplaySource: InputSource {
 
     /// When the next report is due (CLOCK_MONOTONIC): worked out once per read, as the loop asks for it
     /// several times a turn.
-    public private(set) lazy var nextWakeMicroseconds: Int64? = nextEventTime.map(monotonicMicroseconds(forEventTime:))
+    public private(set) lazy var nextWakeMicroseconds: Int64? = scheduledWake()
+
+    private func scheduledWake() -> Int64? { nextEventTime.map(monotonicMicroseconds(forEventTime:)) }
 
     /// Everything due at once (a replay's events are in memory: no read to save): always returns false.
     @discardableResult
     public func read(nowMicroseconds readNow: @autoclosure () -> Int64, into reports: inout InputReports) throws(InputSourceEnded) -> Bool {
-        defer { nextWakeMicroseconds = nextEventTime.map(monotonicMicroseconds(forEventTime:)) }
+        defer { nextWakeMicroseconds = scheduledWake() }
         let nowMicroseconds = readNow()
         var budget = ReplaySource.maximumReportsPerRead
         while budget > 0, !ended {

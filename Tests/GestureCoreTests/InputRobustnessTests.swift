@@ -2,6 +2,37 @@ import Testing
 @testable import GestureCore
 
 @Suite struct InputRobustnessTests {
+    /// A device chooses its own name: a newline or escape in it reaches no message raw (the daemon logs
+    /// these, line by line, so a raw newline would forge a journal line).
+    @Test func aDeviceNameReachesMessagesEscaped() throws {
+        let name = "Panel\nFORGED LINE \u{1b}[2J"
+        var noResolution = TouchScript.phone
+        noResolution.name = name
+        noResolution.axes[ABS.mtPositionX] = AxisInfo(minimum: 0, maximum: 1000)
+        noResolution.axes[ABS.mtPositionY] = AxisInfo(minimum: 0, maximum: 1600)
+        var engine = try GestureEngine(device: noResolution)
+        var out: [EngineOutput] = []
+        engine.eventsDropped(atMicroseconds: 1, into: &out)
+        let messages = engine.deviceWarnings.map(\.message) + out.warnings.map(\.message)
+        #expect(messages.count == 2)
+
+        var protocolA = noResolution
+        protocolA.axes[ABS.mtSlot] = nil
+        #expect(throws: UnsupportedDeviceError.self) { try GestureEngine(device: protocolA) }
+        var refusals: [String] = []
+        do { _ = try GestureEngine(device: protocolA) } catch { refusals.append(error.description) }
+        var singleTouch = TouchScript.phone
+        singleTouch.name = name
+        singleTouch.axes = [ABS.x: AxisInfo(minimum: 0, maximum: 100), ABS.y: AxisInfo(minimum: 0, maximum: 100)]
+        do { _ = try TouchForwarder(device: singleTouch) } catch { refusals.append(error.description) }
+        #expect(refusals.count == 2)
+
+        for message in messages + refusals {
+            #expect(!message.contains("\n") && !message.contains("\u{1b}"), "raw in: \(message)")
+            #expect(message.contains("Panel\\u{a}FORGED LINE \\u{1b}[2J"), "the name, escaped, in: \(message)")
+        }
+    }
+
     @Test func synDroppedCancelsAndDiscardsUntilReport() throws {
         var s = TouchScript()
         s.down(0, 30, 80); s.frame()

@@ -456,6 +456,37 @@ let debugConfiguration = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n
         #expect(try daemon.terminate() == 0)
     }
 
+    /// The engines make running gestures' updates only while some client takes them or the log shows
+    /// gestures: a client that subscribes with updates after others took none gets them from then on, and
+    /// at debug the log has them with no client at all.
+    @Test func updatesAreMadeForTheClientsAndTheLogThatTakeThem() throws {
+        let directory = TemporaryDirectory()
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\nlog_level = \"info\"\n")
+        let daemon = try Daemon(dell + ["--loop", "--speed", "10", "--config", config], directory: directory)
+        let quiet = try daemon.connect()
+        _ = try quiet.subscribe(SubscriptionFilter(updates: false))
+        var begins = 0
+        while begins < 2 { if try nextGesture(quiet, from: daemon).event.phase == .begin { begins += 1 } }
+        let wanting = try daemon.connect()
+        _ = try wanting.subscribe()
+        // A pass of the recording makes 267 updates among 8 other events: 40 events without 5 updates
+        // among them are 5 passes without any.
+        var updates = 0
+        for _ in 0..<40 where updates < 5 {
+            if try nextGesture(wanting, from: daemon).event.phase == .update { updates += 1 }
+        }
+        #expect(updates == 5, "a client subscribed with updates got none while another took none")
+        wanting.close()
+        quiet.close()
+        #expect(try daemon.terminate() == 0)
+
+        let debugDirectory = TemporaryDirectory()
+        let debug = debugDirectory.write("gestured.toml", debugConfiguration)
+        let logged = try Daemon(dell + ["--loop", "--speed", "10", "--config", debug], directory: debugDirectory)
+        try logged.waitForLog(#""phase":"update""#)
+        #expect(try logged.terminate() == 0)
+    }
+
     @Test func sighupWithABrokenConfigurationKeepsTheRunningOne() throws {
         let directory = TemporaryDirectory()
         let notify = NotifySocket(in: directory)
