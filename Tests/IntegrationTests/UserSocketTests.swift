@@ -30,6 +30,16 @@ final class RuntimeDirectory {
         return getuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] + command : command
     }
 
+    /// `path` copied into the directory, with its mode (a program stays runnable), so the user the
+    /// programs run as can reach it: the checkout itself may be where only its owner can go (a clone in a
+    /// `mktemp -d` directory, mode 0700).
+    func copy(_ path: String) throws -> String {
+        let target = self.path + "/" + String(path.split(separator: "/").last ?? "")
+        let copied = try run("/bin/cp", ["-p", path, target], in: directory)
+        guard copied.status == 0 else { throw TestFailure("cp \(path): \(copied.output)") }
+        return target
+    }
+
     /// A file the user can read.
     func write(_ name: String, _ text: String) -> String {
         let file = directory.write(name, text)
@@ -65,8 +75,9 @@ private func makeStaleSocket(at path: String) throws {
         let config = runtime.write("gestured.toml", readWholeFile(Paths.packageRoot + "/config/gestured.toml"))
         let pidFile = runtime.path + "/gestured.pid"
         let daemonArguments = [
-            try Paths.gestured(), "--no-udev", "--config", config, "--replay",
-            Paths.recordings + "EP0430M09.1-finger-drag-up-down.events", "--device", Paths.recordings + "EP0430M09.desc",
+            try runtime.copy(try Paths.gestured()), "--no-udev", "--config", config, "--replay",
+            try runtime.copy(Paths.recordings + "EP0430M09.1-finger-drag-up-down.events"),
+            "--device", try runtime.copy(Paths.recordings + "EP0430M09.desc"),
         ]
         // `exec` keeps one process: its pid is the daemon's, written before the exec.
         let script = "echo $$ > \(pidFile) && exec " + daemonArguments.map { "'\($0)'" }.joined(separator: " ")
@@ -93,13 +104,14 @@ private func makeStaleSocket(at path: String) throws {
         let output = runtime.directory.path + "/devices.out"
         let devices = try Background(
             runtime.asUser(
-                ["/bin/sh", "-c", "exec '\(try Paths.gesturectl())' devices > \(output) 2>&1"],
+                ["/bin/sh", "-c", "exec '\(try runtime.copy(try Paths.gesturectl()))' devices > \(output) 2>&1"],
                 environment: ["XDG_RUNTIME_DIR=\(runtime.path)"]),
             outputPath: runtime.directory.path + "/devices.log")
         #expect(try devices.stop(0) == 0, "\(readWholeFile(output))")
         #expect(readWholeFile(output).contains("replay1\tEP0430M09"), "\(readWholeFile(output))")
 
         // The Python client with no path.
+        _ = try runtime.copy(pythonModuleDirectory() + "/gestured.py")
         let python = """
             import gestured
             client = gestured.Client()
@@ -109,7 +121,7 @@ private func makeStaleSocket(at path: String) throws {
         let client = try Background(
             runtime.asUser(
                 ["/bin/sh", "-c", "exec /usr/bin/python3 -c \"$0\" > \(pythonOutput) 2>&1", python],
-                environment: ["XDG_RUNTIME_DIR=\(runtime.path)", "PYTHONPATH=\(pythonModuleDirectory())"]),
+                environment: ["XDG_RUNTIME_DIR=\(runtime.path)", "PYTHONPATH=\(runtime.path)"]),
             outputPath: runtime.directory.path + "/python.log")
         #expect(try client.stop(0) == 0, "\(readWholeFile(pythonOutput))")
         #expect(readWholeFile(pythonOutput) == "\(runtime.socketPath) ['EP0430M09']\n")
