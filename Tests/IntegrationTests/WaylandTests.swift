@@ -69,9 +69,16 @@ final class Sway {
     }
 
     deinit {
+        kill(pid, SIGCONT)  // a stopped sway would not see the SIGTERM
         kill(pid, SIGTERM)
         _ = try? launcher.stop(SIGTERM)
     }
+
+    /// SIGSTOP: sway stalls, reading nothing from its clients until `resume`.
+    func stall() { kill(pid, SIGSTOP) }
+
+    /// SIGCONT after `stall`.
+    func resume() { kill(pid, SIGCONT) }
 
     /// `swaymsg ARGS`, which must succeed.
     @discardableResult
