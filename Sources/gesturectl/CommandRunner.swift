@@ -27,6 +27,11 @@ struct Action {
     var maxPerSecond: Int
     /// Keys to type instead of a command to run (`arguments` is then empty).
     var chords: [KeyChord]? = nil
+    /// When it came due (ms, CLOCK_MONOTONIC): an action is not run, nor its keys typed, more than
+    /// `CommandRunner.maximumActionAgeMilliseconds` after.
+    var due: Int64 = SystemCall.monotonicMicroseconds() / 1000
+    /// "gesture 12 on replay1", for --verbose lines.
+    var gesture: String? = nil
 }
 
 /// What turns the daemon's events into actions: the bindings file or lisgd's -g options.
@@ -90,6 +95,18 @@ private struct DropCount {
     var loggedAt: Int64?
 }
 
+/// Which binding dropped firings, and why: each has its own line a second.
+private struct DropReason: Hashable {
+    var key: Int
+    var why: Kind
+    enum Kind: Hashable {
+        /// Over a limit of commands running or waiting, or of chords waiting for the compositor.
+        case limit
+        /// Keys that waited too long for the compositor.
+        case lateKeys
+    }
+}
+
 final class CommandRunner<Source: ActionSource> {
     private var source: Source
     private let socketPath: String?
@@ -139,9 +156,17 @@ final class CommandRunner<Source: ActionSource> {
     /// Start times (ms) of each binding's firings within the last second, and whether the log said so.
     private var recentFirings: [Int: [Int64]] = [:]
     private var rateLimited: Set<Int> = []
-    private var drops: [Int: DropCount] = [:]
+    /// By binding and why (a binding's firings refused for one reason do not hide another's line).
+    private var drops: [DropReason: DropCount] = [:]
 
     static var maximumQueued: Int { 16 }
+    /// How late an action may run or type its keys at most (ms after it came due); later ones are dropped
+    /// with a log line (docs/bindings.md, "Late gestures").
+    static var maximumActionAgeMilliseconds: Int64 { 1000 }
+    /// How long gesturectl waits at most, when it stops, for the compositor to confirm the keys in flight.
+    static var closingMilliseconds: Int64 { 1000 }
+    /// Firings of `keys` bindings so far, to tell their chords apart in the log.
+    private var typingFirings = 0
     /// Commands of one `parallel` binding running at once at most; more firings are dropped (logged).
     static var maximumRunningPerBinding: Int { 16 }
     /// Commands running at once at most, every binding together.
@@ -173,11 +198,12 @@ final class CommandRunner<Source: ActionSource> {
             let compositor = source.compositor
             if let compositor {
                 do {
-                    try compositor.compositor.beforePoll()
-                    fds.append(pollfd(fd: compositor.compositor.fd, events: Int16(POLLIN), revents: 0))
+                    try compositor.beforePoll(staleBefore: now() - Self.maximumActionAgeMilliseconds)
+                    fds.append(pollfd(fd: compositor.compositor.fd, events: compositor.compositor.pollEvents, revents: 0))
                 } catch {
                     lose(compositor: error)
                 }
+                logTyping(compositor)
             }
             let n = poll(&fds, nfds_t(fds.count), pollTimeout())
             if n < 0 && errno != EINTR {
@@ -186,13 +212,14 @@ final class CommandRunner<Source: ActionSource> {
             }
             if let compositor, source.compositor === compositor {
                 do {
-                    try compositor.compositor.afterPoll(readable: n > 0 && fds.last!.revents != 0)
+                    try compositor.afterPoll(revents: n > 0 ? fds.last!.revents : 0)
                     for event in compositor.compositor.takeEvents() {
                         if case .focusedAppChanged(let app) = event { log.debug("focused app: " + (app.map { "'\($0)'" } ?? "none")) }
                     }
                 } catch {
                     lose(compositor: error)
                 }
+                logTyping(compositor)
             }
             if fds[0].revents != 0 {
                 while let signal = try? SystemCall.signalRead(signalFD) {
@@ -204,6 +231,10 @@ final class CommandRunner<Source: ActionSource> {
                         log.info(
                             "stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")"
                                 + (running > 0 ? "; \(running) command\(running == 1 ? "" : "s") still running, left to finish" : ""))
+                        if let link = source.compositor {
+                            link.close(deadline: now() + Self.closingMilliseconds)
+                            logTyping(link)
+                        }
                         return 0
                     }
                 }
@@ -242,6 +273,10 @@ final class CommandRunner<Source: ActionSource> {
     /// The compositor went away (the session ended, or it crashed): bindings with `app` stop matching and
     /// those with `keys` are refused, the rest keep working, and it is tried again with backoff.
     private func lose(compositor error: CompositorError) {
+        if let link = source.compositor {
+            link.abandon("the compositor went away")
+            logTyping(link)
+        }
         for line in source.compositorLost(error) { log.info(line) }
         compositorBackoff.succeeded()
         scheduleCompositorReconnect(reason: "\(error)")
@@ -426,16 +461,46 @@ final class CommandRunner<Source: ActionSource> {
 
     /// A firing not run: logged at once the first time, then at most once a second per binding with the
     /// count since the last line.
-    private func drop(_ action: Action, _ why: String) {
+    private func drop(_ action: Action, _ why: String) { drop(key: action.key, label: action.label, .limit, why) }
+
+    private func drop(key: Int, label: String, _ kind: DropReason.Kind, _ why: String) {
         let t = now()
-        var d = drops[action.key, default: DropCount()]
+        let reason = DropReason(key: key, why: kind)
+        var d = drops[reason, default: DropCount()]
         d.count += 1
         if d.loggedAt.map({ t - $0 >= 1000 }) ?? true {
-            log.info("\(action.label): \(why)" + (d.count > 1 ? " (\(d.count) firings not run since the last line)" : ""))
+            log.info("\(label): \(why)" + (d.count > 1 ? " (\(d.count) firings not run since the last line)" : ""))
             d.count = 0
             d.loggedAt = t
         }
-        drops[action.key] = d
+        drops[reason] = d
+    }
+
+    /// Logs what became of the chords handed to the compositor: "typed" only for those it confirmed.
+    private func logTyping(_ link: CompositorLink) {
+        var given: [String: (chords: Int, labels: [String])] = [:]
+        for report in link.takeReports() {
+            switch report {
+            case .typed(let tag, let chords):
+                log.debug("\(tag.label): typed \(chords.map(\.described).joined(separator: ", "))" + (tag.gesture.map { " (\($0))" } ?? ""))
+            case .late(let tag, let chords):
+                drop(
+                    key: tag.key, label: tag.label, .lateKeys,
+                    "not typed: \(chords.map(\.described).joined(separator: ", ")) waited more than "
+                        + "\(seconds(Self.maximumActionAgeMilliseconds)) s for the compositor, which did not read them")
+            case .unconfirmed(let tag, let chords, let reason):
+                let why = "may not have been typed (written, not confirmed): \(reason)"
+                given[why, default: (0, [])].chords += chords.count
+                if !given[why]!.labels.contains(tag.label) { given[why]!.labels.append(tag.label) }
+            case .notTyped(let tag, let chords, let reason):
+                let why = "not typed: \(reason)"
+                given[why, default: (0, [])].chords += chords.count
+                if !given[why]!.labels.contains(tag.label) { given[why]!.labels.append(tag.label) }
+            }
+        }
+        for (why, g) in given.sorted(by: { $0.key < $1.key }) {
+            log.info("\(g.chords) chord\(g.chords == 1 ? "" : "s") of \(g.labels.joined(separator: ", ")) \(why)")
+        }
     }
 
     private func fire(_ action: Action) {
@@ -483,12 +548,24 @@ final class CommandRunner<Source: ActionSource> {
     private func start(_ action: Action) {
         if let chords = action.chords {
             let typed = chords.map(\.described).joined(separator: ", ")
-            let problem = source.compositor.map { $0.type(chords) } ?? "no compositor connection"
-            if let problem {
-                log.info("\(action.label): cannot type \(typed): \(problem)")
-            } else {
-                log.debug("\(action.label): typed \(typed)")
+            guard let link = source.compositor else {
+                log.info("\(action.label): cannot type \(typed): no compositor connection")
+                return
             }
+            typingFirings += 1
+            let tag = TypingTag(firing: typingFirings, key: action.key, label: action.label, gesture: action.gesture)
+            switch link.type(chords, tag: tag, due: action.due, staleBefore: now() - Self.maximumActionAgeMilliseconds) {
+            case nil:
+                break
+            case .cannotType(let problem)?:
+                log.info("\(action.label): cannot type \(typed): \(problem)")
+            case .queueFull(let waiting)?:
+                drop(
+                    action,
+                    "dropped: \(waiting) chords already wait for the compositor (at most "
+                        + "\(TypingQueue<TypingTag>.maximumWaiting)), which does not read them")
+            }
+            logTyping(link)
             return
         }
         if children.count >= Self.maximumRunning {

@@ -174,7 +174,7 @@ final class OrientationFollower {
             }
             var fds = [
                 pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: compositor.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: compositor.fd, events: compositor.pollEvents, revents: 0),
             ]
             if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
             let timeout: Int32 = client == nil ? Int32(clamping: max(0, reconnectAt - now())) : -1
@@ -184,7 +184,7 @@ final class OrientationFollower {
                 return 1
             }
             do {
-                try compositor.afterPoll(readable: n > 0 && fds[1].revents != 0)
+                try compositor.afterPoll(revents: n > 0 ? fds[1].revents : 0)
             } catch {
                 return compositorGone(error)
             }
