@@ -37,7 +37,9 @@ struct Action {
 /// What turns the daemon's events into actions: the bindings file or lisgd's -g options.
 protocol ActionSource {
     var subscriptionFilter: SubscriptionFilter { get }
-    mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action]
+    /// The actions `event` fires; it happened at `happenedAt` (ms, CLOCK_MONOTONIC: EventAges), which the
+    /// runner also gives the actions as their `due`.
+    mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?, happenedAt: Int64) -> [Action]
     /// SIGHUP: reread the source; nil when it cannot be reloaded. Returns log lines.
     mutating func reload() -> [String]?
     /// The compositor connection the source uses (focused app, keys), polled with the daemon's socket.
@@ -93,6 +95,22 @@ struct Logger {
 private struct DropCount {
     var count = 0
     var loggedAt: Int64?
+}
+
+/// Firings dropped because their gestures were older than `CommandRunner.maximumActionAgeMilliseconds`
+/// when gesturectl read them: said in one line once the backlog is read.
+private struct LateFirings {
+    var count = 0
+    /// The least and greatest age (ms).
+    var ages: (least: Int64, most: Int64) = (.max, 0)
+    /// How many of each binding, in the order they came.
+    var labels: [(label: String, count: Int)] = []
+
+    mutating func add(_ label: String, age: Int64) {
+        count += 1
+        ages = (min(ages.least, age), max(ages.most, age))
+        if let i = labels.firstIndex(where: { $0.label == label }) { labels[i].count += 1 } else { labels.append((label, 1)) }
+    }
 }
 
 /// Which binding dropped firings, and why: each has its own line a second.
@@ -167,6 +185,9 @@ final class CommandRunner<Source: ActionSource> {
     static var closingMilliseconds: Int64 { 1000 }
     /// Firings of `keys` bindings so far, to tell their chords apart in the log.
     private var typingFirings = 0
+    /// Each device's clock, to age its events.
+    private var ages = EventAges()
+    private var late = LateFirings()
     /// Commands of one `parallel` binding running at once at most; more firings are dropped (logged).
     static var maximumRunningPerBinding: Int { 16 }
     /// Commands running at once at most, every binding together.
@@ -247,6 +268,7 @@ final class CommandRunner<Source: ActionSource> {
             } else if t >= reconnectAt {
                 connect()
             }
+            if !moreToRead { sayLate() }
         }
     }
 
@@ -322,6 +344,7 @@ final class CommandRunner<Source: ActionSource> {
         moreToRead = false
         subscriptionChanged = false
         source.forgetGesturesInFlight()
+        ages.reset()
         let (delay, line) = backoff.failed(reason: reason)
         reconnectAt = now() + delay
         if let line { log.info(line) }
@@ -351,6 +374,7 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func seconds(_ ms: Int64) -> String { BindingMatcher.decimal(Double(ms) / 1000) }
+    private func tenths(_ ms: Int64) -> String { BindingMatcher.decimal((Double(ms) / 100).rounded() / 10) }
 
     /// Handles the messages received or readable now, at most `messagesPerTurn`, without waiting.
     private func drain() {
@@ -397,7 +421,14 @@ final class CommandRunner<Source: ActionSource> {
             }
         case .gesture(let g):
             let name = g.device.flatMap { devices[$0]?.name }
-            for action in source.actions(for: g.event, deviceID: g.device, deviceName: name) {
+            let t = SystemCall.monotonicMicroseconds()
+            let age = ages.age(
+                eventTime: g.event.timeMicroseconds, device: g.device, source: g.device.flatMap { devices[$0]?.source }, now: t,
+                bound: Self.maximumActionAgeMilliseconds * 1000)
+            let happened = (t - age) / 1000
+            for var action in source.actions(for: g.event, deviceID: g.device, deviceName: name, happenedAt: happened) {
+                action.due = happened
+                action.gesture = "gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "")
                 fire(action)
             }
         case .deviceAdded(let d):
@@ -409,6 +440,7 @@ final class CommandRunner<Source: ActionSource> {
             log.debug("device changed: \(d.id) \"\(d.name)\"")
         case .deviceRemoved(let d):
             devices[d.id] = nil
+            ages.forget(device: d.id)
             log.debug("device removed: \(d.id) \"\(d.name)\"")
             devicesChanged()
         case .error(let e):
@@ -503,8 +535,25 @@ final class CommandRunner<Source: ActionSource> {
         }
     }
 
+    /// Says the late firings dropped since the last line, in one line.
+    private func sayLate() {
+        guard late.count > 0 else { return }
+        let (least, most) = late.ages
+        log.info(
+            "dropped \(late.count) late firing\(late.count == 1 ? "" : "s") (gesture\(late.count == 1 ? "" : "s") "
+                + (least == most ? tenths(least) : "\(tenths(least)) to \(tenths(most))")
+                + " s old when read, more than \(seconds(Self.maximumActionAgeMilliseconds)) s: gesturectl was stopped, or starved of CPU): "
+                + late.labels.map { "\($0.label) \($0.count)" }.joined(separator: ", "))
+        late = LateFirings()
+    }
+
     private func fire(_ action: Action) {
         let t = now()
+        // A gesture read late (gesturectl stopped, starved) runs nothing: its moment has passed.
+        if t - action.due > Self.maximumActionAgeMilliseconds {
+            late.add(action.label, age: t - action.due)
+            return
+        }
         var recent = recentFirings[action.key, default: []].filter { t - $0 < 1000 }
         if recent.count >= action.maxPerSecond {
             if !rateLimited.contains(action.key) {

@@ -112,4 +112,64 @@ private func releasedKeys(_ output: String) -> Int {
             #expect(gone.last == "keyboard gone: down none, modifiers none", "\(context())")
         }
     }
+
+    /// Item 3: `gesturectl bind` stopped (SIGSTOP) for 6 s while the daemon keeps sending gestures, then
+    /// continued, runs no command and types no key for the gestures that are more than a second old when
+    /// it reads them: those a client of its own received between half a second after the stop and 1.5 s
+    /// before the continue (whatever the machine's pace, they are older than that when bind reads them,
+    /// which is after the continue). One line says how many it dropped; the next gestures fire again.
+    @Test func aStoppedBindRunsNothingForOldGestures() throws {
+        let sway = try Sway()
+        let directory = TemporaryDirectory()
+        let fired = directory.path + "/fired"
+        let commands = directory.write("commands.toml", "[[binding]]\nname = \"swipe\"\nedge = \"top\"\nshell = \"echo $GESTURE_ID >> \(fired)\"\n")
+        let keys = directory.write("keys.toml", "[[binding]]\nname = \"back\"\nedge = \"top\"\nkeys = \"XF86Back\"\n")
+        let target = try sway.client("keys-target")
+        // A swipe every 1.31 s, at its recording's pace.
+        let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop"], directory: directory)
+        let ctl = try Paths.gesturectl()
+        let commandBind = try Background(
+            [ctl, "bind", "--bindings", commands, "--socket", daemon.socketPath, "--verbose"], outputPath: directory.path + "/commands.log")
+        let keysBind = try Background(
+            [ctl, "bind", "--bindings", keys, "--socket", daemon.socketPath, "--verbose"], environment: sway.environment,
+            outputPath: directory.path + "/keys.log")
+        let observer = try daemon.connect()
+        try observer.subscribe(SubscriptionFilter(kinds: [.edgeSwipe], updates: false))
+        let context = { "commands:\n\(commandBind.output)\nkeys:\n\(keysBind.output)\nclient:\n\(target.output)\ndaemon:\n\(daemon.log)" }
+        try waitUntil("both to fire", context: context) { !lines(fired).isEmpty && keysBind.output.contains(": typed XF86Back") }
+
+        for b in [commandBind, keysBind] { kill(b.pid, SIGSTOP) }
+        let stopped = monotonicMilliseconds()
+        var received: [(id: UInt64, at: Int64)] = []
+        while monotonicMilliseconds() < stopped + 6000 {
+            guard let g = try observer.nextGesture(timeoutMilliseconds: 100) else { continue }
+            if g.event.phase == .end { received.append((g.event.id, monotonicMilliseconds())) }
+        }
+        for b in [commandBind, keysBind] { kill(b.pid, SIGCONT) }
+        let continued = monotonicMilliseconds()
+        let old = Set(received.filter { $0.at >= stopped + 500 && $0.at <= continued - 1500 }.map(\.id))
+        try #require(old.count >= 2, "gestures received while bind was stopped: \(received)")
+
+        // The next gestures fire again.
+        let newest = old.max()!
+        func typedIDs() -> [UInt64] {
+            keysBind.output.split(separator: "\n").compactMap { line in
+                guard line.contains(": typed "), let r = line.range(of: "(gesture ") else { return nil }
+                return UInt64(line[r.upperBound...].prefix { $0.isNumber })
+            }
+        }
+        try waitUntil("a firing after the continue", context: context) {
+            lines(fired).contains { UInt64($0).map { $0 > newest } ?? false } && typedIDs().contains { $0 > newest }
+        }
+        let ran = Set(lines(fired).compactMap { UInt64($0) })
+        #expect(ran.isDisjoint(with: old), "commands ran for old gestures \(old.sorted()): \(context())")
+        #expect(Set(typedIDs()).isDisjoint(with: old), "keys typed for old gestures \(old.sorted()): \(context())")
+        for b in [commandBind, keysBind] {
+            let said = b.output.split(separator: "\n").filter { $0.contains(" late firing") }
+            #expect(said.count == 1, "one line for the backlog: \(b.output)")
+            let count = said.first.flatMap { line in line.range(of: "dropped ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) } }
+            #expect((count ?? 0) >= old.count, "\(b.output)")
+            #expect(try b.stop() == 0)
+        }
+    }
 }
