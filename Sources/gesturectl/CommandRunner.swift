@@ -136,11 +136,14 @@ final class CommandRunner<Source: ActionSource> {
         case greeting(GestureClient)
         /// The subscription is sent and not answered yet (its request id).
         case subscribing(GestureClient, id: Int)
+        /// The daemon refused the subscription as rate-limited: the source's subscription (the latest, a
+        /// reload meanwhile included) is sent again at `at` (ms), when its `retry_after` says it may.
+        case subscribeAgain(GestureClient, at: Int64)
         case subscribed(GestureClient)
 
         var client: GestureClient {
             switch self {
-            case .greeting(let c), .subscribing(let c, _), .subscribed(let c): return c
+            case .greeting(let c), .subscribing(let c, _), .subscribeAgain(let c, _), .subscribed(let c): return c
             }
         }
     }
@@ -265,6 +268,13 @@ final class CommandRunner<Source: ActionSource> {
             if let at = compositorReconnectAt, t >= at { reconnectCompositor() }
             if connection != nil {
                 drain()
+                if case .subscribeAgain(let client, let at)? = connection, now() >= at {
+                    do {
+                        try subscribe(client)
+                    } catch {
+                        scheduleReconnect(reason: "subscribing again failed: \(error)")
+                    }
+                }
             } else if t >= reconnectAt {
                 connect()
             }
@@ -282,6 +292,7 @@ final class CommandRunner<Source: ActionSource> {
         switch connection {
         case nil: deadlines.append(reconnectAt)
         case .greeting, .subscribing: deadlines.append(connectingSince + Self.greetingMilliseconds)
+        case .subscribeAgain(_, let at): deadlines.append(at)
         case .subscribed: break
         }
         if let at = compositorReconnectAt { deadlines.append(at) }
@@ -397,7 +408,7 @@ final class CommandRunner<Source: ActionSource> {
                 if now() - connectingSince >= Self.greetingMilliseconds {
                     scheduleReconnect(reason: "the daemon did not answer within \(seconds(Self.greetingMilliseconds)) s")
                 }
-            case .subscribed?, nil:
+            case .subscribeAgain?, .subscribed?, nil:
                 break
             }
         } catch GestureClientError.closed {
@@ -445,7 +456,13 @@ final class CommandRunner<Source: ActionSource> {
             devicesChanged()
         case .error(let e):
             if case .subscribing(_, let expected)? = connection, e.id == .integer(expected) {
-                throw .daemon(e)
+                guard e.code == .rateLimited else { throw .daemon(e) }
+                // Not a failure: the daemon takes it again after `retry_after` (the same filter, or a newer).
+                let wait = Int64(((e.retryAfter ?? RequestPacer<Int, Int>.defaultRetryAfterSeconds) * 1000).rounded(.up))
+                connection = .subscribeAgain(client, at: now() + wait)
+                subscriptionChanged = false
+                log.info("the daemon refused the subscription for now (\(e.message)); sending it again in \(seconds(wait)) s")
+                return
             }
             if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
             log.info("the daemon says: \(e.message)")
@@ -475,8 +492,8 @@ final class CommandRunner<Source: ActionSource> {
             }
         case .subscribing?:
             subscriptionChanged = true
-        case .greeting?, nil:
-            break  // the subscription sent after the hello is the new one
+        case .greeting?, .subscribeAgain?, nil:
+            break  // the subscription sent after the hello, or again after the refusal, is the new one
         }
     }
 
