@@ -11,11 +11,17 @@
 import GestureProtocol
 
 public struct EventAges: Sendable {
-    /// For a device whose clock is learned (a replay, or one not described): CLOCK_MONOTONIC minus its
-    /// event clock (µs) at the last fresh event, and since when (µs, CLOCK_MONOTONIC) its events are late.
-    private struct Anchor: Sendable {
-        var offset: Int64
-        var lateSince: Int64?
+    /// A learned clock: CLOCK_MONOTONIC minus the device's event clock (µs) at its last fresh event, and
+    /// whether (since when, µs CLOCK_MONOTONIC) its events are late.
+    private enum Anchor: Sendable {
+        case inTime(offset: Int64)
+        case late(offset: Int64, since: Int64)
+
+        var offset: Int64 {
+            switch self {
+            case .inTime(let offset), .late(let offset, _): return offset
+            }
+        }
     }
     private var anchors: [String: Anchor] = [:]
 
@@ -29,24 +35,26 @@ public struct EventAges: Sendable {
         let offset = now &- eventTime
         if source == .evdev { return max(0, offset) }
         let key = device ?? ""
-        guard var anchor = anchors[key] else {
-            anchors[key] = Anchor(offset: offset)
+        guard let anchor = anchors[key] else {
+            anchors[key] = .inTime(offset: offset)
             return 0
         }
-        defer { anchors[key] = anchor }
         let age = max(0, offset &- anchor.offset)
-        guard age > bound else {
-            anchor = Anchor(offset: offset)
+        if age <= bound {
+            anchors[key] = .inTime(offset: offset)
             return age
         }
-        guard let since = anchor.lateSince else {
-            anchor.lateSince = now
+        switch anchor {
+        case .inTime(let kept):
+            anchors[key] = .late(offset: kept, since: now)
             return age
+        case .late(_, let since) where now - since < bound:
+            return age
+        case .late:
+            // Late for longer than a backlog takes to read: the replay's clock runs slower than ours.
+            anchors[key] = .inTime(offset: offset)
+            return 0
         }
-        guard now - since >= bound else { return age }
-        // Late for longer than a backlog takes to read: the replay's clock runs slower than ours.
-        anchor = Anchor(offset: offset)
-        return 0
     }
 
     /// Forgets one device's clock (it was removed: the id may come back for another recording).
