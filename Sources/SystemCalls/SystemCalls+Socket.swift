@@ -211,14 +211,16 @@ extension SystemCall {
         try lstatIfPresent(path).map { ($0.st_mode & S_IFMT) == S_IFSOCK }
     }
 
-    /// `chmod(2)`.
-    public static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
-        _ = try retryingInterrupts("chmod", path: path) { Glibc.chmod(path, mode) }
+    /// `fchmodat(2)` with `AT_SYMLINK_NOFOLLOW`: the mode of the file at `path` itself, never of what a
+    /// symbolic link there points to (glibc refuses a link with EOPNOTSUPP).
+    public static func chmodNotFollowingLinks(_ path: String, mode: mode_t) throws(SystemError) {
+        _ = try retryingInterrupts("fchmodat", path: path) { fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW) }
     }
 
-    /// `chown(2)` of the group only.
-    public static func chgrp(_ path: String, group: gid_t) throws(SystemError) {
-        _ = try retryingInterrupts("chown", path: path) { Glibc.chown(path, uid_t.max, group) }
+    /// `fchownat(2)` with `AT_SYMLINK_NOFOLLOW`, of the group only: a symbolic link at `path` would get the
+    /// group itself; what it points to is never changed.
+    public static func chgrpNotFollowingLinks(_ path: String, group: gid_t) throws(SystemError) {
+        _ = try retryingInterrupts("fchownat", path: path) { fchownat(AT_FDCWD, path, uid_t.max, group, AT_SYMLINK_NOFOLLOW) }
     }
 
     /// `umask(2)`; returns the previous mask.
