@@ -159,6 +159,32 @@ private func makeStaleSocket(at path: String) throws {
         }
     }
 
+    /// A runtime directory anyone may write to (not sticky) is refused, before any socket is made in it:
+    /// another user could swap the socket for a link to one of the user's files while it is set up, whose
+    /// mode would change instead (issue 28, item 5: nobody's private 0600 file became 0660).
+    @Test func aUsersDaemonRefusesARuntimeDirectoryOthersMayWriteTo() throws {
+        let runtime = try RuntimeDirectory()
+        let secret = runtime.write("secret", "nobody's own")
+        chmod(secret, 0o600)
+        if getuid() == 0 { chown(secret, 65534, 65534) }
+        let argv = runtime.asUser(
+            [try runtime.copy(try Paths.gestured()), "--no-udev", "--config", runtime.write("gestured.toml", "")],
+            environment: ["XDG_RUNTIME_DIR=\(runtime.path)"])
+        chmod(runtime.path, 0o777)
+        defer { chmod(runtime.path, 0o700) }
+        let daemon = try Background(argv, outputPath: runtime.directory.path + "/daemon.log")
+        let status = try daemon.stop(0)
+        #expect(status == 1, "\(daemon.output)")
+        #expect(
+            daemon.output.contains(
+                "the socket's directory \(runtime.path) (mode 0777) may be written by other users and is not sticky"),
+            "\(daemon.output)")
+        #expect(daemon.output.contains("chmod go-w \(runtime.path)"), "\(daemon.output)")
+        var info = stat()
+        #expect(lstat(runtime.socketPath, &info) != 0)
+        #expect(stat(secret, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
     /// $GESTURED_SOCKET is taken alone; the runtime directory's socket is passed over when it is missing or
     /// stale, for the system's socket. (Whether a system daemon listens on /run/gestured here decides which
     /// of two outcomes the last step has; both are checked.)
