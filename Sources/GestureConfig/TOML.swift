@@ -83,7 +83,8 @@ package enum TOMLReader {
     }
 }
 
-/// A string in double quotes with quotes, backslashes and control characters escaped, for messages.
+/// A string in double quotes with quotes, backslashes and every character `escapingControlCharacters`
+/// escapes (control, format and separator characters) escaped, for messages.
 package func quoted(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
@@ -93,7 +94,7 @@ package func quoted(_ s: String) -> String {
         case "\n": out += "\\n"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 || scalar.value == 0x7f {
+            if isEscapedInMessages(scalar) {
                 out += "\\u{\(String(scalar.value, radix: 16))}"
             } else {
                 out.unicodeScalars.append(scalar)
