@@ -40,6 +40,13 @@ public enum RecordingFile {
     /// `allowingStandardInput`, "-" reads standard input.
     public static func parse(_ path: String, allowingStandardInput: Bool = false) throws(RecordingFileError) -> EvemuRecording {
         let bytes = try read(path, allowingStandardInput: allowingStandardInput)
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            // Read as UTF-8 it would be a line of noise, and either parser's message about it no help.
+            let name = fromStandardInput(path, allowingStandardInput) ? "standard input" : path
+            throw RecordingFileError(
+                "\(name): is UTF-16 text (it starts with a UTF-16 byte order mark); recordings are UTF-8, as evemu-record "
+                    + "and libinput record write them: convert it with iconv -f UTF-16 -t UTF-8")
+        }
         do {
             return try RecordingParser.parse(text: String(decoding: bytes, as: UTF8.self), fileName: path)
         } catch {
@@ -82,6 +89,8 @@ public enum RecordingFile {
             throw RecordingFileError("cannot write \(path): \(String(cString: strerror(errno))) (errno \(errno))")
         }
     }
+
+    private static func fromStandardInput(_ path: String, _ allowed: Bool) -> Bool { allowed && path == standardInput }
 
     /// The file's bytes, at most `maximumBytes`.
     private static func read(_ path: String, allowingStandardInput: Bool) throws(RecordingFileError) -> [UInt8] {

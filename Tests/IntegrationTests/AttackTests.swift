@@ -254,6 +254,26 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(!bind.output.unicodeScalars.contains { $0.value == 0x202e }, "\(bind.output)")
     }
 
+    /// Issue 28, item 9: a recording whose ABS_MT_SLOT range is 0...2147483647 is published with the 256
+    /// slots followed, and the warning names the device; one of -5...-1 is refused, not taken for 5 slots.
+    @Test func aRecordingsNonsenseSlotRangeIsCappedOrRefused() throws {
+        let directory = TemporaryDirectory()
+        let events = Paths.recordings + "EP0430M09.1-finger-drag-up-down.events"
+        let original = readWholeFile(Paths.recordings + "EP0430M09.desc")
+        let capped = directory.write("capped.desc", original.replacing("A: 2f 0 4 0 0 0\n", with: "A: 2f 0 2147483647 0 0 0\n"))
+        let daemon = try Daemon(["--replay", events, "--device", capped], directory: directory)
+        try daemon.waitForLog("device replay1 added")
+        #expect(daemon.log.contains("<4>replay1: EP0430M09 declares 2147483648 slots (ABS_MT_SLOT 0...2147483647); gestured follows the first 256"), "\(daemon.log)")
+        #expect(daemon.log.contains("device replay1 added: \"EP0430M09\" (0000:0000, 256 slots,"), "\(daemon.log)")
+        #expect(try daemon.connect().hello.devices.map(\.slots) == [256])
+        _ = try daemon.terminate()
+
+        let negative = directory.write("negative.desc", original.replacing("A: 2f 0 4 0 0 0\n", with: "A: 2f -5 -1 0 0 0\n"))
+        let r = try run(try Paths.gesturectl(), ["replay", "--device", negative, events], in: directory)
+        #expect(r.status == 1)
+        #expect(r.output.contains("EP0430M09: its ABS_MT_SLOT axis has the range -5...-1, but the kernel numbers slots 0 to N-1"), "\(r.output)")
+    }
+
     @Test func errorsAboutJSONTypesReadAsEnglish() throws {
         let daemon = try Daemon([])
         let client = try daemon.connect()

@@ -38,7 +38,7 @@ public enum EvemuParser {
         var lineNumber = 0
         var lastTime = Int64.min
         let bytes = Array(text.utf8)
-        var lineStart = 0
+        var lineStart = RecordingFormat.textStart(bytes)
         while lineStart <= bytes.count {
             var lineEnd = lineStart
             while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }

@@ -90,6 +90,7 @@ public enum LibinputRecordParser {
         init(bytes: [UInt8], fileName: String) {
             self.bytes = bytes
             self.fileName = fileName
+            offset = RecordingFormat.textStart(bytes)
         }
 
         func fail(_ line: Int, _ message: String) -> RecordingError {

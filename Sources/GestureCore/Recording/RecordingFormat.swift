@@ -5,13 +5,22 @@ public enum RecordingFormat: Equatable, Sendable {
     /// `libinput record`'s YAML (LibinputRecordParser).
     case libinputRecord
 
+    /// The UTF-8 byte order mark (U+FEFF) some editors put at the start of a text file.
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// Where the text of `bytes` starts: after a UTF-8 byte order mark, which both parsers skip (a
+    /// recording saved by an editor that writes one is still the recording; its first line keeps number 1).
+    static func textStart(_ bytes: some Collection<UInt8>) -> Int {
+        bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0
+    }
+
     /// The format of `text`: libinput's when the first line that is neither blank nor a `#` comment is a
     /// YAML key at the left margin in lower case (`version:`, `ndevices:`, `devices:`…) or a YAML document
     /// start (`---`); evemu's otherwise (its lines start with an upper-case letter and a colon, and its
-    /// parser words what it expected).
+    /// parser words what it expected). A UTF-8 byte order mark before the first line is not part of it.
     public static func of(_ text: String) -> RecordingFormat {
         let utf8 = text.utf8
-        var lineStart = utf8.startIndex
+        var lineStart = utf8.index(utf8.startIndex, offsetBy: textStart(utf8))
         while lineStart < utf8.endIndex {
             let lineEnd = utf8[lineStart...].firstIndex(of: 0x0A) ?? utf8.endIndex
             var content = utf8[lineStart..<lineEnd]
