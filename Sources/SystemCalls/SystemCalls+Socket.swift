@@ -237,6 +237,18 @@ extension SystemCall {
         }
     }
 
+    /// `getegid(2)` and `getgroups(2)`: the groups the process has, effective group first.
+    public static func processGroupIDs() -> [gid_t] {
+        var groups = [getegid()]
+        let count = getgroups(0, nil)
+        if count > 0 {
+            var supplementary = [gid_t](repeating: 0, count: Int(count))
+            let n = getgroups(count, &supplementary)
+            if n > 0 { groups += supplementary.prefix(Int(n)) }
+        }
+        return groups
+    }
+
     /// `getgrgid_r(3)`: the name of the group `id`, nil when no group has that id.
     public static func groupName(id: gid_t) throws(SystemError) -> String? {
         var group = Glibc.group()
