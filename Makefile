@@ -108,11 +108,21 @@ bench: deps
 	$(SWIFT) build -c release --product gestured-bench
 	$$($(SWIFT) build -c release --show-bin-path)/gestured-bench Tests/Fixtures
 
-# Events per second through the daemon's socket to 1 and 50 clients, and the idle daemon's memory.
+# Events per second through the daemon's socket to 1 and 50 clients, and the idle daemon's memory, of the
+# gestured that ships: built as `make install` and the package build it (SWIFT_BUILD_FLAGS: the Swift runtime
+# and libstdc++ linked in), in a build directory of its own (.build/shipped) so that the plain release the
+# other benchmarks use is not rebuilt. BENCH_SOCKET_ARGS passes more options (say `--memory-only --gestured
+# OTHER` to compare another build in the same run).
+SHIPPED_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) --build-path .build/shipped
+BENCH_SOCKET_ARGS ?=
 bench-socket: deps
-	$(SWIFT) build -c release --product gestured
+	$(call apt_install,g++)
+	@$(MAKE) --no-print-directory static-libstdcxx
+	$(SHIPPED_BUILD) --product gestured
 	$(SWIFT) build -c release --product gestured-socket-bench
-	$$($(SWIFT) build -c release --show-bin-path)/gestured-socket-bench Tests/Fixtures
+	@echo "bench-socket: measuring $$($(SHIPPED_BUILD) --show-bin-path)/gestured, the build make install and the package ship"
+	$$($(SWIFT) build -c release --show-bin-path)/gestured-socket-bench \
+	  --gestured $$($(SHIPPED_BUILD) --show-bin-path)/gestured $(BENCH_SOCKET_ARGS) Tests/Fixtures
 
 # Sources/gestured/link-order.txt: the code the daemon runs at start, idle and replaying, which the linker
 # lays out first (Package.swift), from callgrind profiles of the package's build (tools/link-order.sh;

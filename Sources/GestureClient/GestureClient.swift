@@ -185,7 +185,7 @@ public final class GestureClient {
         _ orientation: DeviceOrientation, device: String? = nil, timeoutMilliseconds: Int32 = 5000
     ) throws(GestureClientError) -> [DeviceInfo] {
         switch try request(.orientation(orientation, device: device), timeoutMilliseconds: timeoutMilliseconds) {
-        case .oriented(_, let devices): return devices
+        case .oriented(_, let devices, _): return devices
         default: throw .malformed(ProtocolDecodingError("orientation was not answered with oriented"))
         }
     }
@@ -212,7 +212,7 @@ public final class GestureClient {
                 .unsubscribed(let replyID) where replyID == id,
                 .devices(let replyID, _) where replyID == id,
                 .pong(let replyID) where replyID == id,
-                .oriented(let replyID, _) where replyID == id:
+                .oriented(let replyID, _, _) where replyID == id:
                 return message
             case .error(let error) where error.id == id:
                 throw .daemon(error)

@@ -41,6 +41,16 @@ public enum TouchDecision: Equatable, Sendable {
     case claim([UInt64])
 }
 
+extension Array where Element == TouchDecision {
+    /// How many touches these decisions claim.
+    public var claimedCount: Int {
+        reduce(0) { count, decision in
+            if case .claim(let serials) = decision { return count + serials.count }
+            return count
+        }
+    }
+}
+
 /// What the engine produces for clients and the log, in order: gestures, warnings, and (only while
 /// tracing) the recognizer's transitions and decisions. Touch decisions (passthrough) come beside them, in
 /// their own array (`process(_:into:touches:)`).

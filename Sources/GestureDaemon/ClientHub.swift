@@ -304,7 +304,7 @@ protocol DeviceRequests: AnyObject {
     var deviceInfos: [DeviceInfo] { get }
     /// Whether the engines make the running gestures' updates (off while no one takes them).
     var reportsUpdates: Bool { get set }
-    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<[DeviceInfo], ProtocolError>
+    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<OrientationChange, ProtocolError>
 }
 
 extension ClientHub: SessionHost {
@@ -314,7 +314,7 @@ extension ClientHub: SessionHost {
     /// with `rate-limited` and changes nothing.
     func setOrientation(
         _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
-    ) -> Result<[DeviceInfo], ProtocolError> {
+    ) -> Result<OrientationChange, ProtocolError> {
         let now = SystemCall.monotonicMicroseconds()
         let rate = requestRate.admit(uid: session.uid ?? UInt32.max, now: now)
         guard rate.admitted else {

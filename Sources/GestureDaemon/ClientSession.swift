@@ -13,7 +13,19 @@ public protocol SessionHost: AnyObject {
     /// the error to reply with (no device has that name).
     func setOrientation(
         _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
-    ) -> Result<[DeviceInfo], ProtocolError>
+    ) -> Result<OrientationChange, ProtocolError>
+}
+
+/// What an `orientation` request did: the devices it named, each with its orientation now, and how many
+/// touches held back (passthrough) the turn claimed, so that they never reach an application.
+public struct OrientationChange: Equatable, Sendable {
+    public var devices: [DeviceInfo]
+    public var claimedTouches: Int
+
+    public init(devices: [DeviceInfo], claimedTouches: Int = 0) {
+        self.devices = devices
+        self.claimedTouches = claimedTouches
+    }
 }
 
 /// Why a client's connection ends.
@@ -286,8 +298,8 @@ public final class ClientSession {
             // The daemon cancels gestures in flight and tells subscribed clients (this one too) first, so
             // the reply comes after the cancels and the `device-changed` notifications.
             switch host.setOrientation(orientation, device: device, requestedBy: self) {
-            case .success(let devices):
-                return .oriented(id: message.id, devices: devices)
+            case .success(let change):
+                return .oriented(id: message.id, devices: change.devices, claimedTouches: change.claimedTouches)
             case .failure(var error):
                 error.id = message.id
                 return .error(error)

@@ -679,7 +679,7 @@ extension DeviceHub: DeviceRequests {
     /// orientation is left alone. The orientation lasts while the device stays open: a reload keeps it; a
     /// device added (plugged in again, or after a restart) starts at 0, as the compositor sets the display's
     /// orientation again then (docs/protocol.md).
-    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<[DeviceInfo], ProtocolError> {
+    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<OrientationChange, ProtocolError> {
         let named = slots.filter { slot in device.map(slot.info.isNamed(by:)) ?? true }
         if let device, named.isEmpty {
             let known = slots.map { "\($0.info.id) \"\(escapingControlCharacters($0.info.name))\"" }
@@ -690,18 +690,23 @@ extension DeviceHub: DeviceRequests {
                         + (known.isEmpty ? "no devices" : known.joined(separator: ", "))))
         }
         let now = SystemCall.monotonicMicroseconds()
+        var claimedTouches = 0
         for slot in named where slot.info.orientation != orientation {
             let previous = slot.info.orientation
             slot.info.orientation = orientation
             let time = slot.source.eventMicroseconds(forMonotonic: now)
             let geometry = slot.effectiveGeometry
             // The engine's own settings: with passthrough they withhold touches, which the file's do not say.
+            // A deadline that passed before the request came is served first (a withheld touch whose limit
+            // passed was the application's already); what was still held back is claimed, and counted for
+            // the reply.
             runEngine(slot, at: time) {
                 $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
+                claimedTouches += $2.claimedCount
             }
             clients.logChange("\(slot.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")
             clients.notify(.deviceChanged(slot.info), about: slot.info)
         }
-        return .success(named.map(\.info))
+        return .success(OrientationChange(devices: named.map(\.info), claimedTouches: claimedTouches))
     }
 }

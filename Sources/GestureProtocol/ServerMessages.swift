@@ -37,8 +37,10 @@ public enum ServerMessage: Equatable, Sendable {
     case unsubscribed(id: JSONValue?)
     case devices(id: JSONValue?, devices: [DeviceInfo])
     case pong(id: JSONValue?)
-    /// The reply to `orientation`: the devices the request named, each with its orientation now.
-    case oriented(id: JSONValue?, devices: [DeviceInfo])
+    /// The reply to `orientation`: the devices the request named, each with its orientation now, and how
+    /// many touches the turn claimed (passthrough: touches held back when it came, which applications
+    /// therefore never see; 0 without passthrough or with nothing held back).
+    case oriented(id: JSONValue?, devices: [DeviceInfo], claimedTouches: Int = 0)
     case error(ProtocolError)
     case deviceAdded(DeviceInfo)
     case deviceRemoved(DeviceInfo)
@@ -89,9 +91,10 @@ public enum ServerMessage: Equatable, Sendable {
             members.append(("devices", .array(devices.map(\.json))))
         case .pong(let id):
             members = withID(TypeName.pong, id)
-        case .oriented(let id, let devices):
+        case .oriented(let id, let devices, let claimedTouches):
             members = withID(TypeName.oriented, id)
             members.append(("devices", .array(devices.map(\.json))))
+            members.append(("claimed_touches", .integer(claimedTouches)))
         case .error(let error):
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
@@ -162,7 +165,10 @@ public enum ServerMessage: Equatable, Sendable {
         case TypeName.pong:
             return .pong(id: id)
         case TypeName.oriented:
-            return .oriented(id: id, devices: try decodeDevices(value["devices"] ?? .array([])))
+            // An older daemon says nothing of claimed touches.
+            return .oriented(
+                id: id, devices: try decodeDevices(value["devices"] ?? .array([])),
+                claimedTouches: value["claimed_touches"]?.intValue ?? 0)
         case TypeName.error:
             let codeText = value["code"]?.stringValue ?? ""
             let message = value["message"]?.stringValue ?? "(no message)"

@@ -36,22 +36,97 @@ public enum RecordingFile {
     public static let standardInput = "-"
 
     /// Reads and parses one recording file: an evemu file (events, a device description, or both) or a
-    /// `libinput record` recording (its device and events), whichever its content is. With
-    /// `allowingStandardInput`, "-" reads standard input.
+    /// `libinput record` recording (its device and events), whichever its content is (a UTF-8 byte order
+    /// mark before it is passed over). With `allowingStandardInput`, "-" reads standard input.
+    ///
+    /// An evemu file is parsed as it is read, a megabyte at a time, so only its events stay (16 bytes an
+    /// event against evemu's ~28 bytes a line: about 0.6 times the file); a libinput recording is parsed
+    /// from its bytes as read, with no copy of them as text.
     public static func parse(_ path: String, allowingStandardInput: Bool = false) throws(RecordingFileError) -> EvemuRecording {
-        let bytes = try read(path, allowingStandardInput: allowingStandardInput)
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            // Read as UTF-8 it would be a line of noise, and either parser's message about it no help.
-            let name = fromStandardInput(path, allowingStandardInput) ? "standard input" : path
-            throw RecordingFileError(
-                "\(name): is UTF-16 text (it starts with a UTF-16 byte order mark); recordings are UTF-8, as evemu-record "
-                    + "and libinput record write them: convert it with iconv -f UTF-16 -t UTF-8")
-        }
+        let fromStandardInput = allowingStandardInput && path == standardInput
+        let fd: Int32
         do {
-            return try RecordingParser.parse(text: String(decoding: bytes, as: UTF8.self), fileName: path)
+            fd = fromStandardInput ? 0 : try SystemCall.open(path, flags: O_RDONLY | O_CLOEXEC)
         } catch {
-            throw RecordingFileError(error.description)
+            throw RecordingFileError("cannot read the recording \(path): \(error.message) (errno \(error.errno))")
         }
+        defer { if !fromStandardInput { SystemCall.close(fd) } }
+        // A regular file's size, to reserve room once; 0 for a pipe or a terminal.
+        let sizeHint = min((try? SystemCall.fstat(fd, path: path)).map { Int($0.st_size) } ?? 0, maximumBytes)
+        var chunk = [UInt8](repeating: 0, count: chunkBytes)
+        // Read and not parsed yet: the head of the file until its format is known, then evemu's last
+        // partial line; a libinput recording's every byte.
+        var pending: [UInt8] = []
+        var total = 0
+        var format: RecordingFormat?
+        var evemu = EvemuParser(fileName: path)
+        // The parsers' errors name the file and line.
+        func parsing<T>(_ body: () throws(RecordingError) -> T) throws(RecordingFileError) -> T {
+            do { return try body() } catch { throw RecordingFileError(error.description) }
+        }
+        while true {
+            let read = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in try SystemCall.readSome(fd, into: buffer, path: path) }
+            }
+            let n: Int
+            switch read {
+            case .success(let count): n = count
+            case .failure(let error):
+                throw RecordingFileError("cannot read the recording \(path): \(error.message) (errno \(error.errno))")
+            }
+            if n == 0 { break }
+            total += n
+            guard total <= maximumBytes else {
+                throw RecordingFileError(
+                    "\(fromStandardInput ? "standard input" : path): more than \(maximumBytes >> 20) MiB, the most gestured "
+                        + "reads as a recording; is this an evemu or libinput recording?")
+            }
+            if total == n && n >= 2 && (chunk[0] == 0xFF && chunk[1] == 0xFE || chunk[0] == 0xFE && chunk[1] == 0xFF) {
+                // Read as UTF-8 it would be a line of noise, and either parser's message about it no help.
+                throw RecordingFileError(
+                    "\(fromStandardInput ? "standard input" : path): is UTF-16 text (it starts with a UTF-16 byte order mark); "
+                        + "recordings are UTF-8, as evemu-record and libinput record write them: convert it with iconv -f UTF-16 -t UTF-8")
+            }
+            if total == n { dropByteOrderMark(&chunk, count: n, into: &pending) } else { pending.append(contentsOf: chunk[0..<n]) }
+            if format == nil {
+                // Only a chunk with a newline can end the line that tells the format: without this, a file
+                // with no newline (/dev/zero) was scanned again from its start at every chunk, 32 GiB for the
+                // 256 MiB the limit lets through.
+                guard chunk.withUnsafeBytes({ memchr($0.baseAddress!, 0x0A, n) }) != nil else { continue }
+                format = pending.withUnsafeBufferPointer { RecordingFormat.of(bytes: $0, complete: false) }
+                switch format {
+                case .evemu: evemu.reserve(forBytes: sizeHint)
+                case .libinputRecord: pending.reserveCapacity(sizeHint)
+                case nil: continue
+                }
+            }
+            guard format == .evemu, let lastNewline = pending.lastIndex(of: 0x0A) else { continue }
+            try parsing { () throws(RecordingError) in
+                try pending.withUnsafeBufferPointer { (b) throws(RecordingError) in
+                    try evemu.parse(lines: UnsafeBufferPointer(rebasing: b[...lastNewline]))
+                }
+            }
+            pending.removeSubrange(...lastNewline)
+        }
+        switch format ?? pending.withUnsafeBufferPointer({ RecordingFormat.of(bytes: $0, complete: true) }) {
+        case .evemu, nil:
+            try parsing { () throws(RecordingError) in
+                try pending.withUnsafeBufferPointer { (b) throws(RecordingError) in try evemu.parse(lines: b) }
+            }
+            return evemu.finish()
+        case .libinputRecord:
+            return try parsing { () throws(RecordingError) in try LibinputRecordParser.parse(bytes: pending, fileName: path) }
+        }
+    }
+
+    /// How much is read at a time: 1 MiB.
+    static let chunkBytes = 1 << 20
+
+    /// Appends the first `count` bytes of `chunk`, the file's first, to `pending`, less a UTF-8 byte order
+    /// mark they start with.
+    private static func dropByteOrderMark(_ chunk: inout [UInt8], count: Int, into pending: inout [UInt8]) {
+        let mark = chunk.withUnsafeBufferPointer { RecordingFormat.byteOrderMarkLength(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+        pending.append(contentsOf: chunk[mark..<count])
     }
 
     /// The recording at `path` with its device: from the description file at `descriptionPath` (a `.desc`
@@ -90,29 +165,4 @@ public enum RecordingFile {
         }
     }
 
-    private static func fromStandardInput(_ path: String, _ allowed: Bool) -> Bool { allowed && path == standardInput }
-
-    /// The file's bytes, at most `maximumBytes`.
-    private static func read(_ path: String, allowingStandardInput: Bool) throws(RecordingFileError) -> [UInt8] {
-        let fd: Int32
-        let fromStandardInput = allowingStandardInput && path == standardInput
-        do {
-            fd = fromStandardInput ? 0 : try SystemCall.open(path, flags: O_RDONLY | O_CLOEXEC)
-        } catch {
-            throw RecordingFileError("cannot read the recording \(path): \(error.message) (errno \(error.errno))")
-        }
-        defer { if !fromStandardInput { SystemCall.close(fd) } }
-        let bytes: [UInt8]?
-        do {
-            bytes = try SystemCall.readAll(fd, path: path, limit: maximumBytes)
-        } catch {
-            throw RecordingFileError("cannot read the recording \(path): \(error.message) (errno \(error.errno))")
-        }
-        guard let bytes else {
-            throw RecordingFileError(
-                "\(fromStandardInput ? "standard input" : path): more than \(maximumBytes >> 20) MiB, the most gestured "
-                    + "reads as a recording; is this an evemu or libinput recording?")
-        }
-        return bytes
-    }
 }

@@ -386,6 +386,12 @@ extension SystemCall {
         }
     }
 
+    /// `read(2)` of up to `buffer.count` bytes from a blocking descriptor (EINTR retried); 0 at its end.
+    /// `path` names it in errors.
+    public static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String?) throws(SystemError) -> Int {
+        try retryingInterrupts("read", path: path) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
     /// Reads a small text file whole (for /proc/PID/comm); nil when it cannot be read.
     public static func readSmallFile(_ path: String, limit: Int = 4096) -> String? {
         guard let fd = try? open(path, flags: O_RDONLY | O_CLOEXEC) else { return nil }

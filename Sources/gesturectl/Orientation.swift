@@ -102,13 +102,19 @@ func runOrientation(_ args: [String]) -> Int32 {
     }
     do {
         let client = try GestureClient.connect(path: socket)
-        let devices = try client.setOrientation(angle, device: device)
+        guard case .oriented(_, let devices, let claimedTouches) = try client.request(.orientation(angle, device: device)) else {
+            printError("gesturectl orientation: the daemon did not answer with oriented\n")
+            return 1
+        }
         if json {
-            print(ServerMessage.oriented(id: nil, devices: devices).encoded)
+            print(ServerMessage.oriented(id: nil, devices: devices, claimedTouches: claimedTouches).encoded)
         } else if devices.isEmpty {
             print("no devices: the daemon reads none now (a device added later starts at 0)")
         } else {
             for d in devices { print("\(shown(d.id))\t\(shown(d.name))\torientation \(d.orientation.rawValue)") }
+            if claimedTouches > 0 {
+                print("\(claimedTouches) touch(es) held back when the screen turned were claimed: the application never sees them")
+            }
         }
         return 0
     } catch {
@@ -276,7 +282,7 @@ final class OrientationFollower {
                     said[d.id] = nil
                 case .deviceChanged(let d) where devices[d.id] != nil:
                     devices[d.id] = d
-                case .oriented(let id, let answered):
+                case .oriented(let id, let answered, _):
                     guard let n = id?.intValue, let request = inFlight.removeValue(forKey: n) else { break }
                     let latency = request.since.map { " \(BindingMatcher.decimal(Double(now() - $0))) ms after the compositor's change" } ?? ""
                     for d in answered where d.id == request.device {

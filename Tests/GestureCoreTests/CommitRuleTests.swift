@@ -43,11 +43,14 @@ import Testing
         Panel(name: "tablet", widthMM: 250, heightMM: 160, resolution: true),
         Panel(name: "27-inch", widthMM: 596, heightMM: 336, resolution: true),
         Panel(name: "32-inch", widthMM: 708, heightMM: 398, resolution: false),
+        Panel(name: "14-inch laptop", widthMM: 309, heightMM: 174, resolution: true),
     ]
 
     /// A finger lands 2 mm inside `edge`'s side at the middle of it and moves `travelMM` inward over
-    /// `seconds`, then rests 0.2 s (no fling) and lifts.
-    static func swipe(_ panel: Panel, from edge: Edge, travelMM: Double, seconds: Double) throws -> [GestureEvent] {
+    /// `seconds`, then rests `restSeconds` (0: it lifts while still moving) and lifts.
+    static func swipe(
+        _ panel: Panel, from edge: Edge, travelMM: Double, seconds: Double, restSeconds: Double = 0
+    ) throws -> [GestureEvent] {
         var s = panel.script
         let (x, y, dx, dy): (Double, Double, Double, Double)
         switch edge {
@@ -58,17 +61,19 @@ import Testing
         }
         s.down(0, x, y); s.frame()
         s.drag([0], by: dx, dy, steps: Int(seconds * 100))
-        s.wait(0.2)
-        s.frame()
+        if restSeconds > 0 {
+            s.wait(restSeconds)
+            s.frame()
+        }
         s.up(0); s.frame()
         return try s.run(geometry: panel.geometry)
     }
 
     // MARK: Edge swipes
 
-    /// A deliberate 48 mm swipe up from the bottom, released slowly (84 mm/s on the phone of the issue,
-    /// then at rest): it commits on every panel, where half the screen is 68 mm on the phone and 168 mm
-    /// on the 27-inch monitor; `progress` stays the fraction of the screen.
+    /// A deliberate 48 mm swipe up from the bottom, released while still moving inward, slowly (84 mm/s,
+    /// far from a fling): it commits on every panel, where half the screen is 68 mm on the phone and
+    /// 168 mm on the 27-inch monitor; `progress` stays the fraction of the screen.
     @Test(arguments: panels)
     func aDeliberateEdgeSwipeCommitsOnEveryPanel(_ panel: Panel) throws {
         let events = try Self.swipe(panel, from: .bottom, travelMM: 48, seconds: 0.57)
@@ -76,7 +81,40 @@ import Testing
         let end = try #require(events.last)
         #expect(end.phase == .end && end.committed == true)
         #expect(abs(end.progress! - 48 / panel.heightMM) < 0.01)
+        #expect(end.velocityMMPerSecond.length > 50 && end.velocityMMPerSecond.length < 200)
+    }
+
+    /// The pull of issue 28: 56 mm up from the bottom over 1.6 s (35 mm/s), come to rest for 0.4 s, then
+    /// lifted. Released at rest short of half the screen (0.41 of the phone's height, 0.32 of the 14-inch
+    /// laptop's, 0.17 of the 27-inch monitor's), it is abandoned on each, though it travelled past
+    /// `commit_distance_mm`; the same pull lifted while still moving commits on each.
+    @Test(arguments: [panels[0], panels[5], panels[3]])
+    func aPullThatComesToRestShortOfHalfWayIsAbandoned(_ panel: Panel) throws {
+        let rested = try Self.swipe(panel, from: .bottom, travelMM: 56, seconds: 1.6, restSeconds: 0.4)
+        let end = try #require(rested.last)
+        #expect(end.kind == .edgeSwipe && end.phase == .end && end.committed == false)
+        #expect(end.progress! < 0.5 && end.translationMM.y < -55)
+        let moving = try #require(try Self.swipe(panel, from: .bottom, travelMM: 56, seconds: 1.6).last)
+        #expect(moving.kind == .edgeSwipe && moving.committed == true)
+        #expect(moving.velocityMMPerSecond.y < -30 && moving.velocityMMPerSecond.y > -40)
+    }
+
+    /// Released at rest past half the screen, a pull commits: up 80 mm of the phone's 136, rested 0.4 s;
+    /// on the laptop, 100 mm of its 174 mm height.
+    @Test(arguments: [panels[0], panels[5]])
+    func aPullAtRestPastHalfWayCommits(_ panel: Panel) throws {
+        let travel = panel.heightMM * 0.58
+        let end = try #require(try Self.swipe(panel, from: .bottom, travelMM: travel, seconds: 1.6, restSeconds: 0.4).last)
+        #expect(end.kind == .edgeSwipe && end.committed == true && end.progress! > 0.5)
         #expect(end.velocityMMPerSecond == .zero)
+    }
+
+    /// A slow pull past the commit distance released at a creep (below the rest speed, 20 mm/s) is released
+    /// at rest: 30 mm over 2.5 s (12 mm/s) on the laptop.
+    @Test func aCreepIsAtRest() throws {
+        let end = try #require(try Self.swipe(Self.panels[5], from: .left, travelMM: 30, seconds: 2.5).last)
+        #expect(end.kind == .edgeSwipe && end.committed == false)
+        #expect(end.velocityMMPerSecond.x > 5 && end.velocityMMPerSecond.x < EdgeSwipeRule.restSpeedMMPerSecond)
     }
 
     /// The slow release of the issue: 84 mm/s at the lift, on the 68 × 136 mm phone.
@@ -95,7 +133,7 @@ import Testing
     /// A short pull (15 mm) released at rest animates back on every panel.
     @Test(arguments: panels)
     func aShortPullDoesNotCommit(_ panel: Panel) throws {
-        let events = try Self.swipe(panel, from: .left, travelMM: 15, seconds: 0.3)
+        let events = try Self.swipe(panel, from: .left, travelMM: 15, seconds: 0.3, restSeconds: 0.2)
         let end = try #require(events.last)
         #expect(end.kind == .edgeSwipe && end.phase == .end && end.committed == false)
     }
@@ -171,8 +209,7 @@ import Testing
         #expect(events.last?.committed == true)
         var s = Self.panels[3].script
         s.down(0, 300, 334); s.frame()
-        s.drag([0], by: 0, -48, steps: 57)
-        s.wait(0.2); s.frame()
+        s.drag([0], by: 0, -48, steps: 57)  // released while moving, as above
         s.up(0); s.frame()
         #expect(try s.run(settings: settings).last?.committed == false)
     }

@@ -12,12 +12,12 @@ private final class TestHost: SessionHost {
     var orientations: [(DeviceOrientation, String?)] = []
     func setOrientation(
         _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
-    ) -> Result<[DeviceInfo], ProtocolError> {
+    ) -> Result<OrientationChange, ProtocolError> {
         orientations.append((orientation, device))
         if let device, !deviceInfos.contains(where: { $0.isNamed(by: device) }) {
             return .failure(ProtocolError(.unknownDevice, "no device \(device)"))
         }
-        return .success(deviceInfos.filter { d in device.map(d.isNamed(by:)) ?? true })
+        return .success(OrientationChange(devices: deviceInfos.filter { d in device.map(d.isNamed(by:)) ?? true }))
     }
 }
 

@@ -104,6 +104,7 @@ import GestureVocabulary
             .deviceRemoved(DeviceInfo(id: "replay1", name: "r", vendorProduct: "0000:0000", path: nil, source: .replay, slots: 1)),
             .oriented(id: .integer(5), devices: [DeviceInfo(id: "event5", name: "p", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10, orientation: .clockwise270)]),
             .oriented(id: nil, devices: []),
+            .oriented(id: .string("turn"), devices: [], claimedTouches: 2),
             .deviceChanged(DeviceInfo(id: "event5", name: "p", vendorProduct: "04f3:2234", path: nil, source: .evdev, slots: 10, orientation: .upsideDown)),
         ]
         for m in messages {
@@ -117,6 +118,14 @@ import GestureVocabulary
         let line = ServerMessage.hello(Hello(devices: [device])).encoded
         #expect(line.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"gestured","version":""#))
         #expect(line.contains(#""devices":[{"id":"event5","name":"ELAN \"Touch\"","vendor_product":"04f3:2234","path":"/dev/input/event5","source":"evdev","slots":10,"orientation":0}]"#))
+    }
+
+    /// The reply to `orientation` says how many held-back touches the turn claimed; an older daemon's reply,
+    /// without the key, claimed none.
+    @Test func orientedCarriesTheClaimedTouches() throws {
+        #expect(ServerMessage.oriented(id: nil, devices: [], claimedTouches: 1).encoded == #"{"type":"oriented","devices":[],"claimed_touches":1}"#)
+        let old = #"{"type":"oriented","id":3,"devices":[]}"#
+        #expect(try ServerMessage.decode(line: Array(old.utf8)) == .oriented(id: .integer(3), devices: [], claimedTouches: 0))
     }
 
     @Test func aDeviceFromADaemonWithoutOrientationIsNotTurned() throws {

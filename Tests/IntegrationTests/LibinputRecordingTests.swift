@@ -45,6 +45,23 @@ import Testing
         #expect(yml.stdout == evemu.stdout)
     }
 
+    /// A UTF-8 byte order mark (an editor's) before a libinput recording or an evemu file is passed over:
+    /// the recording reads as it does without one (it was read as evemu and refused with an evemu message).
+    @Test(arguments: ["wacom-2f-top-swipe.yml", "wacom-2f-top-swipe.evemu"])
+    func aByteOrderMarkIsPassedOver(_ name: String) throws {
+        let directory = TemporaryDirectory()
+        let text = try String(contentsOfFile: ReplayCommandTests.recordings + Self.directory + name, encoding: .utf8)
+        let marked = directory.write("marked-" + name, "\u{FEFF}" + text)
+        let plain = try ReplayCommandTests.run(["replay", ReplayCommandTests.recordings + Self.directory + name])
+        let result = try ReplayCommandTests.run(["replay", marked])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(plain.stdout.count > 1000 && result.stdout == plain.stdout)
+        // Through standard input too, where nothing is known of the file before it is read.
+        let piped = try ReplayCommandTests.run(["replay", "-"], stdin: Data(("\u{FEFF}" + text).utf8))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout == plain.stdout)
+    }
+
     /// A malformed libinput recording is refused as the evemu parser refuses one: file:line: what was
     /// expected, exit status 1.
     @Test func replayRefusesAMalformedRecordingWithItsLine() throws {

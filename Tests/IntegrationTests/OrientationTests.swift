@@ -117,7 +117,7 @@ func nextDeviceChange(_ client: GestureClient, from daemon: Daemon) throws -> De
         // Again 90, by name: the reply lists the device; nothing is cancelled or announced.
         let again = try run(ctl, ["orientation", "--socket", daemon.socketPath, "--device", "EP0430M09", "--json", "90"], in: directory)
         #expect(again.status == 0)
-        guard case .oriented(_, let devices) = try ServerMessage.decode(line: Array(again.output.utf8.dropLast())) else {
+        guard case .oriented(_, let devices, _) = try ServerMessage.decode(line: Array(again.output.utf8.dropLast())) else {
             Issue.record("gesturectl orientation --json printed \(again.output)")
             return
         }
@@ -160,7 +160,7 @@ func nextDeviceChange(_ client: GestureClient, from daemon: Daemon) throws -> De
             while true {
                 let message = try receive(client, from: daemon)
                 seen.append(message)
-                if case .oriented(.string("turn")?, _) = message { break }
+                if case .oriented(.string("turn")?, _, _) = message { break }
                 if case .error(let e) = message { throw TestFailure("the orientation request failed: \(e)") }
             }
             let ended = seen.contains { if case .gesture(let g) = $0 { g.event.id == begin.id && g.event.phase == .end } else { false } }

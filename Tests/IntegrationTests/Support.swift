@@ -316,6 +316,14 @@ func connectError(_ daemon: Daemon) -> GestureClientError? {
 /// Runs a program to completion with the bound; returns its exit status and what it wrote to stdout and
 /// stderr (together).
 func run(_ binary: String, _ arguments: [String], environment: [String] = [], in directory: TemporaryDirectory) throws -> (status: Int32, output: String) {
+    let result = try runMeasuringMemory(binary, arguments, environment: environment, in: directory)
+    return (result.status, result.output)
+}
+
+/// `run`, with the process's peak resident memory (its own, from wait4's rusage), KiB.
+func runMeasuringMemory(
+    _ binary: String, _ arguments: [String], environment: [String] = [], in directory: TemporaryDirectory
+) throws -> (status: Int32, output: String, peakKiB: Int) {
     let outputPath = directory.path + "/run-\(UInt32.random(in: 0...UInt32.max)).out"
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -334,11 +342,12 @@ func run(_ binary: String, _ arguments: [String], environment: [String] = [], in
     let rc = posix_spawn(&pid, binary, &actions, nil, cArgs, cEnv)
     guard rc == 0 else { throw TestFailure("posix_spawn \(binary): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
+    var usage = rusage()
     try waitUntil("\(binary) \(arguments.joined(separator: " ")) to finish", context: { readWholeFile(outputPath) }) {
-        waitpid(pid, &status, WNOHANG) == pid
+        wait4(pid, &status, WNOHANG, &usage) == pid
     }
     let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return (code, readWholeFile(outputPath))
+    return (code, readWholeFile(outputPath), usage.ru_maxrss)
 }
 
 extension Paths {

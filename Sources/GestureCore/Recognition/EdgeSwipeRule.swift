@@ -60,8 +60,8 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
     public var maxFingers: Int = 1
     /// Progress (fraction of the screen along the swipe axis) at which a release commits.
     public var commitProgress: Double = 0.5
-    /// Inward travel at which a release commits whatever the screen's size, and at which a corner swipe's
-    /// progress reaches 1: 25 mm. A swipe a person means (a thumb's stroke on a phone, 35–50 mm; a hand's
+    /// Inward travel at which a release while still moving inward commits whatever the screen's size, and
+    /// at which a corner swipe's progress reaches 1: 25 mm. A swipe a person means (a thumb's stroke on a phone, 35–50 mm; a hand's
     /// on a 32-inch monitor) passes it on any panel, where half the screen is 68 mm on a phone and 200 mm
     /// on a 27-inch monitor; a twitch or a touch that slips while resting by the bezel (10–15 mm) does not.
     public var commitDistanceMM: Double = 25
@@ -195,9 +195,17 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
         }
     }
 
-    /// Commits when flung inward; or, unless flung back outward, when released having travelled inward
-    /// `commitDistanceMM` (whatever the screen's size) or, along a side, past `commitProgress` of the
-    /// screen.
+    /// Below this inward speed at the release (the velocity over `velocity_window_seconds`), a side swipe
+    /// is released at rest: 20 mm/s. A finger resting on glass jitters at a few mm/s at most, and a
+    /// person's slowest deliberate pull (1 mm a frame at 60 Hz is 60 mm/s; a slow 56 mm pull over 1.6 s is
+    /// 35 mm/s) is well above it.
+    public static let restSpeedMMPerSecond = 20.0
+
+    /// Commits when flung inward. Otherwise, unless flung back outward: along a side, when released past
+    /// `commitProgress` of the screen, or released while still moving inward having travelled
+    /// `commitDistanceMM` (whatever the screen's size); a pull that came to rest short of
+    /// `commitProgress` is abandoned, as an interactive transition released at rest short of half way is
+    /// (UIKit's). A corner, whose progress is its travel over `commitDistanceMM`, commits at progress 1.
     public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {
         guard let edge = e.edge else { return }
         let v = e.velocityMMPerSecond
@@ -205,8 +213,17 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
         let inwardVelocity = v.x * dir.x + v.y * dir.y
         let fling = flingVelocityMMPerSecond
         let travelled = EdgeSwipeRule.inwardTravelMM(edge, e) >= commitDistanceMM
-        let pastProgress = !edge.isCorner && (e.progress ?? 0) >= commitProgress
-        e.committed = inwardVelocity >= fling || ((travelled || pastProgress) && inwardVelocity > -fling)
+        if inwardVelocity >= fling {
+            e.committed = true
+        } else if inwardVelocity <= -fling {
+            e.committed = false
+        } else if edge.isCorner {
+            e.committed = travelled
+        } else {
+            let pastProgress = (e.progress ?? 0) >= commitProgress
+            let movingInward = inwardVelocity >= EdgeSwipeRule.restSpeedMMPerSecond
+            e.committed = pastProgress || (travelled && movingInward)
+        }
     }
 
     /// How far the fingers have moved inward from the edge (along a corner's diagonal), millimetres.

@@ -28,44 +28,79 @@ public struct RecordingError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
-/// Reads the evemu text format (EVEMU 1.0 to 1.3 variants). Pure: the caller reads the file.
-public enum EvemuParser {
+/// Reads the evemu text format (EVEMU 1.0 to 1.3 variants). Pure: the caller reads the file, whole
+/// (`parse(text:)`) or a piece at a time (`EvemuParser()`, `parse(lines:)`, `finish()`), so a large
+/// recording is never held as text beside its events.
+public struct EvemuParser: Sendable {
+    private var builder = DeviceBuilder()
+    private var events: [InputEvent] = []
+    private var lineNumber = 0
+    private var lastTime = Int64.min
+    private let fileName: String
+
+    /// A parser for the file `fileName` (for messages).
+    public init(fileName: String) {
+        self.fileName = fileName
+    }
+
     /// Parses one file. Header lines build the device; E: lines the events.
     public static func parse(text: String, fileName: String) throws(RecordingError) -> EvemuRecording {
-        var builder = DeviceBuilder()
-        var events: [InputEvent] = []
-        events.reserveCapacity(text.utf8.count / 28)
-        var lineNumber = 0
-        var lastTime = Int64.min
+        var parser = EvemuParser(fileName: fileName)
         let bytes = Array(text.utf8)
-        var lineStart = RecordingFormat.textStart(bytes)
-        while lineStart <= bytes.count {
+        parser.reserve(forBytes: bytes.count)
+        try bytes.withUnsafeBufferPointer { (b) throws(RecordingError) in try parser.parse(lines: b) }
+        return parser.finish()
+    }
+
+    /// Room for the events of a file of `count` bytes, reserved once: as many as it could hold (an event
+    /// line is 13 bytes at the least, "E: 0.0 0 0 0"; evemu-record's are 24 and more), so the array never
+    /// grows by copying, which held two of it at once. Room never written is never resident.
+    public mutating func reserve(forBytes count: Int) {
+        events.reserveCapacity(events.count + count / 13)
+    }
+
+    /// Parses whole lines: `b` ends at the end of a line (after its newline, or where the file ends).
+    /// Header lines build the device; E: lines the events.
+    public mutating func parse(lines b: UnsafeBufferPointer<UInt8>) throws(RecordingError) {
+        var lineStart = 0
+        while lineStart < b.count {
             var lineEnd = lineStart
-            while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            while lineEnd < b.count && b[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
             defer { lineStart = lineEnd + 1 }
+            try parseLine(b, lineStart, lineEnd)
+        }
+    }
+
+    /// The recording read so far: the device its header described (nil without one) and its events.
+    public func finish() -> EvemuRecording {
+        EvemuRecording(device: builder.sawHeader ? builder.build() : nil, events: events)
+    }
+
+    private mutating func parseLine(_ bytes: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ lineEnd: Int) throws(RecordingError) {
             lineNumber += 1
             // Fast path for the common case, an event line in the usual form; anything else (headers,
             // comments, malformed lines) goes through the general code below, which also words the errors.
-            if let event = fastEvent(bytes, lineStart, lineEnd) {
+            if let event = EvemuParser.fastEvent(bytes, lineStart, lineEnd) {
                 if event.timeMicroseconds < lastTime {
                     throw RecordingError(
                         fileName: fileName, line: lineNumber,
-                        message: "event time goes backwards (\(seconds(event.timeMicroseconds)) after \(seconds(lastTime)))")
+                        message: "event time goes backwards (\(EvemuParser.seconds(event.timeMicroseconds)) after \(EvemuParser.seconds(lastTime)))")
                 }
                 lastTime = event.timeMicroseconds
                 events.append(event)
-                continue
+                return
             }
-            var line = Substring(String(decoding: bytes[lineStart..<lineEnd], as: UTF8.self))
+            var line = Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd]), as: UTF8.self))
             if line.last == "\r" { line = line.dropLast() }
             let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
-            if trimmed.isEmpty || trimmed.first == "#" { continue }
+            if trimmed.isEmpty || trimmed.first == "#" { return }
+            let (fileName, lineNumber) = (self.fileName, self.lineNumber)
             func fail(_ message: String) -> RecordingError {
                 RecordingError(fileName: fileName, line: lineNumber, message: message)
             }
             guard trimmed.count >= 2, trimmed.dropFirst().first == ":" else {
                 throw fail(
-                    "expected a line starting with N:, I:, P:, B:, A: or E: (or a # comment), got \"\(preview(trimmed))\"")
+                    "expected a line starting with N:, I:, P:, B:, A: or E: (or a # comment), got \"\(EvemuParser.preview(trimmed))\"")
             }
             let tag = trimmed.first!
             var body = trimmed.dropFirst(2)
@@ -75,9 +110,9 @@ public enum EvemuParser {
             let fields = body.split(whereSeparator: { $0 == " " || $0 == "\t" })
             switch tag {
             case "E":
-                let event = try parseEvent(fields, fail: fail)
+                let event = try EvemuParser.parseEvent(fields, fail: fail)
                 if event.timeMicroseconds < lastTime {
-                    throw fail("event time goes backwards (\(seconds(event.timeMicroseconds)) after \(seconds(lastTime)))")
+                    throw fail("event time goes backwards (\(EvemuParser.seconds(event.timeMicroseconds)) after \(EvemuParser.seconds(lastTime)))")
                 }
                 lastTime = event.timeMicroseconds
                 events.append(event)
@@ -87,18 +122,18 @@ public enum EvemuParser {
             case "I":
                 guard fields.count == 4, let bus = UInt16(fields[0], radix: 16), let vendor = UInt16(fields[1], radix: 16),
                     let product = UInt16(fields[2], radix: 16), let version = UInt16(fields[3], radix: 16)
-                else { throw fail("expected \"I: <bus> <vendor> <product> <version>\" in hex, got \"\(preview(trimmed))\"") }
+                else { throw fail("expected \"I: <bus> <vendor> <product> <version>\" in hex, got \"\(EvemuParser.preview(trimmed))\"") }
                 builder.ids = (bus, vendor, product, version)
                 builder.sawHeader = true
             case "P":
-                let bytes = try hexBytes(fields, what: "P: <property bitmask bytes in hex>", fail: fail)
+                let bytes = try EvemuParser.hexBytes(fields, what: "P: <property bitmask bytes in hex>", fail: fail)
                 builder.propertyBytes.append(contentsOf: bytes)
                 builder.sawHeader = true
             case "B":
                 guard let first = fields.first, let type = UInt8(first, radix: 16) else {
-                    throw fail("expected \"B: <event type> <bitmask bytes>\" in hex, got \"\(preview(trimmed))\"")
+                    throw fail("expected \"B: <event type> <bitmask bytes>\" in hex, got \"\(EvemuParser.preview(trimmed))\"")
                 }
-                let bytes = try hexBytes(fields.dropFirst(), what: "B: <event type> <bitmask bytes in hex>", fail: fail)
+                let bytes = try EvemuParser.hexBytes(fields.dropFirst(), what: "B: <event type> <bitmask bytes in hex>", fail: fail)
                 builder.bitBytes[type, default: []].append(contentsOf: bytes)
                 builder.sawHeader = true
             case "A":
@@ -107,11 +142,11 @@ public enum EvemuParser {
                     let flat = Int32(fields[4])
                 else {
                     throw fail(
-                        "expected \"A: <code hex> <min> <max> <fuzz> <flat> [<resolution>]\", got \"\(preview(trimmed))\"")
+                        "expected \"A: <code hex> <min> <max> <fuzz> <flat> [<resolution>]\", got \"\(EvemuParser.preview(trimmed))\"")
                 }
                 var resolution: Int32 = 0
                 if fields.count == 6 {
-                    guard let r = Int32(fields[5]) else { throw fail("axis resolution \"\(preview(fields[5]))\" is not a number") }
+                    guard let r = Int32(fields[5]) else { throw fail("axis resolution \"\(EvemuParser.preview(fields[5]))\" is not a number") }
                     resolution = r
                 }
                 if minimum > maximum { throw fail("axis 0x\(String(code, radix: 16)) has minimum \(minimum) above maximum \(maximum)") }
@@ -119,18 +154,16 @@ public enum EvemuParser {
                 builder.sawHeader = true
             case "L", "S":
                 // LED and switch states: nothing a touchscreen needs.
-                continue
+                return
             default:
-                throw fail("unknown line type \"\(preview(Substring(String(tag)))):\"; expected N:, I:, P:, B:, A: or E:")
+                throw fail("unknown line type \"\(EvemuParser.preview(Substring(String(tag)))):\"; expected N:, I:, P:, B:, A: or E:")
             }
-        }
-        return EvemuRecording(device: builder.sawHeader ? builder.build() : nil, events: events)
     }
 
     /// Parses "E: <sec>.<usec> <type hex> <code hex> <value>[ # comment]" straight from the bytes; nil for
     /// anything else (the general parser then reads or rejects the line).
     @inline(__always)
-    static func fastEvent(_ b: [UInt8], _ start: Int, _ end: Int) -> InputEvent? {
+    static func fastEvent(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> InputEvent? {
         var i = start
         @inline(__always) func skipBlanks() {
             while i < end && (b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0d) { i += 1 }

@@ -24,7 +24,12 @@ public enum LibinputRecordParser {
     static let maximumDepth = 16
 
     public static func parse(text: String, fileName: String) throws(RecordingError) -> EvemuRecording {
-        var parser = Parser(bytes: Array(text.utf8), fileName: fileName)
+        try parse(bytes: Array(text.utf8), fileName: fileName)
+    }
+
+    /// Parses a whole file's bytes (UTF-8), with no copy of them as text.
+    public static func parse(bytes: [UInt8], fileName: String) throws(RecordingError) -> EvemuRecording {
+        var parser = Parser(bytes: bytes, fileName: fileName)
         let root = try parser.document()
         return try interpret(root, eventsByDevice: parser.eventsByDevice, fileName: fileName)
     }
@@ -90,7 +95,6 @@ public enum LibinputRecordParser {
         init(bytes: [UInt8], fileName: String) {
             self.bytes = bytes
             self.fileName = fileName
-            offset = RecordingFormat.textStart(bytes)
         }
 
         func fail(_ line: Int, _ message: String) -> RecordingError {
