@@ -354,6 +354,11 @@ install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BU
 	    echo "make install: there is no user gestured for the service yet; create it (or set gestured_user in $(CONFDDIR)/gestured):"; \
 	    echo "  addgroup -S gestured && adduser -S -D -H -h /dev/null -s /sbin/nologin -G gestured gestured && addgroup gestured input"; \
 	  fi; \
+	  if ! id -nG gestured 2>/dev/null | grep -qw gestured-input; then \
+	    echo "make install: for passthrough, the udev rule gives /dev/uinput to group gestured-input, with user gestured its only member:"; \
+	    echo "  addgroup -S gestured-input && addgroup gestured gestured-input && udevadm trigger --action=change --sysname-match=uinput"; \
+	    echo "  (never add a person to gestured-input: a member can type into any session)"; \
+	  fi; \
 	  echo "make install: done. Start it with: rc-update add gestured default && rc-service gestured start"; \
 	fi
 

@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(
             name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol", "conformance-dump"]),
-        .testTarget(name: "GestureBindingsTests", dependencies: ["GestureVocabulary", "GestureBindings", "GestureConfig", "GestureProtocol"]),
+        .testTarget(name: "GestureBindingsTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureBindings", "GestureConfig", "GestureProtocol"]),
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [

@@ -95,9 +95,9 @@ public enum BindingCommand: Equatable, Sendable {
 
     public var described: String {
         switch self {
-        case .argv(let a): return a.map { $0.contains(" ") || $0.isEmpty ? quoted($0) : $0 }.joined(separator: " ")
+        case .argv(let a): return a.map { $0.contains(" ") || $0.isEmpty ? quoted($0) : escapingControlCharacters($0) }.joined(separator: " ")
         case .shell(let s): return "sh -c \(quoted(s))"
-        case .keys(let chords): return "keys " + chords.map(\.described).joined(separator: ", ")
+        case .keys(let chords): return "keys " + chords.map { escapingControlCharacters($0.described) }.joined(separator: ", ")
         }
     }
 
@@ -247,8 +247,10 @@ public struct Binding: Equatable, Sendable {
         case .threshold(.scale(let s)): parts.append("at scale \(formatNumber(s))")
         case .held(let seconds): parts.append("held \(formatNumber(seconds)) s after its begin")
         }
-        // What the file says is shown escaped: a name or an argument cannot drive the terminal or start a line.
-        return escapingControlCharacters("\(label): " + parts.joined(separator: ", ") + " -> " + command.described)
+        // What the file says is shown escaped, each value where it is put in (names and arguments quoted or
+        // escaped, backslashes too): a name or an argument cannot drive the terminal, start a line or read
+        // as another.
+        return escapingControlCharacters(label) + ": " + parts.joined(separator: ", ") + " -> " + command.described
     }
 }
 

@@ -18,23 +18,48 @@ enum ClientSocket {
             return fd
         } catch {
             SystemCall.close(fd)
-            throw .connect(path: path, errno: error.errno, hint: error.hint ?? hint(forConnectErrno: error.errno))
+            throw .connect(path: path, errno: error.errno, hint: error.hint ?? hint(forConnectErrno: error.errno, path: path))
         }
     }
 
-    private static func hint(forConnectErrno code: Int32) -> String {
+    private static func hint(forConnectErrno code: Int32, path: String) -> String {
         switch code {
         case ENOENT, ECONNREFUSED:
             return "is gestured running? Give its socket with --socket or \(GestureClientDefaults.environmentVariable)"
         case EAGAIN:
             return "the daemon is not accepting connections (stopped, or too busy)"
         case EACCES, EPERM:
-            return "the socket is only for members of its group (socket_group, 'gestured' by default): "
-                + "add your user to it (usermod -aG gestured USER, then log in again)"
+            return permissionHint(path: path)
         default:
             return "check the socket path"
         }
     }
+
+    /// What to do when connecting to the socket at `path` was refused permission: join the group the
+    /// socket file really has (socket_group or gestured.socket's SocketGroup= may name any), log in again
+    /// if already added, or, when its mode lets no group connect, have it changed.
+    static func permissionHint(path: String, processGroups: [gid_t] = SystemCall.processGroupIDs()) -> String {
+        guard let info = try? SystemCall.stat(path) else {
+            return "a directory on the way to the socket is not open to you; its owner decides (the socket's own "
+                + "permissions are socket_mode and socket_group)"
+        }
+        let mode = info.st_mode & 0o777
+        let octal = String(repeating: "0", count: 4 - String(mode, radix: 8).count) + String(mode, radix: 8)
+        let name = (try? SystemCall.groupName(id: info.st_gid)).flatMap { $0 }.map(quotedName) ?? "gid \(info.st_gid)"
+        guard mode & 0o020 != 0 else {
+            return "the socket's mode is \(octal), which lets no group connect: whoever runs gestured can set socket_mode "
+                + "= \"0660\" (or SocketMode=0660 in gestured.socket)"
+        }
+        if processGroups.contains(info.st_gid) {
+            return "you are in its group \(name) already and its mode is \(octal); a directory on the way to it is not open to you"
+        }
+        let command = (try? SystemCall.groupName(id: info.st_gid)).flatMap { $0 }.map { "sudo usermod -aG \($0) \"$USER\"" }
+            ?? "the group with id \(info.st_gid)"
+        return "the socket is for members of its group \(name) (mode \(octal)): add your user to it (\(command)), "
+            + "then log in again (if you were added already, logging in again is what is missing)"
+    }
+
+    private static func quotedName(_ name: String) -> String { "'\(name)'" }
 
     /// `poll(2)` for readability; false on timeout. `timeoutMilliseconds` -1 waits forever.
     static func waitReadable(_ fd: Int32, timeoutMilliseconds: Int32) throws(GestureClientError) -> Bool {

@@ -173,12 +173,12 @@ public struct Configuration: Equatable, Sendable {
 
     /// Reads and validates the file at `path`. Errors name the path as given.
     public static func load(path: String) throws(ConfigError) -> Configuration {
-        try ConfigDecoder.decode(try TOMLDocument.read(path: path), fileName: path)
+        try ConfigDecoder.decode(try TOMLDocument.read(path: path, modeKeys: ConfigDecoder.modeKeys), fileName: path)
     }
 
     /// Validates TOML text; `fileName` is what messages call it.
     public static func parse(text: String, fileName: String) throws(ConfigError) -> Configuration {
-        try ConfigDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName)
+        try ConfigDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName, modeKeys: ConfigDecoder.modeKeys), fileName: fileName)
     }
 
 }

@@ -256,9 +256,11 @@ struct ConfigDecoder {
                 }
             case "socket_mode":
                 if case .integer(let i) = member.value.kind {
+                    let quoting = member.value.written.flatMap { ConfigDecoder.quotingAdvice(key: member.key, written: $0) }
+                        ?? "write the mode in quotes, such as \(member.key) = \"0660\""
                     error(
                         member.keyPosition, path,
-                        "expected an octal mode in a string such as \"0660\", got the integer \(i) (write it in quotes)")
+                        "expected an octal mode in a string such as \"0660\", got the integer \(i); \(quoting)")
                     continue
                 }
                 guard let s = string(member, keyPath: path, expecting: "an octal mode in a string such as \"0660\"")
@@ -327,6 +329,19 @@ struct ConfigDecoder {
     }
 
     /// "0660", "660", "0o660" -> 0o660; nil unless it is an octal mode up to 0777.
+    /// The dotted keys whose value is a mode string, for the TOML reader's message about `0660`.
+    static let modeKeys: Set<String> = ["daemon.socket_mode"]
+
+    /// How to write the mode a number spelled `written` (`0660`, `660`, `0o660`) means, as a string:
+    /// `write it in quotes: socket_mode = "0660"`; nil when the digits are no mode.
+    static func quotingAdvice(key: String, written: String) -> String? {
+        var digits = Substring(written)
+        if digits.hasPrefix("+") { digits = digits.dropFirst() }
+        guard let mode = octalMode(String(digits.filter { $0 != "_" })) else { return nil }
+        let octal = String(mode, radix: 8)
+        return "write it in quotes: \(key) = \"\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)\""
+    }
+
     static func octalMode(_ s: String) -> UInt32? {
         var digits = Substring(s)
         if digits.hasPrefix("0o") { digits = digits.dropFirst(2) }

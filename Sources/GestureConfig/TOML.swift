@@ -25,6 +25,15 @@ package struct TOMLValue: Sendable {
 
     package var kind: Kind
     package var position: SourcePosition
+    /// An integer's text as written (`0o660`, `660`), for messages that tell how to write it instead; nil
+    /// for every other kind.
+    package var written: String?
+
+    package init(kind: Kind, position: SourcePosition, written: String? = nil) {
+        self.kind = kind
+        self.position = position
+        self.written = written
+    }
 
     /// How the value reads in an error message ("the string \"abc\"", "the integer 5", "a table").
     package var described: String {
@@ -55,6 +64,16 @@ package struct TOMLSyntaxError: Error, Sendable {
     package var position: SourcePosition
     /// The text nests deeper than `TOMLReader.maximumDepth` (its syntax after that point was not looked at).
     var tooDeep = false
+    /// The error is a number with a leading zero (`0660`), which TOML refuses: a caller that knows the key
+    /// expects a string can say how to write it.
+    package var leadingZero: LeadingZeroNumber?
+}
+
+/// A number TOML refuses for its leading zero, as written, and the dotted key whose value it is (nil inside
+/// an array or an inline table).
+package struct LeadingZeroNumber: Equatable, Sendable {
+    package var text: String
+    package var keyPath: [String]?
 }
 
 package enum TOMLReader {
@@ -83,7 +102,8 @@ package enum TOMLReader {
     }
 }
 
-/// A string in double quotes with quotes, backslashes and control characters escaped, for messages.
+/// A string in double quotes with quotes, backslashes and every character `escapingControlCharacters`
+/// escapes (control, format and separator characters) escaped, for messages.
 package func quoted(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
@@ -93,7 +113,7 @@ package func quoted(_ s: String) -> String {
         case "\n": out += "\\n"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 || scalar.value == 0x7f {
+            if isEscapedInMessages(scalar) {
                 out += "\\u{\(String(scalar.value, radix: 16))}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -96,6 +96,11 @@ struct TOMLParser {
     private var section = 0
     /// Inline tables read so far, numbering each one's own section (negative, apart from the headers').
     private var inlineSections = 0
+    /// The keys of the last [header] read ([] before the first).
+    private var headerKeys: [String] = []
+    /// While the value of a `key = value` outside arrays and inline tables is read: the key's whole dotted
+    /// path, for `LeadingZeroNumber`.
+    private var assignedKey: [String]?
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -300,6 +305,7 @@ struct TOMLParser {
         let kind = isArray ? "[[array of tables]] header" : "[table] header"
         skipSpaces()
         let keys = try key(baseLevel: 0)
+        headerKeys = keys.map(\.name)
         skipSpaces()
         if isArray {
             guard peek() == UInt8(ascii: "]"), peek(1) == UInt8(ascii: "]") else {
@@ -399,7 +405,9 @@ struct TOMLParser {
         }
         offset += 1
         skipSpaces()
+        assignedKey = headerKeys + keys.map(\.name)
         let value = try self.value(level: level + keys.count)
+        assignedKey = nil
         try insert(value, keys: keys, into: table, section: section)
     }
 
@@ -534,9 +542,11 @@ struct TOMLParser {
             return .scalar(TOMLValue(kind: .string(s), position: position))
         case UInt8(ascii: "["):
             if level + 1 > maximumDepth { throw tooDeep(at: start) }
+            assignedKey = nil  // its elements are not the key's value
             return try array(level: level + 1, position: position)
         case UInt8(ascii: "{"):
             if level + 1 > maximumDepth { throw tooDeep(at: start) }
+            assignedKey = nil
             return try inlineTable(level: level, position: position)
         case UInt8(ascii: "t"), UInt8(ascii: "f"):
             let run = scanToken()
@@ -814,7 +824,10 @@ struct TOMLParser {
         if token.isEmpty {
             throw fail("expected a value, found \(shown(offset)); strings go in quotes")
         }
-        if let kind = try number(token, start: start) { return TOMLValue(kind: kind, position: position) }
+        if let kind = try number(token, start: start) {
+            if case .integer = kind { return TOMLValue(kind: kind, position: position, written: text(token)) }
+            return TOMLValue(kind: kind, position: position)
+        }
         offset = start
         throw fail("'\(text(token))' is not a value: expected a number, a date or time, true or false, or a string in quotes")
     }
@@ -913,7 +926,9 @@ struct TOMLParser {
             return nil
         }
         if intDigits.count > 1 && intDigits[0] == 0 {
-            throw fail("'\(text(token))': a decimal number cannot start with a leading zero (write 0o17 for octal)", at: start)
+            var error = fail("'\(text(token))': a decimal number cannot start with a leading zero (write 0o17 for octal)", at: start)
+            if fraction == nil && exponent == nil { error.leadingZero = LeadingZeroNumber(text: text(token), keyPath: assignedKey) }
+            throw error
         }
         if fraction == nil && exponent == nil {
             guard let value = Self.value(of: intDigits, radix: 10, negative: negative) else {

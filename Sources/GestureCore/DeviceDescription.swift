@@ -31,6 +31,19 @@ public enum TouchProtocol: Equatable, Sendable {
     case unusable
 }
 
+/// What a device's ABS_MT_SLOT axis says, checked against how the kernel numbers slots: 0 to N-1.
+public enum SlotAxis: Equatable, Sendable {
+    /// The device has no ABS_MT_SLOT axis.
+    case none
+    /// 0…N-1, N slots, at most `FrameAssembler.maximumSlots`.
+    case slots(Int)
+    /// 0…N-1 with more slots than gestured follows (2147483648 for 0…2147483647): the first
+    /// `FrameAssembler.maximumSlots` are followed, touches in the others are ignored.
+    case capped(declared: Int64)
+    /// A range that does not start at 0, or is empty (-5…-1, 3…1): it numbers no slot a kernel sends.
+    case nonsense(minimum: Int32, maximum: Int32)
+}
+
 /// What the core needs to know of an input device: its identity and its axes. Built from an evemu header
 /// in a recording, or from libevdev on a live device.
 public struct DeviceDescription: Equatable, Sendable {
@@ -60,13 +73,25 @@ public struct DeviceDescription: Equatable, Sendable {
         self.keys = keys
     }
 
+    /// The ABS_MT_SLOT axis, checked (`SlotAxis`).
+    public var slotAxis: SlotAxis {
+        guard let slot = axes[ABS.mtSlot] else { return .none }
+        guard slot.minimum == 0, slot.maximum >= 0 else { return .nonsense(minimum: slot.minimum, maximum: slot.maximum) }
+        let count = Int64(slot.maximum) + 1
+        return count <= Int64(FrameAssembler.maximumSlots) ? .slots(Int(count)) : .capped(declared: count)
+    }
+
+    /// How the device reports contacts. A slot count is never more than `FrameAssembler.maximumSlots`
+    /// (`SlotAxis.capped`), and a slot range that does not start at 0 makes the device unusable
+    /// (`GestureEngine` says why).
     public var touchProtocol: TouchProtocol {
         if axes[ABS.mtPositionX] != nil, axes[ABS.mtPositionY] != nil {
-            if let slot = axes[ABS.mtSlot] {
-                let count = Int(slot.maximum) - Int(slot.minimum) + 1
-                return count >= 1 ? .multitouchSlots(slotCount: count) : .unusable
+            switch slotAxis {
+            case .none: return .multitouchProtocolA
+            case .slots(let count): return .multitouchSlots(slotCount: count)
+            case .capped: return .multitouchSlots(slotCount: FrameAssembler.maximumSlots)
+            case .nonsense: return .unusable
             }
-            return .multitouchProtocolA
         }
         if axes[ABS.x] != nil, axes[ABS.y] != nil { return .singleTouch }
         return .unusable

@@ -73,9 +73,8 @@ public struct FrameAssembler: Sendable {
         switch touchProtocol {
         case .multitouchSlots(let count):
             singleTouch = false
-            // A description may declare up to 2^32 slots (ABS_MT_SLOT -2^31...2^31-1 in a recording):
-            // allocating them all would abort the process, so slots past the cap are ignored like any
-            // slot beyond the declared count.
+            // DeviceDescription.touchProtocol caps the count (a recording may declare 2^31 slots: allocating
+            // them all would abort the process); the cap is kept here too, for a protocol made by hand.
             slots = Array(repeating: Slot(), count: min(max(1, count), FrameAssembler.maximumSlots))
         case .singleTouch, .multitouchProtocolA, .unusable:
             singleTouch = true

@@ -86,6 +86,13 @@ public struct GestureEngine: Sendable {
         geometry geometrySettings: GeometrySettings = GeometrySettings(), ids: GestureIDSource = GestureIDSource(),
         tracing: Bool = false
     ) throws(UnsupportedDeviceError) {
+        if case .nonsense(let minimum, let maximum) = device.slotAxis, device.axes[ABS.mtPositionX] != nil {
+            // Found with a recording that said -5…-1, which was taken for 5 slots no event can name.
+            throw UnsupportedDeviceError(
+                deviceName: device.name,
+                reason: "its ABS_MT_SLOT axis has the range \(minimum)...\(maximum), but the kernel numbers slots 0 to N-1 "
+                    + "(ABS_MT_SLOT 0...N-1); the device description is broken")
+        }
         let proto = device.touchProtocol
         switch proto {
         case .multitouchSlots, .singleTouch:
@@ -119,6 +126,13 @@ public struct GestureEngine: Sendable {
         assembler = FrameAssembler(geometry: geometry, touchProtocol: proto)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
+        if case .capped(let declared) = device.slotAxis {
+            deviceWarnings.append(
+                CoreWarning(
+                    timeMicroseconds: 0,
+                    message: "\(escapingControlCharacters(device.name)) declares \(declared) slots (ABS_MT_SLOT 0...\(declared - 1)); "
+                        + "gestured follows the first \(FrameAssembler.maximumSlots), and touches in the others are ignored"))
+        }
         if geometry.sizeSource == .assumed {
             deviceWarnings.append(
                 CoreWarning(

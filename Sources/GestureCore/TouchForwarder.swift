@@ -60,9 +60,16 @@ public struct TouchForwarder: Sendable {
 
     /// The device the virtual copy is: the panel with ABS_MT_TOOL_TYPE (MT_TOOL_FINGER...MT_TOOL_PALM)
     /// added when it lacks it, or widened to MT_TOOL_PALM when it stops short (pens and fingers only),
-    /// since cancelling a touch needs it.
+    /// since cancelling a touch needs it; and with ABS_MT_SLOT 0...N-1 for the N slots it follows.
     public static func virtualDescription(of device: DeviceDescription) -> DeviceDescription {
         var copy = device
+        // The copy has the slots the forwarder follows, not a declared count past the cap (the kernel refuses
+        // a uinput device of more than 1024 slots).
+        if case .multitouchSlots(let count) = device.touchProtocol, var slot = copy.axes[ABS.mtSlot] {
+            slot.minimum = 0
+            slot.maximum = Int32(count - 1)
+            copy.axes[ABS.mtSlot] = slot
+        }
         if var tool = copy.axes[ABS.mtToolType] {
             tool.maximum = max(tool.maximum, MTTool.palm)
             copy.axes[ABS.mtToolType] = tool

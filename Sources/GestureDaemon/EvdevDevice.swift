@@ -81,8 +81,9 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
     /// What to do about `permissionDenied`.
     public static let permissionAdvice =
         "gestured needs read access to touchscreen event nodes: run it in group 'input' (the installed "
-        + "gestured.service does), add your user to that group (usermod -aG input USER, then log in again), "
-        + "or give the node to a group of your choice with a udev rule (see docs/installation.md)"
+        + "gestured.service does), or, run by a person, give that user the touchscreens alone with a udev rule "
+        + "(TAG+=\"uaccess\", docs/installation.md, \"Running as a user\"); joining 'input' would let the user read "
+        + "every keyboard"
 
     public var isPermissionDenied: Bool {
         switch self {

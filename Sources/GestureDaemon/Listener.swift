@@ -1,3 +1,4 @@
+import GestureCore
 import GestureProtocol
 import Glibc
 import SystemCalls
@@ -42,13 +43,33 @@ public final class Listener {
     /// is not installed, so nobody is in that group anyway). A stale socket file from a daemon that died is replaced; a live
     /// one (something accepts connections on it, or its queue is full) is an error, as is a file that is
     /// not a socket. Checking a live socket takes at most `probeTimeoutMilliseconds`.
+    ///
+    /// Nothing is done to the socket by path in a way a link could redirect: the file has `mode` from its
+    /// creation (the umask around bind(2)), its group is given with fchownat(2) not following links, and
+    /// the group reported is the file's own (lstat). A directory that another user could write to (one of
+    /// theirs, or one its group or everyone may write to that is not sticky as /tmp is) is refused: there
+    /// they could swap the socket for a link to one of the daemon's files while it is set up.
     public static func create(
         path: String, mode: UInt32, group: String, groupIsConfigured: Bool = true, backlog: Int32 = 64
+    ) throws(SystemError) -> Listener {
+        try create(path: path, mode: mode, group: group, groupIsConfigured: groupIsConfigured, backlog: backlog, afterBind: {})
+    }
+
+    /// `create`, with `afterBind` run between bind(2) and the setting of the group (the tests swap the
+    /// socket for a link there, as another user writing to the directory could).
+    static func create(
+        path: String, mode: UInt32, group: String, groupIsConfigured: Bool = true, backlog: Int32 = 64,
+        afterBind: () -> Void
     ) throws(SystemError) -> Listener {
         if path.hasSuffix("/") {
             throw SystemError(
                 errno: EISDIR, operation: "bind", path: path,
                 hint: "the path ends with '/': give the socket's own file name, such as \(path)gestured.sock")
+        }
+        let directory = directory(of: path)
+        // A directory that cannot be looked at is left to bind(2), which says why (missing, no access).
+        if let info = try? SystemCall.stat(directory), let problem = unsafeSocketDirectory(info, daemonUser: geteuid()) {
+            throw SystemError(errno: EPERM, operation: "bind", path: path, hint: problem.hint(directory: directory))
         }
         if let existing = try SystemCall.lstatIfPresent(path) {
             guard existing.st_mode & S_IFMT == S_IFSOCK else {
@@ -81,13 +102,13 @@ public final class Listener {
         var bound = false
         var created: Glibc.stat?
         do throws(SystemError) {
-            // The socket file is created with no access for anyone but the owner, then opened up to `mode`,
-            // so it is never briefly more accessible than configured. The umask is the process's: it is
-            // changed for the bind alone (a process with other threads, a test run, would have its files
-            // created meanwhile without permissions: the test suite's `swift build` once made a
-            // manifest it could not execute).
+            // The socket file is created with `mode` (the kernel gives it 0777 less the umask), so it has no
+            // moment with other permissions and no chmod(2) by path follows. The umask is the process's: it
+            // is changed for the bind alone (a process with other threads, a test run, would have its files
+            // created meanwhile with this mask: the test suite's `swift build` once made a manifest it could
+            // not execute).
             do {
-                let previous = SystemCall.umask(0o177)
+                let previous = SystemCall.umask(0o777 & ~mode_t(mode))
                 defer { SystemCall.umask(previous) }
                 try SystemCall.bind(fd, path: path)
             } catch {
@@ -103,45 +124,110 @@ public final class Listener {
                 throw error
             }
             bound = true
-            try SystemCall.chmod(path, mode: mode_t(mode))
+            afterBind()
+            var made = try ownSocket(path)
+            if made.st_mode & 0o7777 != mode_t(mode) {
+                // A default ACL on the directory takes the umask's place: the mode is set, on the file itself.
+                try SystemCall.chmodNotFollowingLinks(path, mode: mode_t(mode))
+            }
             if !group.isEmpty {
                 if let gid = try SystemCall.groupID(named: group) {
                     do {
                         // Usually the socket already has the group (the service runs with it as its own):
                         // then no chown(2), which the service's system call filter does not allow.
-                        if try SystemCall.stat(path).st_gid != gid {
-                            try SystemCall.chgrp(path, group: gid)
+                        if made.st_gid != gid {
+                            try SystemCall.chgrpNotFollowingLinks(path, group: gid)
                         }
                     } catch {
                         Log.warning(
-                            "cannot give the socket \(path) to group '\(group)': \(error.message); only the daemon's own "
-                                + "group can connect. Run the daemon as a member of '\(group)' or set socket_group")
+                            "cannot give the socket \(path) to group '\(escapingControlCharacters(group))': \(error.message); only the daemon's own "
+                                + "group can connect. Run the daemon as a member of '\(escapingControlCharacters(group))' or set socket_group")
                     }
                 } else if groupIsConfigured {
                     Log.warning(
-                        "group '\(group)' does not exist, so the socket \(path) keeps the daemon's own group; create "
+                        "group '\(escapingControlCharacters(group))' does not exist, so the socket \(path) keeps the daemon's own group; create "
                             + "the group (systemd-sysusers with the installed sysusers.d file does) or set socket_group")
                 } else {
                     Log.info(
-                        "there is no group '\(group)' (make install and the package create it), so the socket \(path) "
+                        "there is no group '\(escapingControlCharacters(group))' (make install and the package create it), so the socket \(path) "
                             + "keeps the daemon's own group")
                 }
             }
             try SystemCall.listen(fd, backlog: backlog)
-            created = try SystemCall.stat(path, followingLinks: false)
+            made = try ownSocket(path)
+            created = made
         } catch {
             SystemCall.close(fd)
-            if bound { try? SystemCall.unlinkIfPresent(path) }
+            // Removed only while it is still the daemon's socket: a file put in its place is not touched.
+            if bound, (try? ownSocket(path)) != nil { try? SystemCall.unlinkIfPresent(path) }
             throw error
         }
         return Listener(fd: fd, path: path, createdFile: created.map(FileIdentity.init), groupID: created?.st_gid)
     }
 
+    /// The socket file the daemon just made at `path`, described by lstat(2): an error when what is there
+    /// now is not a socket of the daemon's user (a link or another file was put in its place).
+    private static func ownSocket(_ path: String) throws(SystemError) -> Glibc.stat {
+        let info = try SystemCall.stat(path, followingLinks: false)
+        guard info.st_mode & S_IFMT == S_IFSOCK, info.st_uid == geteuid() else {
+            let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "another file"
+            throw SystemError(
+                errno: EEXIST, operation: "bind", path: path,
+                hint: "the socket was replaced by \(what) while the daemon set it up, so something else writes in "
+                    + "\(escapingControlCharacters(directory(of: path))); the daemon changed nothing of it. Find what did, "
+                    + "or choose a directory only the daemon's user can write to (--socket or socket_path)")
+        }
+        return info
+    }
+
+    /// Why a directory is no place for the daemon's socket: another user could replace the socket, between
+    /// bind(2) and the setting of its group, with a link to a file of the daemon's user (whose mode or
+    /// group would then change instead), and clients could be sent elsewhere.
+    enum UnsafeSocketDirectory: Equatable {
+        /// It belongs to another user (neither the daemon's nor root), who may change its entries, and
+        /// its mode, whatever the mode says.
+        case ownedByAnotherUser(uid_t)
+        /// Its group or everyone may write to it (`mode`) and it is not sticky: they may rename and
+        /// remove the daemon's files in it. A sticky directory (/tmp) lets only a file's owner do that.
+        case writableByOthers(mode: mode_t)
+
+        func hint(directory: String) -> String {
+            let shownDirectory = escapingControlCharacters(directory)
+            switch self {
+            case .ownedByAnotherUser(let uid):
+                let name = (try? SystemCall.userName(id: uid)).flatMap { $0 }.map { "user \(escapingControlCharacters($0)) (uid \(uid))" }
+                    ?? "uid \(uid)"
+                return "the socket's directory \(shownDirectory) belongs to \(name), who could swap the socket for a link to "
+                    + "another file while the daemon sets it up; choose a directory of the daemon's user or of root "
+                    + "(--socket or socket_path)"
+            case .writableByOthers(let mode):
+                return "the socket's directory \(shownDirectory) (mode 0\(String(mode, radix: 8))) may be written by other users "
+                    + "and is not sticky, so any of them could swap the socket for a link to another file while the daemon "
+                    + "sets it up; take their write access away (chmod go-w \(shownDirectory)), make it sticky as /tmp is "
+                    + "(chmod +t \(shownDirectory)), or choose another path with --socket or socket_path"
+            }
+        }
+    }
+
+    /// Whether the directory `info` describes is unsafe for the socket of a daemon running as `daemonUser`.
+    static func unsafeSocketDirectory(_ info: Glibc.stat, daemonUser: uid_t) -> UnsafeSocketDirectory? {
+        if info.st_uid != daemonUser && info.st_uid != 0 { return .ownedByAnotherUser(info.st_uid) }
+        if info.st_mode & S_ISVTX == 0 && info.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            return .writableByOthers(mode: info.st_mode & 0o7777)
+        }
+        return nil
+    }
+
+    /// The directory part of `path`, which has no trailing slash ("." for a bare name).
+    static func directory(of path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        return slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
     /// Why bind(2) found no such file or directory at `path`, which has no trailing slash: the directory
     /// is missing, or it is there and its file system makes no files (/proc, /sys).
     static func missingPathHint(_ path: String) -> String {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let directory = directory(of: path)
         let isDirectory = (try? SystemCall.stat(directory)).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
         if isDirectory {
             return "the directory \(directory) exists but sockets cannot be created in it (a virtual file system "

@@ -66,11 +66,12 @@ public enum Log {
 
     private static func write(_ priority: Priority, _ message: () -> String) {
         guard priority <= threshold else { return }
-        // Every line of a multi-line message carries the prefix, so none of it loses its level. Control
-        // characters (from a file, a device or a client's process name) are escaped: they cannot forge a
-        // line or drive a terminal.
+        // Every line of a multi-line message carries the prefix, so none of it loses its level. The values
+        // in a message (a device's name, a file's text) were escaped where they were put in, backslashes
+        // too; whatever else could forge a line or drive a terminal (a client's process name: control,
+        // format and separator characters) is escaped here.
         var text = ""
-        for line in escapingControlCharacters(message(), keepingLines: true).split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in escapingControlCharacters(message(), keepingLines: true, keepingBackslashes: true).split(separator: "\n", omittingEmptySubsequences: false) {
             text += "<\(priority.rawValue)>"
             text += line
             text += "\n"

@@ -82,6 +82,12 @@ public enum RecordingFile {
                     "\(fromStandardInput ? "standard input" : path): more than \(maximumBytes >> 20) MiB, the most gestured "
                         + "reads as a recording; is this an evemu or libinput recording?")
             }
+            if total == n && n >= 2 && (chunk[0] == 0xFF && chunk[1] == 0xFE || chunk[0] == 0xFE && chunk[1] == 0xFF) {
+                // Read as UTF-8 it would be a line of noise, and either parser's message about it no help.
+                throw RecordingFileError(
+                    "\(fromStandardInput ? "standard input" : path): is UTF-16 text (it starts with a UTF-16 byte order mark); "
+                        + "recordings are UTF-8, as evemu-record and libinput record write them: convert it with iconv -f UTF-16 -t UTF-8")
+            }
             let before = pending.count
             if total == n { dropByteOrderMark(&chunk, count: n, into: &pending) } else { pending.append(contentsOf: chunk[0..<n]) }
             // Only what was just read is searched, so a file with no newline (/dev/zero) or of comments

@@ -211,14 +211,16 @@ extension SystemCall {
         try lstatIfPresent(path).map { ($0.st_mode & S_IFMT) == S_IFSOCK }
     }
 
-    /// `chmod(2)`.
-    public static func chmod(_ path: String, mode: mode_t) throws(SystemError) {
-        _ = try retryingInterrupts("chmod", path: path) { Glibc.chmod(path, mode) }
+    /// `fchmodat(2)` with `AT_SYMLINK_NOFOLLOW`: the mode of the file at `path` itself, never of what a
+    /// symbolic link there points to (glibc refuses a link with EOPNOTSUPP).
+    public static func chmodNotFollowingLinks(_ path: String, mode: mode_t) throws(SystemError) {
+        _ = try retryingInterrupts("fchmodat", path: path) { fchmodat(AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW) }
     }
 
-    /// `chown(2)` of the group only.
-    public static func chgrp(_ path: String, group: gid_t) throws(SystemError) {
-        _ = try retryingInterrupts("chown", path: path) { Glibc.chown(path, uid_t.max, group) }
+    /// `fchownat(2)` with `AT_SYMLINK_NOFOLLOW`, of the group only: a symbolic link at `path` would get the
+    /// group itself; what it points to is never changed.
+    public static func chgrpNotFollowingLinks(_ path: String, group: gid_t) throws(SystemError) {
+        _ = try retryingInterrupts("fchownat", path: path) { fchownat(AT_FDCWD, path, uid_t.max, group, AT_SYMLINK_NOFOLLOW) }
     }
 
     /// `umask(2)`; returns the previous mask.
@@ -233,6 +235,18 @@ extension SystemCall {
             let code = getgrnam_r(name, &group, buffer, size, &result)
             return (code, code == 0 ? result.map { _ in group.gr_gid } : nil)
         }
+    }
+
+    /// `getegid(2)` and `getgroups(2)`: the groups the process has, effective group first.
+    public static func processGroupIDs() -> [gid_t] {
+        var groups = [getegid()]
+        let count = getgroups(0, nil)
+        if count > 0 {
+            var supplementary = [gid_t](repeating: 0, count: Int(count))
+            let n = getgroups(count, &supplementary)
+            if n > 0 { groups += supplementary.prefix(Int(n)) }
+        }
+        return groups
     }
 
     /// `getgrgid_r(3)`: the name of the group `id`, nil when no group has that id.

@@ -75,8 +75,9 @@ extension ActionSource {
     mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] { [] }
 }
 
-/// Log lines on standard error, which systemd sends to the journal, one line each: control characters in
-/// a message (a device's name, an app_id) are escaped, newlines included, so no value can forge a line;
+/// Log lines on standard error, which systemd sends to the journal, one line each: the whole message is
+/// escaped as a value (`shown`: control, format and separator characters, newlines included, and
+/// backslashes), so no value in it (a device's name, an app_id) can forge a line or read as another;
 /// written without waiting (LogOutput).
 struct Logger {
     var prefix: String

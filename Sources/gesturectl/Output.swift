@@ -5,16 +5,18 @@ import GestureCore
 import SystemCalls
 
 /// Writes `text` to standard error unbuffered (`SystemCall.writeAll`: write(2), EINTR retried, short writes
-/// finished), for the commands that run once. Control characters other than newlines and tabs are shown
-/// escaped, never sent to the terminal; a value from outside (a device name, a daemon's message) is passed
-/// through `shown` first, so it cannot start a line of its own.
+/// finished), for the commands that run once. Control, format and separator characters other than
+/// newlines and tabs are shown escaped, never sent to the terminal; a value from outside (a device name, a
+/// daemon's message) is passed through `shown` first, so it cannot start a line of its own, and its
+/// backslashes are told from the escapes (the message's own backslashes are those escapes, and are kept).
 func printError(_ text: String) {
-    var text = escapingControlCharacters(text, keepingLines: true)
+    var text = escapingControlCharacters(text, keepingLines: true, keepingBackslashes: true)
     _ = text.withUTF8 { SystemCall.writeAll(2, UnsafeRawBufferPointer($0)) }
 }
 
 /// A value from outside (a device's name, an app_id, a file's text) as it may appear inside a line:
-/// every control character escaped, newlines and tabs included.
+/// every control, format and separator character escaped, newlines and tabs included, and every
+/// backslash, so that the app_id `x\u{a}y` and one holding a newline are shown apart.
 func shown(_ value: some StringProtocol) -> String { escapingControlCharacters(value) }
 
 /// The log of gesturectl's long-running loops (bind, lisgd, orientation --follow): standard error, which

@@ -120,7 +120,7 @@ func replaySettings(configPath: String?, device: DeviceDescription) throws -> (R
     for warning in configuration.warnings { printError("warning: \(warning)\n") }
     for warning in resolved.warnings { printError("warning: \(warning)\n") }
     if resolved.ignore {
-        printError("warning: \(configPath) says to ignore \(device.name); replaying it anyway\n")
+        printError("warning: \(configPath) says to ignore \(shown(device.name)); replaying it anyway\n")
     }
     let byPath = configuration.devices.enumerated().filter { $0.element.matchPath != nil }.map { $0.offset + 1 }
     if !byPath.isEmpty {

@@ -36,7 +36,7 @@ if first == "--version" {
     exit(0)
 }
 guard let command = commands.first(where: { $0.name == first }) else {
-    printError("gesturectl: unknown command '\(first)'\n\n" + usage())
+    printError("gesturectl: unknown command '\(shown(first))'\n\n" + usage())
     exit(2)
 }
 exit(command.run(Array(arguments.dropFirst())))

@@ -1,3 +1,4 @@
+import GestureCore
 import GestureProtocol
 import GestureVocabulary
 import Testing
@@ -511,6 +512,35 @@ struct BindingsHardeningTests {
         #expect(!file.summary.contains("\u{1b}") && !file.summary.contains("\u{7}"))
         #expect(file.summary.split(separator: "\n").count == 2, "\(file.summary)")
         #expect(file.summary.contains("x\\u{1b}]0;owned\\u{7}\\u{a}forged: edge-swipe, edge left, on end -> echo \\u{1b}[2J"), "\(file.summary)")
+    }
+
+    /// Issue 28, item 8: a backslash in what the file says is escaped too, once, so a name holding the text
+    /// `\u{a}` and one holding a newline are shown apart; bidirectional overrides and line separators do
+    /// not reach the terminal.
+    @Test func theSummaryEscapesBackslashesFormatAndSeparatorCharactersOnce() throws {
+        let file = try BindingsFile.parse(
+            text: """
+                [[binding]]
+                name = 'x\\u{a}y'
+                edge = "left"
+                app = "fire\\\\fox\\u202e"
+                device = "pan\\u2028el"
+                command = ["echo", "a\\\\b", "\\u202egnp.exe", "two words\\u2029"]
+
+                [[binding]]
+                name = "x\\ny"
+                edge = "right"
+                keys = "alt+Left"
+
+                """,
+            fileName: "bindings.toml")
+        let lines = file.summary.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(file.summary)")
+        #expect(!file.summary.unicodeScalars.contains { isEscapedInMessages($0) && $0 != "\n" }, "\(file.summary)")
+        #expect(
+            lines[1] == "  x\\\\u{a}y: edge-swipe, edge left, device \"pan\\u{2028}el\", app \"fire\\\\fox\\u{202e}\", on end "
+                + "-> echo a\\\\b \\u{202e}gnp.exe \"two words\\u{2029}\"", "\(lines[1])")
+        #expect(lines[2] == "  x\\u{a}y: edge-swipe, edge right, on end -> keys alt+Left", "\(lines[2])")
     }
 
     /// `region` (fractions) and `region_mm` match taps and holds where the fingers are; anything else is

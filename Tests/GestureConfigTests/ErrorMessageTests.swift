@@ -126,7 +126,7 @@ struct ErrorMessageTests {
                     + "log_level = \"warn\"\nmax_clients = 0\nclient_buffer_bytes = 10\n")
                 == [
                     "gestured.toml:2:1: daemon.socket_path: must be an absolute path (starting with /), got \"run/x.sock\"",
-                    "gestured.toml:3:1: daemon.socket_mode: expected an octal mode in a string such as \"0660\", got the integer 660 (write it in quotes)",
+                    "gestured.toml:3:1: daemon.socket_mode: expected an octal mode in a string such as \"0660\", got the integer 660; write it in quotes: socket_mode = \"0660\"",
                     "gestured.toml:4:1: daemon.socket_group: must be a group name (letters, digits, _, - and .), or empty to keep the daemon's group, got \"a b\"",
                     "gestured.toml:5:1: daemon.log_level: must be one of error, warning, notice, info, debug, got \"warn\" (did you mean warning?)",
                     "gestured.toml:6:1: daemon.max_clients: must be between 1 and 4096 (clients), got 0",
@@ -153,6 +153,49 @@ struct ErrorMessageTests {
         #expect(
             errors("[daemon]\nsocket_mode = \"1777\"\n")
                 == ["gestured.toml:2:1: daemon.socket_mode: must be an octal mode from \"0000\" to \"0777\" such as \"0660\", got \"1777\""])
+    }
+
+    /// Issue 28, item 10 (issue 25, item 6): `socket_mode = 0660` takes one round trip. TOML itself refuses
+    /// the leading zero, and its own advice (0o17) would only be refused next; the first message gives the
+    /// line to write, and so does every other number a mode may be written as.
+    @Test func aModeWrittenAsANumberIsToldTheLineToWriteTheFirstTime() {
+        #expect(
+            errors("[daemon]\nsocket_mode = 0660\n")
+                == [
+                    "gestured.toml:2:15: daemon.socket_mode: 0660 is not a number TOML reads (no leading zeros), and the key takes a mode string; write it in quotes: socket_mode = \"0660\""
+                ])
+        #expect(
+            errors("[daemon]\nsocket_mode = 0o660\n")
+                == [
+                    "gestured.toml:2:1: daemon.socket_mode: expected an octal mode in a string such as \"0660\", got the integer 432; write it in quotes: socket_mode = \"0660\""
+                ])
+        #expect(
+            errors("[daemon]\nsocket_mode = 0600 # owner only\n")
+                == [
+                    "gestured.toml:2:15: daemon.socket_mode: 0600 is not a number TOML reads (no leading zeros), and the key takes a mode string; write it in quotes: socket_mode = \"0600\""
+                ])
+        #expect(
+            errors("daemon.socket_mode = 0640\n")
+                == [
+                    "gestured.toml:1:22: daemon.socket_mode: 0640 is not a number TOML reads (no leading zeros), and the key takes a mode string; write it in quotes: socket_mode = \"0640\""
+                ])
+        // The message's advice is taken at its word.
+        #expect(errors("[daemon]\nsocket_mode = \"0660\"\n") == [])
+        // Digits that are no mode, and a leading zero where no mode string is expected, keep TOML's own words.
+        #expect(
+            errors("[daemon]\nsocket_mode = 0999\n")
+                == ["gestured.toml:2:15: TOML syntax error: '0999': a decimal number cannot start with a leading zero (write 0o17 for octal)"])
+        #expect(
+            errors("[daemon]\nmax_clients = 064\n")
+                == ["gestured.toml:2:15: TOML syntax error: '064': a decimal number cannot start with a leading zero (write 0o17 for octal)"])
+        #expect(
+            errors("[daemon]\nsocket_mode = [0660]\n")
+                == ["gestured.toml:2:16: TOML syntax error: '0660': a decimal number cannot start with a leading zero (write 0o17 for octal)"])
+        #expect(
+            errors("[daemon]\nsocket_mode = 0x1b0\n")
+                == [
+                    "gestured.toml:2:1: daemon.socket_mode: expected an octal mode in a string such as \"0660\", got the integer 432; write the mode in quotes, such as socket_mode = \"0660\""
+                ])
     }
 
     @Test func otherWrongTypesAndValues() {

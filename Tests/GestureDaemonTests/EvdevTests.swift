@@ -470,6 +470,27 @@ private final class ScriptedNode {
         }
     }
 
+    /// Issue 28, item 9: a live device whose ABS_MT_SLOT range is past the cap (a uinput device may declare
+    /// 1024 slots, a driver anything) is followed on 256 slots: its description says 256, and the panel's
+    /// state is read for 256, not for every slot it declares.
+    @Test(arguments: [Int32(1023), Int32.max]) func aLiveDeviceWithTooManySlotsIsFollowedOnTheCap(maximum: Int32) {
+        let device = VirtualEvdev(name: "Many Slots")
+        device.property(INPUT_PROP_DIRECT)
+        var info = input_absinfo(value: 0, minimum: 0, maximum: maximum, fuzz: 0, flat: 0, resolution: 0)
+        // libevdev may refuse the range itself; what it keeps is what the daemon would see.
+        _ = libevdev_enable_event_code(device.handle, UInt32(EV_ABS), UInt32(ABS_MT_SLOT), &info)
+        device.axis(ABS_MT_POSITION_X, 0, 1919)
+        device.axis(ABS_MT_POSITION_Y, 0, 1079)
+        device.axis(ABS_MT_TRACKING_ID, 0, 65535)
+        let description = device.describe()
+        if let slot = description.axes[ABS.mtSlot], slot.maximum == maximum {
+            #expect(description.touchProtocol == .multitouchSlots(slotCount: FrameAssembler.maximumSlots))
+            let state = withExtendedLifetime(device) { EvdevDevice.panelState(of: device.handle, description: description) }
+            #expect(state.slots.count == FrameAssembler.maximumSlots)
+        }
+        if case .multitouchSlots(let count) = description.touchProtocol { #expect(count <= FrameAssembler.maximumSlots) }
+    }
+
     @Test func aTrackingIDThatDoesNotAlternateWithMinusOneIsNotDelivered() {
         let device = VirtualEvdev.touchscreen()
         withExtendedLifetime(device) {

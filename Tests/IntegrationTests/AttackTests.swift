@@ -219,6 +219,61 @@ let deepTOML = "[" + Array(repeating: "a", count: 20_000).joined(separator: ".")
         #expect(daemon.log.contains("got \"\\u{1b}[31mred\""), "\(daemon.log)")
     }
 
+    /// Issue 28, item 8: a name holding the text `\u{a}` logs apart from one holding a newline (the backslash
+    /// is escaped), and bidirectional overrides and line separators reach no log raw: the daemon's, from a
+    /// device's name, and gesturectl's, from what a daemon says.
+    @Test func logsTellAWrittenEscapeFromTheCharacterAndShowFormatCharactersEscaped() throws {
+        let directory = TemporaryDirectory()
+        let description = readWholeFile(Paths.recordings + "EP0430M09.desc")
+            .replacing("N: EP0430M09\n", with: "N: Pan\\u{a}el\u{202e}X\u{2028}Y\n")
+        let desc = directory.write("named.desc", description)
+        let daemon = try Daemon(["--replay", Paths.recordings + "EP0430M09.1-finger-drag-up-down.events", "--device", desc], directory: directory)
+        try daemon.waitForLog("device replay1 added")
+        #expect(daemon.log.contains("device replay1 added: \"Pan\\\\u{a}el\\u{202e}X\\u{2028}Y\""), "\(daemon.log)")
+        #expect(!daemon.log.unicodeScalars.contains { $0.value == 0x202e || $0.value == 0x2028 }, "\(daemon.log)")
+
+        // gesturectl bind's log: a daemon (socat here) says hello with devices named so.
+        let devices = [
+            DeviceInfo(id: "event7", name: "x\\u{a}y", vendorProduct: "0eef:0001", path: "/dev/input/event7", source: .evdev, slots: 10),
+            DeviceInfo(id: "event8", name: "x\ny", vendorProduct: "0eef:0001", path: "/dev/input/event8", source: .evdev, slots: 10),
+            DeviceInfo(id: "event9", name: "\u{202e}lenap", vendorProduct: "0eef:0001", path: "/dev/input/event9", source: .evdev, slots: 10),
+        ]
+        let replies = directory.write("replies", ServerMessage.hello(Hello(devices: devices)).encoded + "\n")
+        let socket = directory.path + "/fake.sock"
+        let server = try Background(
+            ["/usr/bin/socat", "UNIX-LISTEN:\(socket)", "SYSTEM:cat \(replies); sleep 5"], outputPath: directory.path + "/socat.log")
+        defer { _ = try? server.stop() }
+        try waitUntil("socat to listen", context: { server.output }) { access(socket, F_OK) == 0 }
+        let bindings = directory.write("bindings.toml", "[[binding]]\nedge = \"left\"\ncommand = [\"true\"]\n")
+        let bind = try Background(
+            [try Paths.gesturectl(), "bind", "--bindings", bindings, "--socket", socket], outputPath: directory.path + "/bind.log")
+        try bind.waitForOutput("connected to gestured")
+        _ = try bind.stop()
+        #expect(
+            bind.output.contains(#"devices: event7 "x\\u{a}y", event8 "x\u{a}y", event9 "\u{202e}lenap""#), "\(bind.output)")
+        #expect(!bind.output.unicodeScalars.contains { $0.value == 0x202e }, "\(bind.output)")
+    }
+
+    /// Issue 28, item 9: a recording whose ABS_MT_SLOT range is 0...2147483647 is published with the 256
+    /// slots followed, and the warning names the device; one of -5...-1 is refused, not taken for 5 slots.
+    @Test func aRecordingsNonsenseSlotRangeIsCappedOrRefused() throws {
+        let directory = TemporaryDirectory()
+        let events = Paths.recordings + "EP0430M09.1-finger-drag-up-down.events"
+        let original = readWholeFile(Paths.recordings + "EP0430M09.desc")
+        let capped = directory.write("capped.desc", original.replacing("A: 2f 0 4 0 0 0\n", with: "A: 2f 0 2147483647 0 0 0\n"))
+        let daemon = try Daemon(["--replay", events, "--device", capped], directory: directory)
+        try daemon.waitForLog("device replay1 added")
+        #expect(daemon.log.contains("<4>replay1: EP0430M09 declares 2147483648 slots (ABS_MT_SLOT 0...2147483647); gestured follows the first 256"), "\(daemon.log)")
+        #expect(daemon.log.contains("device replay1 added: \"EP0430M09\" (0000:0000, 256 slots,"), "\(daemon.log)")
+        #expect(try daemon.connect().hello.devices.map(\.slots) == [256])
+        _ = try daemon.terminate()
+
+        let negative = directory.write("negative.desc", original.replacing("A: 2f 0 4 0 0 0\n", with: "A: 2f -5 -1 0 0 0\n"))
+        let r = try run(try Paths.gesturectl(), ["replay", "--device", negative, events], in: directory)
+        #expect(r.status == 1)
+        #expect(r.output.contains("EP0430M09: its ABS_MT_SLOT axis has the range -5...-1, but the kernel numbers slots 0 to N-1"), "\(r.output)")
+    }
+
     @Test func errorsAboutJSONTypesReadAsEnglish() throws {
         let daemon = try Daemon([])
         let client = try daemon.connect()

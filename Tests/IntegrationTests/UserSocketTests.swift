@@ -159,6 +159,61 @@ private func makeStaleSocket(at path: String) throws {
         }
     }
 
+    /// A runtime directory anyone may write to (not sticky) is refused, before any socket is made in it:
+    /// another user could swap the socket for a link to one of the user's files while it is set up, whose
+    /// mode would change instead (issue 28, item 5: nobody's private 0600 file became 0660).
+    @Test func aUsersDaemonRefusesARuntimeDirectoryOthersMayWriteTo() throws {
+        let runtime = try RuntimeDirectory()
+        let secret = runtime.write("secret", "nobody's own")
+        chmod(secret, 0o600)
+        if getuid() == 0 { chown(secret, 65534, 65534) }
+        let argv = runtime.asUser(
+            [try runtime.copy(try Paths.gestured()), "--no-udev", "--config", runtime.write("gestured.toml", "")],
+            environment: ["XDG_RUNTIME_DIR=\(runtime.path)"])
+        chmod(runtime.path, 0o777)
+        defer { chmod(runtime.path, 0o700) }
+        let daemon = try Background(argv, outputPath: runtime.directory.path + "/daemon.log")
+        let status = try daemon.stop(0)
+        #expect(status == 1, "\(daemon.output)")
+        #expect(
+            daemon.output.contains(
+                "the socket's directory \(runtime.path) (mode 0777) may be written by other users and is not sticky"),
+            "\(daemon.output)")
+        #expect(daemon.output.contains("chmod go-w \(runtime.path)"), "\(daemon.output)")
+        var info = stat()
+        #expect(lstat(runtime.socketPath, &info) != 0)
+        #expect(stat(secret, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+
+    /// Issue 28, item 6: a client refused permission is told the group the socket really has, not
+    /// `gestured` whatever the socket's group is, and the command that adds the user to it.
+    @Test func aRefusedClientIsToldTheSocketsRealGroup() throws {
+        guard getuid() == 0 else { return }  // the client must be another user than the daemon's
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_mode = \"0660\"\nsocket_group = \"users\"\n")
+        let daemon = try Daemon(["--config", config], directory: directory)
+        try daemon.waitForLog("listening on")
+        #expect(daemon.log.contains("group users)"), "\(daemon.log)")
+        let gesturectl = directory.path + "/gesturectl"
+        #expect(try run("/bin/cp", ["-p", try Paths.gesturectl(), gesturectl], in: directory).status == 0)
+        chmod(gesturectl, 0o755)
+        let refused = try run(
+            "/usr/sbin/runuser", ["-u", "nobody", "--", gesturectl, "devices", "--socket", daemon.socketPath], in: directory)
+        #expect(refused.status != 0)
+        #expect(
+            refused.output.contains(
+                "the socket is for members of its group 'users' (mode 0660): add your user to it (sudo usermod -aG users \"$USER\"), then log in again"),
+            "\(refused.output)")
+        #expect(!refused.output.contains("-aG gestured"), "\(refused.output)")
+
+        // A mode that lets no group in: joining would not help, and it says so.
+        chmod(daemon.socketPath, 0o600)
+        let closed = try run(
+            "/usr/sbin/runuser", ["-u", "nobody", "--", gesturectl, "devices", "--socket", daemon.socketPath], in: directory)
+        #expect(closed.output.contains("the socket's mode is 0600, which lets no group connect"), "\(closed.output)")
+    }
+
     /// $GESTURED_SOCKET is taken alone; the runtime directory's socket is passed over when it is missing or
     /// stale, for the system's socket. (Whether a system daemon listens on /run/gestured here decides which
     /// of two outcomes the last step has; both are checked.)

@@ -153,6 +153,31 @@ class DecodingTests(unittest.TestCase):
         with self.assertRaises(TypeError):
             gestured.Client("/nonexistent", kinds="pinch")
 
+    def test_a_refused_connection_names_the_sockets_real_group(self):
+        # Issue 28, item 6: the group the socket file has, not "gestured" whatever it is.
+        import grp
+        import socket
+        import tempfile
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "g.sock")
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(path)
+            try:
+                os.chmod(path, 0o660)
+                name = grp.getgrgid(os.stat(path).st_gid).gr_name
+                hint = gestured._permission_hint(path, groups=[])
+                self.assertEqual(
+                    hint,
+                    f"the socket is for members of its group '{name}' (mode 0660): add your user to it "
+                    f'(sudo usermod -aG {name} "$USER"), then log in again (if you were added already, '
+                    "logging in again is what is missing)")
+                error = gestured.ConnectError(path, OSError(errno.EACCES, "Permission denied"))
+                self.assertIn(f"its group '{name}'", str(error))
+                os.chmod(path, 0o600)
+                self.assertIn("the socket's mode is 0600, which lets no group connect", gestured._permission_hint(path, groups=[]))
+            finally:
+                listener.close()
+
     def test_socket_path_order(self):
         saved = {name: os.environ.get(name) for name in ("GESTURED_SOCKET", "XDG_RUNTIME_DIR")}
         try:

@@ -72,6 +72,35 @@ class GesturedError(Exception):
     """Base of this module's errors."""
 
 
+def _permission_hint(path, groups=None):
+    """What to do when connecting to the socket at `path` was refused permission: join the group the socket
+    file really has (socket_group, or gestured.socket's SocketGroup=, may name any), or, when its mode lets
+    no group connect, have that changed. `groups` are the process's groups (os.getgroups() and the
+    effective group by default)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ("a directory on the way to the socket is not open to you; its owner decides "
+                "(the socket's own permissions are socket_mode and socket_group)")
+    mode = info.st_mode & 0o777
+    try:
+        import grp
+        name = grp.getgrgid(info.st_gid).gr_name
+    except (ImportError, KeyError):
+        name = None
+    shown = f"'{name}'" if name else f"gid {info.st_gid}"
+    if not mode & 0o020:
+        return (f"the socket's mode is {mode:04o}, which lets no group connect: whoever runs gestured can set "
+                'socket_mode = "0660" (or SocketMode=0660 in gestured.socket)')
+    if groups is None:
+        groups = [os.getegid()] + os.getgroups()
+    if info.st_gid in groups:
+        return f"you are in its group {shown} already and its mode is {mode:04o}; a directory on the way to it is not open to you"
+    command = f'sudo usermod -aG {name} "$USER"' if name else f"the group with id {info.st_gid}"
+    return (f"the socket is for members of its group {shown} (mode {mode:04o}): add your user to it ({command}), "
+            "then log in again (if you were added already, logging in again is what is missing)")
+
+
 class ConnectError(GesturedError):
     """The socket could not be reached. `errno` is the OS error number (ENOENT, ECONNREFUSED, EACCES...);
     `retry_in` the backoff before the next attempt, in seconds, when a Client raised it."""
@@ -81,8 +110,9 @@ class ConnectError(GesturedError):
         hint = {
             errno.ENOENT: "is gestured running? (systemctl status gestured, or pass --socket / set GESTURED_SOCKET)",
             errno.ECONNREFUSED: "nothing accepts connections there; is gestured running?",
-            errno.EACCES: "no permission: add yourself to the socket's group (usermod -aG gestured $USER) and log in again",
         }.get(error.errno, "")
+        if error.errno in (errno.EACCES, errno.EPERM):
+            hint = _permission_hint(path)
         super().__init__(f"cannot connect to {path}: {error.strerror or error} (errno {error.errno})"
                          + (f"; {hint}" if hint else ""))
 

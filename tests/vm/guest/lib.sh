@@ -100,6 +100,39 @@ root_files() {
         -o -print 2>/dev/null | sort
 }
 gestured_pid() { systemctl show -p MainPID --value gestured.service; }
+
+# socket_group_grants_no_devices PREFIX — issue 28, item 6: a user in the socket's group (what the README
+# tells every client's user to join) connects, and still cannot open /dev/uinput (nor a touchscreen's event
+# node), which only the service's user may. PASS/FAIL lines PREFIX-uinput-group, PREFIX-client-connects,
+# PREFIX-client-no-uinput, PREFIX-client-no-input, PREFIX-service-uinput. The client is a system user made for the check (no home,
+# no subordinate ids) and removed after it.
+socket_group_grants_no_devices() {
+    local prefix=$1 client=gtclient out status
+    udevadm settle --timeout=20 2>/dev/null
+    wait_for 20 "/dev/uinput to be given to group gestured-input" eval '[ "$(stat -c %G /dev/uinput)" = gestured-input ]'
+    check "$prefix-uinput-group" "$(stat -c '%n %A %U:%G' /dev/uinput); gestured-input: $(getent group gestured-input)" \
+        eval '[ "$(stat -c %G:%a /dev/uinput)" = gestured-input:660 ] && [ "$(getent group gestured-input | cut -d: -f4)" = gestured ]'
+    userdel "$client" 2>/dev/null
+    if ! useradd --system --no-create-home --no-user-group --gid nogroup --groups gestured --shell /usr/sbin/nologin "$client"; then
+        fail "$prefix-client-connects" "useradd $client failed"
+        return
+    fi
+    out=$(runuser -u "$client" -- gesturectl devices --socket /run/gestured/gestured.sock 2>&1); status=$?
+    check "$prefix-client-connects" "$(id "$client"): gesturectl devices: status $status, ${out:0:80}" test "$status" = 0
+    out=$(runuser -u "$client" -- sh -c 'exec 3<>/dev/uinput' 2>&1); status=$?
+    check "$prefix-client-no-uinput" "as $client, opening /dev/uinput: status $status, ${out:0:100}" \
+        eval '[ "$status" != 0 ] && echo "$out" | grep -q "Permission denied"'
+    local node
+    node=$(ls /dev/input/event* 2>/dev/null | head -1)
+    if [ -n "$node" ]; then
+        out=$(runuser -u "$client" -- sh -c "exec 3< $node" 2>&1); status=$?
+        check "$prefix-client-no-input" "as $client, opening $node ($(stat -c '%A %U:%G' "$node")): status $status, ${out:0:100}" \
+            eval '[ "$status" != 0 ] && echo "$out" | grep -q "Permission denied"'
+    fi
+    out=$(runuser -u gestured -- sh -c 'exec 3<>/dev/uinput' 2>&1); status=$?
+    check "$prefix-service-uinput" "as gestured ($(id -nG gestured)), opening /dev/uinput: status $status${out:+, ${out:0:100}}" test "$status" = 0
+    userdel "$client" 2>/dev/null
+}
 # The daemon lists the node among its devices (`gesturectl devices`).
 listed() { gesturectl devices --json 2>/dev/null | grep -q "\"path\":\"$1\""; }
 not_listed() { gesturectl devices --json 2>/dev/null | grep -q '"type":"devices"' && ! listed "$1"; }

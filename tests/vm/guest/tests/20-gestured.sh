@@ -18,7 +18,11 @@ else
     check gestured-version "gestured --version: $(gestured --version), gesturectl --version: $(gesturectl --version)" \
         bash -c '[ "$(gestured --version | cut -d" " -f2)" = "$1" ] && [ "$(gesturectl --version | cut -d" " -f2)" = "$1" ]' _ "$version"
     check gestured-user "postinst ran systemd-sysusers: $(id gestured 2>&1)" \
-        eval 'id -nG gestured | grep -qw input'
+        eval 'id -nG gestured | tr " " "\\n" | grep -qx input && id -nG gestured | tr " " "\\n" | grep -qx gestured-input'
+    # postinst applied the shipped udev rule to the /dev/uinput there is: the service's group, not the socket's.
+    wait_for 20 "postinst to give /dev/uinput to group gestured-input" eval '[ "$(stat -c %G /dev/uinput)" = gestured-input ]'
+    check package-uinput-group "postinst applied the udev rule: $(stat -c '%n %A %U:%G' /dev/uinput)" \
+        eval '[ "$(stat -c %G:%a /dev/uinput)" = gestured-input:660 ]'
     check package-conffile "conffiles: $(dpkg-query -W -f='${Conffiles}' gestured | tr '\n' ' ')" \
         bash -c 'dpkg-query -W -f="\${Conffiles}" gestured | grep -q "^ /etc/gestured/gestured.toml "'
     # debian/rules links libstdc++ in (the Makefile's static-libstdcxx): nothing else in this guest maps
@@ -30,6 +34,7 @@ else
              -a -f /usr/share/man/man5/gestured.toml.5.gz -a -f /usr/share/bash-completion/completions/gesturectl \
              -a -f /usr/share/zsh/vendor-completions/_gesturectl -a -f /lib/systemd/system/gestured.service \
              -a -f /lib/systemd/system/gestured.socket -a -f /usr/lib/sysusers.d/gestured.conf \
+             -a -f /lib/udev/rules.d/95-gestured-passthrough.rules -a -x /usr/libexec/gestured/gestured-passthrough-properties \
              -a -f /usr/share/doc/gestured/copyright
     # Debian's practice, in its cheapest form: the socket is enabled and listening, the daemon itself is
     # neither enabled nor running until a client connects (docs/installation.md).

@@ -124,11 +124,12 @@ if wait_for 30 "gestured to be active for the passthrough checks" systemctl is-a
     GESTURED_UP=1
 fi
 if require_gestured passthrough:copy-created; then
-    # What a package's post-install step does for the shipped udev rule: /dev/uinput to group gestured.
+    # What the package's post-install step did for the shipped udev rule: /dev/uinput to group
+    # gestured-input, the service user's alone (not gestured, which clients' users join).
     udevadm control --reload
     udevadm trigger --action=change --sysname-match=uinput
-    wait_for 20 "/dev/uinput to be given to group gestured" eval '[ "$(stat -c %G /dev/uinput)" = gestured ]' || true
-    check passthrough:uinput-for-the-service "$(stat -c '%n %A %U:%G' /dev/uinput)" eval '[ "$(stat -c %G:%a /dev/uinput)" = gestured:660 ]'
+    wait_for 20 "/dev/uinput to be given to group gestured-input" eval '[ "$(stat -c %G /dev/uinput)" = gestured-input ]' || true
+    check passthrough:uinput-for-the-service "$(stat -c '%n %A %U:%G' /dev/uinput)" eval '[ "$(stat -c %G:%a /dev/uinput)" = gestured-input:660 ]'
     cp "$config" /run/gestured.toml.pt-orig
     # The panel is mounted rotated (the calibration check's matrix) and mapped to an output: the copy must
     # carry both. The rule matches the panel only (by its phys; the copy's is gestured-passthrough/...).

@@ -4,6 +4,11 @@
 if ! dpkg-query -W gestured > /dev/null 2>&1; then
     fail package-purge "the package is not installed (see gestured-installed)"
 else
+    # The package's groups: the socket's, which people join, grants no device.
+    systemctl start gestured.service 2>/dev/null
+    wait_for 20 "the socket" test -S /run/gestured/gestured.sock
+    socket_group_grants_no_devices package-socket-group
+    systemctl stop gestured.service
     dpkg -L gestured > "$WORK/package-files.txt"
     systemctl enable --now gestured.socket > /dev/null 2>&1
     timeout 60 systemctl start gestured.service

@@ -6,14 +6,18 @@ if [ ! -x "$stage/usr/bin/gestured" ] || [ ! -f "$stage/usr/lib/systemd/system/g
 else
     # The purge kept the user, as Debian does: remove it, so that the check below sees make install's
     # sysusers.d file make it.
-    userdel gestured 2>/dev/null; groupdel gestured 2>/dev/null
+    userdel gestured 2>/dev/null; groupdel gestured 2>/dev/null; groupdel gestured-input 2>/dev/null
     cp -a "$stage/." /
     systemd-sysusers
     systemctl daemon-reload
+    # What make install does on the running system after sysusers: the udev rule applied to /dev/uinput.
+    udevadm control --reload
+    udevadm trigger --action=change --sysname-match=uinput
     check make-install "make install tree: $(cd "$stage" && find . -type f | sed 's|^\./|/|' | sort | tr '\n' ' ')" \
         test -x /usr/bin/gestured -a -f /etc/gestured/gestured.toml -a -f /usr/share/man/man8/gestured.8 \
              -a -f /usr/share/bash-completion/completions/gesturectl -a -f /usr/lib/sysusers.d/gestured.conf
-    check make-install-user "systemd-sysusers made it again: $(id gestured 2>&1)" eval 'id -nG gestured | grep -qw input'
+    check make-install-user "systemd-sysusers made it again: $(id gestured 2>&1)" \
+        eval 'id -nG gestured | tr " " "\\n" | grep -qx input && id -nG gestured | tr " " "\\n" | grep -qx gestured-input'
     # This system has no Swift toolchain (the host builds; the guest image holds Debian packages only):
     # the binaries `make install` built run with what they link, which is Debian's libraries alone, and
     # every one of them is found.
@@ -27,6 +31,7 @@ else
     if timeout 60 systemctl start gestured.service; then
         listing=$(timeout 60 gesturectl devices 2>&1); status=$?
         check make-install-service "started (READY=1); gesturectl devices: status $status, ${listing:0:60}" test "$status" = 0
+        socket_group_grants_no_devices make-install-socket-group
         timeout 60 systemctl stop gestured.service
         check make-install-stopped "stopped: $(systemctl is-active gestured.service), socket $(ls /run/gestured 2>&1)" \
             test ! -e /run/gestured/gestured.sock
