@@ -47,11 +47,13 @@ public enum GestureEventJSON {
         w.seconds("time", microseconds: e.timeMicroseconds)
         w.int("fingers", e.fingers)
         if let device { w.string("device", device) }
-        let fields = e.kind.fields.fields
-        for field in fields where field.place == .beforeCommitted { write(field, of: e, to: &w) }
+        if let edge = e.edge { w.plainString("edge", name(edge)) }
+        if let position = e.edgePosition { w.number("edge_position", position, decimals: normalisedDecimals) }
+        if let startEdge = e.startEdge { w.plainString("start_edge", name(startEdge)) }
+        if let taps = e.taps { w.int("taps", taps) }
         if let committed = e.committed { w.bool("committed", committed) }
-        if e.phase == .end {
-            for field in fields where field.place == .atEnd { write(field, of: e, to: &w) }
+        if e.kind == .pan && e.phase == .end {
+            if let direction = e.direction { w.plainString("direction", name(direction)) } else { w.null("direction") }
         }
         w.pair("position", x: e.position.x, y: e.position.y, decimals: normalisedDecimals)
         w.pair("position_mm", x: e.positionMM.x, y: e.positionMM.y, decimals: millimetreDecimals)
@@ -60,22 +62,10 @@ public enum GestureEventJSON {
         w.pair(
             "velocity_mm_s", x: e.velocityMMPerSecond.x, y: e.velocityMMPerSecond.y,
             decimals: millimetreDecimals)
-        for field in fields where field.place == .afterMotion { write(field, of: e, to: &w) }
-    }
-
-    /// One of the kind's own fields (EventField), when the event has a value for it; a field written at
-    /// the end is null without one.
-    private static func write(_ field: EventField, of e: GestureEvent, to w: inout JSONObjectWriter) {
-        switch field.value {
-        case .edge(let get):
-            if let edge = get(e) { w.plainString(field.key, name(edge)) } else if field.place == .atEnd { w.null(field.key) }
-        case .direction(let get):
-            if let direction = get(e) { w.plainString(field.key, name(direction)) } else if field.place == .atEnd { w.null(field.key) }
-        case .integer(let get):
-            if let i = get(e) { w.int(field.key, i) } else if field.place == .atEnd { w.null(field.key) }
-        case .number(let get, _, let decimals):
-            if let d = get(e) { w.number(field.key, d, decimals: decimals) } else if field.place == .atEnd { w.null(field.key) }
-        }
+        if let progress = e.progress { w.number("progress", progress, decimals: normalisedDecimals) }
+        if let scale = e.scale { w.number("scale", scale, decimals: normalisedDecimals) }
+        if let rotation = e.rotationDegrees { w.number("rotation", rotation, decimals: 2) }
+        if let span = e.spanMM { w.number("span_mm", span, decimals: millimetreDecimals) }
     }
 
     // The wire names, as static strings (they equal the enums' raw values; a test checks it). A kind's name

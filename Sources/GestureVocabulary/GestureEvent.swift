@@ -28,15 +28,9 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, C
     /// The wire name. A static string, so that a gesture event holds no reference and copies as plain
     /// bytes (an event is copied for every frame of a running gesture).
     public let name: StaticString
-    /// The fields its events carry beyond the common ones (EventFields.swift): what the JSON and text
-    /// encoders write. A metatype, so that the kind stays plain bytes.
-    public let fields: any KindFields.Type
 
-    /// A kind named `name`, known or not, whose events carry `fields`.
-    public init(_ name: StaticString, fields: any KindFields.Type = NoFields.self) {
-        self.name = name
-        self.fields = fields
-    }
+    /// A kind named `name`, known or not.
+    public init(_ name: StaticString) { self.name = name }
 
     /// One of the kinds gestured recognizes (`allCases`); nil for any other name.
     public init?(rawValue: String) {
@@ -56,13 +50,13 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, C
     }
 
     /// An edge swipe: fingers landing in an edge zone (or a corner) and moving inward.
-    public static let edgeSwipe = GestureKind("edge-swipe", fields: EdgeSwipeFields.self)
+    public static let edgeSwipe = GestureKind("edge-swipe")
     /// A pan (and swipe): 1...N fingers moving together.
-    public static let pan = GestureKind("pan", fields: PanFields.self)
+    public static let pan = GestureKind("pan")
     /// A pinch with rotation: two or more fingers moving apart, together or around.
-    public static let pinch = GestureKind("pinch", fields: PinchFields.self)
+    public static let pinch = GestureKind("pinch")
     /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`).
-    public static let tap = GestureKind("tap", fields: TapFields.self)
+    public static let tap = GestureKind("tap")
     /// Fingers that stay still for the hold time (a long press); moving afterwards drags.
     public static let hold = GestureKind("hold")
 

@@ -45,13 +45,6 @@ import Testing
         #expect(RecognizerSettings() == RecognizerSettings())
     }
 
-    /// gestured's rules are its kinds, one each, and their tables come in the order the kinds are listed.
-    @Test func theStandardRulesAreTheKinds() {
-        #expect(Set(GestureRules.standard.kinds) == Set(GestureKind.allCases))
-        #expect(GestureRules.standard.kinds.count == GestureKind.allCases.count)
-        #expect(RecognizerSettings.tables.map(\.kind) == GestureKind.allCases)
-    }
-
     /// GeometrySettings' `==` is written by hand (a tuple is not Equatable): each of its properties,
     /// changed alone, makes it unequal, and a property added without a case here fails the count.
     @Test func everyGeometrySettingCountsInEquality() {

@@ -119,34 +119,6 @@ import GestureVocabulary
         #expect(line.hasPrefix(#"{"type":"gesture","gesture":"tap-and-\"drag\"","phase":"begin""#))
     }
 
-    /// The encoders write the fields the event's kind declares (EventFields.swift), in their places, and
-    /// no others: a kind declaring taps and a progress shows both, in JSON and text; a kind declaring
-    /// nothing shows neither, whatever the event holds.
-    @Test func theKindsDeclaredFieldsAreWhatIsWritten() {
-        let toy = GestureKind("toy", fields: ToyFields.self)
-        var e = GestureEvent(kind: toy, phase: .end, id: 1, timeMicroseconds: 0, fingers: 2, taps: 3, committed: true)
-        e.progress = 0.25
-        let line = GestureEventJSON.encode(e)
-        #expect(line.contains(#""fingers":2,"taps":3,"committed":true,"done":null,"position""#), "\(line)")
-        #expect(line.hasSuffix(#""velocity_mm_s":{"x":0,"y":0},"progress":0.25}"#), "\(line)")
-        let text = GestureEventText.format(e)
-        #expect(text.contains("2 fingers  3 knocks  COMMITTED  done none  at"), "\(text)")
-        #expect(text.hasSuffix("  progress 0.25"), "\(text)")
-        e.kind = GestureKind("plain")
-        #expect(!GestureEventJSON.encode(e).contains("taps") && !GestureEventJSON.encode(e).contains("progress"))
-        #expect(!GestureEventText.format(e).contains("knock") && !GestureEventText.format(e).contains("progress"))
-    }
-
-    enum ToyFields: KindFields {
-        static let fields: [EventField] = [
-            EventField("taps", .beforeCommitted, .integer { $0.taps }, text: .count(prefix: "  ", singular: " knock", plural: " knocks")),
-            EventField("done", .atEnd, .edge { $0.startEdge }, text: .orNone(prefix: "  done ", none: "none")),
-            EventField(
-                "progress", .afterMotion, .number({ $0.progress }, unit: nil, decimals: 3),
-                text: .phrase(prefix: "  progress ", decimals: 3)),
-        ]
-    }
-
     @Test func integersAndSeconds() {
         var b: [UInt8] = []
         JSONObjectWriter.appendInteger(Int64.min, to: &b)

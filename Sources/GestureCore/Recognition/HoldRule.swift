@@ -46,9 +46,9 @@ public struct HoldRule: ConfigurableRule, Equatable {
         }
     }
 
-    /// Whether a finger that landed in the zone of a side a gesture may begin from (an edge swipe's:
-    /// `context.startEdges`) has moved inward from where it landed by half the slop: a slow pull from the
-    /// edge (an interactive swipe that starts from rest) rather than a press. Half the slop still lets a press by the edge (a key of a keyboard's
+    /// Whether a finger that landed in the zone of a side a gesture may begin from (an edge swipe's) has moved inward
+    /// from where it landed by half the slop: a slow pull from the edge (an interactive swipe that starts
+    /// from rest) rather than a press. Half the slop still lets a press by the edge (a key of a keyboard's
     /// bottom row, a button by the bezel) roll and jitter as a finger does, and movement along the edge
     /// counts only against the slop.
     static func movedInwardFromAnEdge(_ fingers: FingerSet, context: RecognizerContext) -> Bool {
