@@ -1,3 +1,5 @@
+import GestureVocabulary
+
 /// A setting's value, as a configuration file gives it.
 public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
     case bool(Bool)
@@ -90,6 +92,8 @@ public struct OrderedKeys: Sendable, Equatable {
 /// A rule's configuration: the table it reads under [recognizer] (and in each [[device]] section), the
 /// keys there, which of them must be in order, and the checks no single key's range can make.
 public protocol ConfigurableRule: GestureRule {
+    /// The rule with its defaults.
+    init()
     /// The table's name under [recognizer]: "pan".
     static var configTable: String { get }
     /// Every key, in the order config/gestured.toml and docs/configuration.md list them.
@@ -99,6 +103,11 @@ public protocol ConfigurableRule: GestureRule {
     static var shorthandKeys: [RuleSetting<Self>] { get }
     /// Keys whose values must be in order.
     static var orderedKeys: [OrderedKeys] { get }
+    /// Keys of its table that set what every rule reads rather than this rule (the edge swipe's table
+    /// sets the edge zones), relative to the table; after `settingKeys`.
+    static var contextKeys: [RuleSetting<RecognizerSettings>] { get }
+    /// Shorthands among them (`edge_swipe.zone_mm`).
+    static var contextShorthandKeys: [RuleSetting<RecognizerSettings>] { get }
     /// What is wrong with values each within its range (pan.directions must be 4 or 8): the key and the
     /// message.
     func problems() -> [(key: String, message: String)]
@@ -108,13 +117,18 @@ extension ConfigurableRule {
     public static var shorthandKeys: [RuleSetting<Self>] { [] }
     public static var orderedKeys: [OrderedKeys] { [OrderedKeys("min_fingers", "max_fingers")] }
     public func problems() -> [(key: String, message: String)] { [] }
+    public static var contextKeys: [RuleSetting<RecognizerSettings>] { [] }
+    public static var contextShorthandKeys: [RuleSetting<RecognizerSettings>] { [] }
+
+    /// Its table, reaching into the settings' `rules` for it.
+    public var table: RecognizerTable { RecognizerTable(Self.self) }
 }
 
 /// One recognizer threshold, reaching into RecognizerSettings: its key relative to [recognizer] (the same
 /// key in a [[device]] section), the property it sets, its allowed values.
 public struct RecognizerKey: Sendable {
     /// Dotted key relative to [recognizer]: "slop_mm", "pan.commit_distance_mm", "edge_swipe.left.zone_mm".
-    public let key: String
+    public private(set) var key: String
     /// The Swift property path, for the test that every RecognizerSettings property has a key.
     public let property: String
     public let spec: ValueSpec
@@ -131,16 +145,26 @@ public struct RecognizerKey: Sendable {
         set = setting.set
     }
 
-    init<Rule: ConfigurableRule>(
-        _ setting: RuleSetting<Rule>, in path: WritableKeyPath<RecognizerSettings, Rule> & Sendable, property prefix: String
-    ) {
+    /// A key of `Rule`'s table, for the rule in the settings' `rules` (its property path starts with the
+    /// rule's type name: "PanRule.minFingers"). Setting it where the settings have no such rule adds one.
+    init<Rule: ConfigurableRule>(_ setting: RuleSetting<Rule>, of rule: Rule.Type) {
         key = Rule.configTable + "." + setting.key
-        property = prefix + "." + setting.property
+        property = String(describing: Rule.self) + "." + setting.property
         spec = setting.spec
         let get = setting.get
         let set = setting.set
-        self.get = { get($0[keyPath: path]) }
-        self.set = { settings, value in set(&settings[keyPath: path], value) }
+        self.get = { get($0.rules[Rule.self] ?? Rule()) }
+        self.set = { settings, value in
+            var rule = settings.rules[Rule.self] ?? Rule()
+            set(&rule, value)
+            settings.rules[Rule.self] = rule
+        }
+    }
+
+    /// A key of a rule's table that sets the settings themselves (`ConfigurableRule.contextKeys`).
+    init(_ setting: RuleSetting<RecognizerSettings>, inTable table: String) {
+        self.init(setting)
+        key = table + "." + setting.key
     }
 }
 
@@ -149,6 +173,8 @@ public struct RecognizerKey: Sendable {
 public struct RecognizerTable: Sendable {
     /// "pan".
     public let name: String
+    /// The kind of its rule.
+    public let kind: GestureKind
     public let keys: [RecognizerKey]
     /// Keys that set several of `keys` at once.
     public let shorthands: [RecognizerKey]
@@ -157,12 +183,17 @@ public struct RecognizerTable: Sendable {
     /// Combined checks: full key and message.
     public let problems: @Sendable (RecognizerSettings) -> [(key: String, message: String)]
 
-    /// The table of the rule at `path` (whose Swift name is `property`: "pan", "edgeSwipe").
-    init<Rule: ConfigurableRule>(_ path: WritableKeyPath<RecognizerSettings, Rule> & Sendable, property: String) {
+    /// The table of `Rule`, for the rule of that type in the settings' `rules`.
+    init<Rule: ConfigurableRule>(_ rule: Rule.Type) {
         name = Rule.configTable
-        keys = Rule.settingKeys.map { RecognizerKey($0, in: path, property: property) }
-        shorthands = Rule.shorthandKeys.map { RecognizerKey($0, in: path, property: property) }
+        kind = Rule().kind
+        keys = Rule.settingKeys.map { RecognizerKey($0, of: Rule.self) }
+            + Rule.contextKeys.map { RecognizerKey($0, inTable: Rule.configTable) }
+        shorthands = Rule.shorthandKeys.map { RecognizerKey($0, of: Rule.self) }
+            + Rule.contextShorthandKeys.map { RecognizerKey($0, inTable: Rule.configTable) }
         orderedKeys = Rule.orderedKeys.map { OrderedKeys(Rule.configTable + "." + $0.low, Rule.configTable + "." + $0.high) }
-        problems = { settings in settings[keyPath: path].problems().map { (Rule.configTable + "." + $0.key, $0.message) } }
+        problems = { settings in
+            (settings.rules[Rule.self]?.problems() ?? []).map { (Rule.configTable + "." + $0.key, $0.message) }
+        }
     }
 }

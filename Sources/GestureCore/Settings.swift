@@ -1,6 +1,7 @@
 import GestureVocabulary
 
-/// Every threshold the recognizer uses: the ones all kinds share, and each kind's rule with its own.
+/// Every threshold the recognizer uses: the ones all kinds share, the edge zones, and each kind's rule
+/// with its own (`rules`).
 /// Defaults are chosen to hold on any panel, phones to 32-inch monitors; docs/gestures.md gives each
 /// one's reason.
 public struct RecognizerSettings: Equatable, Sendable {
@@ -24,26 +25,15 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// their own.
     public var fingerLandingWindowSeconds: Double = 0.2
 
-    // Each kind's rule, holding its thresholds (Recognition/*Rule.swift).
-    public var edgeSwipe = EdgeSwipeRule()
-    public var pan = PanRule()
-    public var pinch = PinchRule()
-    public var tap = TapRule()
-    public var hold = HoldRule()
+    /// The screen's edge zones, which every rule reads (Recognition/EdgeZones.swift); their keys are in
+    /// the edge swipe's table.
+    public var edgeZones = EdgeZones()
 
-    /// Rules of kinds besides gestured's own, added outside GestureCore (docs/architecture.md, "Adding a
-    /// gesture kind"); each takes part once its kind is named in `arbitrationOrder`.
-    public var additionalRules: [any GestureRule] = []
-
-    /// The order in which the kinds' rules are asked, declared once (`standardOrder`); a kind added by an
-    /// additional rule is named in it where it must be asked.
-    public var arbitrationOrder: [GestureKind] = RecognizerSettings.standardOrder
-
-    /// An edge swipe first: a pan requires it to fail (UIKit's require-to-fail), so a touch landing in an
-    /// edge zone and moving inward is never also a pan. Then a pinch: fingers whose motion differs between
-    /// them are never a pan. Then a pan. A hold and a tap are decided on stillness (the hold at its time,
-    /// the tap at the lift), never on motion: they come last.
-    public static let standardOrder: [GestureKind] = [.edgeSwipe, .pinch, .pan, .hold, .tap]
+    /// Every kind's rule, holding its thresholds, in the order the recognizer asks them: gestured's own
+    /// (`GestureRules.standard`), and any added outside GestureCore where it must be asked
+    /// (docs/architecture.md, "Adding a gesture kind"). Each rule file has a typed accessor for its own
+    /// (`settings.pan`).
+    public var rules = GestureRules.standard
 
     /// The device's touches go through gestured (passthrough): the recognizer says which touches to hold
     /// back, deliver or cancel (`TouchDecision`). Set from the device's configuration, not a [recognizer]
@@ -52,27 +42,19 @@ public struct RecognizerSettings: Equatable, Sendable {
 
     public init() {}
 
-    /// The rule of `kind`: gestured's own, or one of `additionalRules`.
-    public func rule(for kind: GestureKind) -> (any GestureRule)? {
-        switch kind {
-        case .edgeSwipe: return edgeSwipe
-        case .pan: return pan
-        case .pinch: return pinch
-        case .tap: return tap
-        case .hold: return hold
-        default: return additionalRules.first { $0.kind == kind }
+    /// The rule of `kind`, nil when the settings have none.
+    public func rule(for kind: GestureKind) -> (any GestureRule)? { rules.rule(for: kind) }
+
+    /// The tables under [recognizer]: one for each of gestured's rules that has one (`ConfigurableRule`),
+    /// in the order the configuration and the docs list the kinds (`GestureKind.allCases`).
+    public static let tables: [RecognizerTable] = GestureRules.standard
+        .compactMap { rule -> RecognizerTable? in
+            guard let rule = rule as? any ConfigurableRule else { return nil }
+            return rule.table
         }
-    }
-
-    /// The rules, in `arbitrationOrder` (a kind without a rule is left out).
-    public var rules: [any GestureRule] { arbitrationOrder.compactMap(rule(for:)) }
-
-    /// The tables of gestured's own kinds under [recognizer], in the order the configuration lists them.
-    public static let tables: [RecognizerTable] = [
-        RecognizerTable(\.edgeSwipe, property: "edgeSwipe"), RecognizerTable(\.pan, property: "pan"),
-        RecognizerTable(\.pinch, property: "pinch"), RecognizerTable(\.tap, property: "tap"),
-        RecognizerTable(\.hold, property: "hold"),
-    ]
+        .sorted { a, b in
+            (GestureKind.allCases.firstIndex(of: a.kind) ?? Int.max) < (GestureKind.allCases.firstIndex(of: b.kind) ?? Int.max)
+        }
 
     /// The thresholds all kinds share, keys directly under [recognizer].
     public static let sharedKeys: [RecognizerKey] = [
@@ -101,21 +83,8 @@ public struct RecognizerSettings: Equatable, Sendable {
             if let value = overrides[key.key] { key.set(&self, value) }
         }
     }
-
-    public static func == (a: RecognizerSettings, b: RecognizerSettings) -> Bool {
-        a.slopMM == b.slopMM && a.angleToleranceDegrees == b.angleToleranceDegrees
-            && a.velocityWindowSeconds == b.velocityWindowSeconds && a.pinchDifferentialRatio == b.pinchDifferentialRatio
-            && a.fingerLandingWindowSeconds == b.fingerLandingWindowSeconds && a.edgeSwipe == b.edgeSwipe && a.pan == b.pan
-            && a.pinch == b.pinch && a.tap == b.tap && a.hold == b.hold && a.arbitrationOrder == b.arbitrationOrder
-            && a.withholdsTouches == b.withholdsTouches && a.additionalRules.count == b.additionalRules.count
-            && zip(a.additionalRules, b.additionalRules).allSatisfy { isSameRule($0, $1) }
-    }
-}
-
-/// Whether two rules are the same rule with the same thresholds.
-func isSameRule(_ a: any GestureRule, _ b: any GestureRule) -> Bool {
-    func compare<R: GestureRule>(_ a: R) -> Bool { (b as? R) == a }
-    return compare(a)
+    // Equality is the compiler's, over every stored property: a setting added here is compared on a
+    // reload without anyone remembering to (SettingsEqualityTests).
 }
 
 /// The device's mounting relative to the screen, clockwise.

@@ -115,7 +115,7 @@ enum PlotSVG {
         if plot.geometry.flipY { geometry += ", flipped in y" }
         if plot.geometry.calibration != nil { geometry += ", calibrated" }
         let zones = Edge.sides.map { side -> String in
-            let zone = es.zone(side)
+            let zone = s.edgeZones[side]
             return zone.enabled ? "\(side.rawValue) \(mm(zone.widthMM)) mm" : "\(side.rawValue) off"
         }
         var edgeSwipes = es.enabled ? "edge swipes of \(range(es.minFingers, es.maxFingers)) finger" : "edge swipes off"
@@ -214,11 +214,12 @@ enum PlotSVG {
     /// The zone of each enabled side at its width, the corners where two zones meet (darker when corner
     /// swipes are on), and a dashed line at each zone's inner border.
     static func drawZones(_ svg: inout SVGWriter, plot: RecordingPlot, map: ScreenMap) {
-        let es = plot.settings.edgeSwipe
+        let s = plot.settings
+        let es = s.edgeSwipe
         let w = plot.screenSizeMM.width
         let h = plot.screenSizeMM.height
         func width(_ side: Edge) -> Double? {
-            let zone = es.zone(side)
+            let zone = s.edgeZones[side]
             return zone.enabled ? min(max(zone.widthMM, 0), side == .left || side == .right ? w : h) : nil
         }
         svg.raw("<g id=\"edge-zones\">")
@@ -273,7 +274,7 @@ enum PlotSVG {
             guard es.enabled else { continue }
             var rays = ""
             for side in Edge.sides {
-                let zone = es.zone(side)
+                let zone = s.edgeZones[side]
                 guard zone.enabled, distance(from: side, p, plot.screenSizeMM) <= zone.widthMM else { continue }
                 let inward = inwardAngle(side)
                 for a in [inward - tolerance, inward + tolerance] {

@@ -88,10 +88,13 @@ struct DefaultFileTests {
     @Test func everyRecognizerPropertyHasAKey() {
         var properties: Set<String> = []
         collectProperties(Mirror(reflecting: RecognizerSettings()), prefix: "", into: &properties)
-        // withholdsTouches follows a device's passthrough setting; the arbitration order and rules added
-        // outside GestureCore are given in code (docs/architecture.md, "Adding a gesture kind"): no
-        // [recognizer] keys.
-        properties.subtract(["withholdsTouches", "arbitrationOrder", "additionalRules"])
+        // The rules' own properties, by their type's name (a rule's keys say "PanRule.minFingers").
+        properties.remove("rules.elements")
+        for rule in RecognizerSettings().rules {
+            collectProperties(Mirror(reflecting: rule), prefix: String(describing: type(of: rule)), into: &properties)
+        }
+        // withholdsTouches follows a device's passthrough setting: no [recognizer] key.
+        properties.subtract(["withholdsTouches"])
         #expect(properties == Set(recognizerKeys.map(\.property)))
     }
 

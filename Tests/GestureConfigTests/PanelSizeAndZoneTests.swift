@@ -44,15 +44,15 @@ import Testing
             "[recognizer.edge_swipe]\nzone_mm = 8\n[recognizer.edge_swipe.left]\nzone_mm = 12\n",
             "[recognizer.edge_swipe.left]\nzone_mm = 12\n[recognizer.edge_swipe]\nzone_mm = 8\n",
         ] {
-            let r = try Configuration.parse(text: text, fileName: "gestured.toml").recognizer.edgeSwipe
-            #expect(r.zone(.left).widthMM == 12 && r.zone(.right).widthMM == 8, "\(text)")
-            #expect(r.zone(.top).widthMM == 8 && r.zone(.bottom).widthMM == 8, "\(text)")
-            #expect(r.zone(.left).enabled && r.zone(.bottom).enabled)
+            let r = try Configuration.parse(text: text, fileName: "gestured.toml").recognizer.edgeZones
+            #expect(r[.left].widthMM == 12 && r[.right].widthMM == 8, "\(text)")
+            #expect(r[.top].widthMM == 8 && r[.bottom].widthMM == 8, "\(text)")
+            #expect(r[.left].enabled && r[.bottom].enabled)
         }
         let device = try Configuration.parse(
             text: "[[device]]\nmatch_name = \"*\"\nedge_swipe.zone_mm = 9\n", fileName: "gestured.toml")
         let resolved = device.resolve(for: Self.phoneWithoutResolution, path: nil)
-        #expect(Edge.sides.allSatisfy { resolved.recognizer.edgeSwipe.zone($0).widthMM == 9 })
+        #expect(Edge.sides.allSatisfy { resolved.recognizer.edgeZones[$0].widthMM == 9 })
         #expect(
             errors("[recognizer.edge_swipe]\nzone_mm = 80\n")
                 == ["gestured.toml:2:1: recognizer.edge_swipe.zone_mm: must be between 0.5 and 50 (mm), got 80"])

@@ -121,8 +121,8 @@ struct ResolveTests {
         #expect(!g.grab)
         #expect(g.recognizer.slopMM == 4)
         #expect(g.recognizer.pan.commitDistanceMM == 40)
-        #expect(g.recognizer.edgeSwipe.zone(.left) == EdgeZone(enabled: true, widthMM: 8))
-        #expect(g.recognizer.edgeSwipe.zone(.right) == EdgeZone(enabled: false, widthMM: 5))
+        #expect(g.recognizer.edgeZones[.left] == EdgeZone(enabled: true, widthMM: 8))
+        #expect(g.recognizer.edgeZones[.right] == EdgeZone(enabled: false, widthMM: 5))
         #expect(g.recognizer.pinch == PinchRule())
 
         let e = configuration.resolve(for: elan, path: nil)
@@ -131,7 +131,7 @@ struct ResolveTests {
         #expect(e.grab)
         #expect(e.recognizer.slopMM == 4)
         #expect(e.recognizer.pan.commitDistanceMM == 30)
-        #expect(e.recognizer.edgeSwipe.zone(.right) == EdgeZone())
+        #expect(e.recognizer.edgeZones[.right] == EdgeZone())
         #expect(e.geometry.panelSizeMM == nil)
 
         // The global settings are not touched by device sections.

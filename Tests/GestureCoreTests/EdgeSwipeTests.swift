@@ -104,7 +104,7 @@ import GestureVocabulary
 
     @Test func disabledEdgeIsAPan() throws {
         var settings = RecognizerSettings()
-        settings.edgeSwipe.zones[.left] = EdgeZone(enabled: false, widthMM: 5)
+        settings.edgeZones[.left] = EdgeZone(enabled: false, widthMM: 5)
         var s = TouchScript()
         s.down(0, 1, 80); s.frame()
         s.drag([0], by: 40, 0)
@@ -114,7 +114,7 @@ import GestureVocabulary
 
     @Test func wideZoneFromConfiguration() throws {
         var settings = RecognizerSettings()
-        settings.edgeSwipe.zones[.left] = EdgeZone(enabled: true, widthMM: 15)
+        settings.edgeZones[.left] = EdgeZone(enabled: true, widthMM: 15)
         var s = TouchScript()
         s.down(0, 10, 80); s.frame()
         s.drag([0], by: 40, 0)

@@ -71,7 +71,7 @@ import Testing
     @Test func sameSwipeIsALeftEdgeSwipeWithAWiderZone() throws {
         // It lands 16 mm from the left edge (at the assumed size): a 20 mm zone makes it an edge swipe.
         var settings = RecognizerSettings()
-        settings.edgeSwipe.zones[.left] = EdgeZone(enabled: true, widthMM: 20)
+        settings.edgeZones[.left] = EdgeZone(enabled: true, widthMM: 20)
         let events = try Self.replay(
             "Wacom_ISDv4_E6_Finger.single-top-swipe.events", desc: "Wacom_ISDv4_E6_Finger.desc", settings: settings)
         #expect(Self.committed(events) == ["edge-swipe 1 from left"])

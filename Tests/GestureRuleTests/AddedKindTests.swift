@@ -9,8 +9,7 @@ import Testing
     /// tap is a tap-and-drag, never a pan).
     static var withTapAndDrag: RecognizerSettings {
         var settings = RecognizerSettings()
-        settings.additionalRules = [TapAndDragRule()]
-        settings.arbitrationOrder = [.edgeSwipe, .pinch, TapAndDragRule.kind, .pan, .hold, .tap]
+        settings.rules.insert(TapAndDragRule(), before: .pan)
         return settings
     }
 
@@ -69,18 +68,18 @@ import Testing
         #expect(Self.phases(g) == ["tap:begin", "tap:end", "pan:begin", "pan:end"])
     }
 
-    /// The order decides: named after pans, the pan claims the drag first.
+    /// The order decides: put after pans, the pan claims the drag first.
     @Test func theArbitrationOrderDecides() throws {
-        var settings = Self.withTapAndDrag
-        settings.arbitrationOrder = [.edgeSwipe, .pinch, .pan, TapAndDragRule.kind, .hold, .tap]
+        var settings = RecognizerSettings()
+        settings.rules.insert(TapAndDragRule(), after: .pan)
+        #expect(settings.rules.kinds == [.edgeSwipe, .pinch, .pan, TapAndDragRule.kind, .hold, .tap])
         let g = try Self.gestures(Self.tapThenDrag(), settings: settings)
         #expect(Self.phases(g) == ["tap:begin", "tap:end", "pan:begin", "pan:end"])
     }
 
-    /// A rule that is not named in the order takes no part.
-    @Test func aRuleNotInTheOrderTakesNoPart() throws {
-        var settings = RecognizerSettings()
-        settings.additionalRules = [TapAndDragRule()]
+    /// A rule that is not in the settings' rules takes no part.
+    @Test func aRuleNotInTheRulesTakesNoPart() throws {
+        let settings = RecognizerSettings()
         let g = try Self.gestures(Self.tapThenDrag(), settings: settings)
         #expect(!g.contains { $0.kind == TapAndDragRule.kind })
     }

@@ -3,7 +3,7 @@ import GestureVocabulary
 
 /// A gesture kind gestured does not have, added the way docs/architecture.md ("Adding a gesture kind")
 /// says: one rule, written against GestureCore's public API alone (this file imports it without
-/// @testable), named in the arbitration order. Nothing in the recognizer knows about it.
+/// @testable), put in the settings' rules where it must be asked. Nothing in the recognizer knows about it.
 ///
 /// A three-finger tap-and-drag: three fingers tap, then, before the tap sequence is over (within the
 /// multi-tap interval), three fingers land again and move. It takes the waiting tap's place (the tap is

@@ -62,8 +62,8 @@ public struct EngineStream {
         case 5:
             s.slopMM = 20
             s.angleToleranceDegrees = 45
-            s.edgeSwipe.zones[.top] = EdgeZone(enabled: true, widthMM: 30)
-            s.edgeSwipe.zones[.left] = EdgeZone(enabled: false, widthMM: 5)
+            s.edgeZones[.top] = EdgeZone(enabled: true, widthMM: 30)
+            s.edgeZones[.left] = EdgeZone(enabled: false, widthMM: 5)
         case 6:
             s.fingerLandingWindowSeconds = 1
             s.pinch.beginRotationDegrees = 1

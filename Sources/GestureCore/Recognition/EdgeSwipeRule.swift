@@ -1,60 +1,12 @@
 import GestureVocabulary
 
-/// The zone of one screen edge.
-public struct EdgeZone: Equatable, Sendable {
-    public var enabled: Bool
-    /// Width of the zone measured inward from the edge, in millimetres.
-    public var widthMM: Double
-
-    public init(enabled: Bool = true, widthMM: Double = EdgeSwipeRule.defaultZoneWidthMM) {
-        self.enabled = enabled
-        self.widthMM = widthMM
-    }
-}
-
-/// The zones of the four sides, by side. A corner has no zone of its own (it is where two sides' zones
-/// meet): its is a disabled zone, and setting it changes nothing. (Four stored zones rather than a
-/// dictionary: they are read at every frame of an attempt.)
-public struct EdgeZones: Equatable, Sendable {
-    public var left = EdgeZone()
-    public var right = EdgeZone()
-    public var top = EdgeZone()
-    public var bottom = EdgeZone()
-
-    public init() {}
-
-    public subscript(edge: Edge) -> EdgeZone {
-        get {
-            switch edge {
-            case .left: return left
-            case .right: return right
-            case .top: return top
-            case .bottom: return bottom
-            case .topLeft, .topRight, .bottomLeft, .bottomRight: return EdgeZone(enabled: false)
-            }
-        }
-        set {
-            switch edge {
-            case .left: left = newValue
-            case .right: right = newValue
-            case .top: top = newValue
-            case .bottom: bottom = newValue
-            case .topLeft, .topRight, .bottomLeft, .bottomRight: break
-            }
-        }
-    }
-}
-
 /// Edge swipe (UIScreenEdgePanGestureRecognizer): every finger lands in the zone of one enabled edge and
 /// the fingers move inward within the angle tolerance; with corners on, fingers landing in the zones of
 /// two sides that move along their corner's diagonal swipe from the corner. Its thresholds ([recognizer.
 /// edge_swipe]), begin test, what its events carry and when it commits; docs/gestures.md gives the reasons
 /// for each threshold.
 public struct EdgeSwipeRule: ConfigurableRule, Equatable {
-    public static let defaultZoneWidthMM: Double = 5
-
     public var enabled: Bool = true
-    public var zones = EdgeZones()
     /// Fewest and most fingers an edge swipe may have (every finger must land in the same edge's zone).
     public var minFingers: Int = 1
     public var maxFingers: Int = 1
@@ -80,8 +32,6 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
 
     public init() {}
 
-    public func zone(_ edge: Edge) -> EdgeZone { zones[edge] }
-
     // MARK: Configuration
 
     public static let configTable = "edge_swipe"
@@ -97,36 +47,11 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
                 "fling_velocity_mm_per_s", "flingVelocityMMPerSecond", 10...10000, "mm/s", \.flingVelocityMMPerSecond),
             .flag("corners", "corners", \.corners),
             .number("withhold_max_seconds", "withholdMaxSeconds", 0.02...0.15, "s", \.withholdMaxSeconds),
-        ] + Edge.sides.flatMap(zoneKeys)
-
-    /// `zone_mm`: every side's zone at once (a side's own `zone_mm` wins); read back as the left one's.
-    public static let shorthandKeys: [RuleSetting<EdgeSwipeRule>] = [
-        RuleSetting(
-            key: "zone_mm", property: "zones.*.widthMM", spec: .number(0.5...50, unit: "mm"),
-            get: { .number($0.zone(.left).widthMM) },
-            set: { rule, value in
-                guard case .number(let d) = value else { return }
-                for edge in Edge.sides { rule.zones[edge].widthMM = d }
-            })
-    ]
-
-    private static func zoneKeys(_ edge: Edge) -> [RuleSetting<EdgeSwipeRule>] {
-        let name = edge.rawValue
-        return [
-            RuleSetting(
-                key: "\(name).enabled", property: "zones.\(name).enabled", spec: .bool,
-                get: { .bool($0.zone(edge).enabled) },
-                set: { rule, value in
-                    if case .bool(let b) = value { rule.zones[edge].enabled = b }
-                }),
-            RuleSetting(
-                key: "\(name).zone_mm", property: "zones.\(name).widthMM", spec: .number(0.5...50, unit: "mm"),
-                get: { .number($0.zone(edge).widthMM) },
-                set: { rule, value in
-                    if case .number(let d) = value { rule.zones[edge].widthMM = d }
-                }),
         ]
-    }
+
+    /// The edge zones are every rule's context (RecognizerSettings.edgeZones), set from this table.
+    public static var contextKeys: [RuleSetting<RecognizerSettings>] { EdgeZones.settingKeys }
+    public static var contextShorthandKeys: [RuleSetting<RecognizerSettings>] { EdgeZones.shorthandKeys }
 
     // MARK: The rule
 
@@ -164,13 +89,13 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
         let length = move.length
         guard length > 0 else { return nil }
         for edge in Edge.sides where edges.contains(edge) {
-            let dir = EdgeSwipeRule.inward(edge)
+            let dir = EdgeZones.inward(edge)
             let along = move.x * dir.x + move.y * dir.y
             if along > 0 && along >= context.cosAngleTolerance * length { return edge }
         }
         if corners {
             for corner in Edge.corners where edges.contains(corner) {
-                let dir = EdgeSwipeRule.inward(corner)
+                let dir = EdgeZones.inward(corner)
                 let along = move.x * dir.x + move.y * dir.y
                 if along > 0 && along >= EdgeSwipeRule.cosCornerTolerance * length { return corner }
             }
@@ -209,7 +134,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
     public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {
         guard let edge = e.edge else { return }
         let v = e.velocityMMPerSecond
-        let dir = EdgeSwipeRule.inward(edge)
+        let dir = EdgeZones.inward(edge)
         let inwardVelocity = v.x * dir.x + v.y * dir.y
         let fling = flingVelocityMMPerSecond
         let travelled = EdgeSwipeRule.inwardTravelMM(edge, e) >= commitDistanceMM
@@ -228,7 +153,7 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
 
     /// How far the fingers have moved inward from the edge (along a corner's diagonal), millimetres.
     static func inwardTravelMM(_ edge: Edge, _ e: GestureEvent) -> Double {
-        let dir = inward(edge)
+        let dir = EdgeZones.inward(edge)
         return e.translationMM.x * dir.x + e.translationMM.y * dir.y
     }
 
@@ -242,55 +167,15 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
 
     // MARK: Geometry
 
-    /// A small set of sides.
-    public struct EdgeSet: Equatable, Sendable {
-        var bits: UInt8 = 0
-        static func bit(_ e: Edge) -> UInt8 {
-            switch e {
-            case .left: return 1
-            case .right: return 2
-            case .top: return 4
-            case .bottom: return 8
-            case .topLeft, .topRight, .bottomLeft, .bottomRight: return 0
-            }
-        }
-        public func contains(_ e: Edge) -> Bool {
-            if let (h, v) = e.sidesOfCorner { return contains(h) && contains(v) }
-            return bits & EdgeSet.bit(e) != 0
-        }
-        mutating func insert(_ e: Edge) { bits |= EdgeSet.bit(e) }
-        public var isEmpty: Bool { bits == 0 }
-
-        /// The corner when the set holds the two sides of one, else the side (the first of the sides in
-        /// `Edge.sides` order); nil when empty. Names where fingers landed (a pan's `start_edge`).
-        public var landingEdge: Edge? {
-            for corner in Edge.corners where contains(corner) { return corner }
-            return Edge.sides.first { contains($0) }
-        }
-    }
-
-    /// The sides whose zone every finger landed in (zones of enabled sides, whatever the finger count and
-    /// whether edge swipes are on).
-    public static func zonesLandedIn(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet {
-        var set = EdgeSet()
-        let es = context.settings.edgeSwipe
-        for edge in Edge.sides {
-            let zone = es.zone(edge)
-            guard zone.enabled else { continue }
-            let inside = fingers.fingers.allSatisfy { f in
-                distanceFromEdge(edge, f.baselineMM, screenSizeMM: context.screenSizeMM) <= zone.widthMM
-            }
-            if inside { set.insert(edge) }
-        }
-        return set
-    }
-
     /// The sides still possible for an edge swipe: the zones every finger landed in, if an edge swipe with
     /// this many fingers is allowed.
     func candidates(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet {
         guard enabled, fingers.count >= minFingers, fingers.count <= maxFingers else { return EdgeSet() }
-        return EdgeSwipeRule.zonesLandedIn(fingers, context: context)
+        return context.zonesLandedIn(fingers)
     }
+
+    /// The sides an edge swipe may begin from for these fingers: its candidates.
+    public func startEdges(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet { candidates(fingers, context: context) }
 
     /// cos 45°: a corner swipe moves inward along the corner's diagonal within 45° (physical).
     static let cosCornerTolerance = 0.7071067811865476
@@ -307,34 +192,6 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
         return min(max(along, 0), 1)
     }
 
-    /// Distance of `p` (millimetres) from a side; a corner's is the larger of its two sides' distances.
-    public static func distanceFromEdge(_ edge: Edge, _ p: Vector2, screenSizeMM: (width: Double, height: Double)) -> Double {
-        switch edge {
-        case .left: return p.x
-        case .right: return screenSizeMM.width - p.x
-        case .top: return p.y
-        case .bottom: return screenSizeMM.height - p.y
-        case .topLeft, .topRight, .bottomLeft, .bottomRight:
-            let (h, v) = edge.sidesOfCorner!
-            return max(distanceFromEdge(h, p, screenSizeMM: screenSizeMM), distanceFromEdge(v, p, screenSizeMM: screenSizeMM))
-        }
-    }
-
-    /// Unit vector pointing from the edge into the screen; for a corner, along its diagonal.
-    public static func inward(_ edge: Edge) -> Vector2 {
-        let diagonal = 0.7071067811865476
-        switch edge {
-        case .left: return Vector2(1, 0)
-        case .right: return Vector2(-1, 0)
-        case .top: return Vector2(0, 1)
-        case .bottom: return Vector2(0, -1)
-        case .topLeft: return Vector2(diagonal, diagonal)
-        case .topRight: return Vector2(-diagonal, diagonal)
-        case .bottomLeft: return Vector2(diagonal, -diagonal)
-        case .bottomRight: return Vector2(-diagonal, -diagonal)
-        }
-    }
-
     /// Fraction of the screen travelled inward from a side, 0...1 (for a corner, the mean of its two sides').
     public static func progress(_ edge: Edge, translation t: Vector2) -> Double {
         let p: Double
@@ -348,5 +205,13 @@ public struct EdgeSwipeRule: ConfigurableRule, Equatable {
             return (progress(h, translation: t) + progress(v, translation: t)) / 2
         }
         return min(max(p, 0), 1)
+    }
+}
+
+extension RecognizerSettings {
+    /// The edge swipe's rule in `rules`, with its thresholds ([recognizer.edge_swipe]).
+    public var edgeSwipe: EdgeSwipeRule {
+        get { rules[EdgeSwipeRule.self] ?? EdgeSwipeRule() }
+        set { rules[EdgeSwipeRule.self] = newValue }
     }
 }

@@ -19,7 +19,7 @@ enum RecognizerInput {
 /// Recognizes gestures from touch frames of one device, one state machine for every kind.
 ///
 /// Each kind is a rule (`GestureRule`, Recognition/*Rule.swift) asked, in the arbitration order
-/// (`RecognizerSettings.arbitrationOrder`), whether its gesture begins: when the fingers move, when every
+/// (their order in `RecognizerSettings.rules`), whether its gesture begins: when the fingers move, when every
 /// finger lifted, and at a time the rule asked for. So for one set of fingers at most one gesture begins.
 /// Every input goes through `handle`, a `switch (state, input)` with every pair named; every change of state
 /// goes through `transition(to:_:)`, which also disarms the deadlines the new state does not own.

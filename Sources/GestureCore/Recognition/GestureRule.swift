@@ -4,7 +4,7 @@ import GestureVocabulary
 /// holds the kind's thresholds (its [recognizer] table, with their defaults as the initial values).
 ///
 /// The recognizer (GestureRecognizer) is one state machine for every kind: it follows the fingers, and at
-/// each occasion asks the rules, in `RecognizerSettings.arbitrationOrder`, whether their gesture begins
+/// each occasion asks the rules, in their order in `RecognizerSettings.rules`, whether their gesture begins
 /// (`evaluate`). The first rule to answer `.begins` wins, unless an earlier one answered `.waits`; a rule
 /// that answers `.fails` is not asked again until the fingers change. A rule never sees another rule's
 /// answer and has no state of its own: what it needs is in the fingers (FingerSet), the attempt
@@ -69,6 +69,11 @@ public protocol GestureRule: Sendable, Equatable {
 
     /// Why it began, for the trace ("moved inward from the left edge").
     func beginReason(_ e: GestureEvent) -> String
+
+    /// The sides of the screen a gesture of this kind may begin from for these fingers (an edge swipe's
+    /// zones they landed in, when it allows their count); empty for a kind that begins anywhere. Other
+    /// rules ask `RecognizerContext.startEdges`, never the edge swipe itself.
+    func startEdges(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet
 }
 
 extension GestureRule {
@@ -83,6 +88,7 @@ extension GestureRule {
     public func supersedes(_ waiting: GestureEvent) -> Bool { false }
     public func began(_ e: inout GestureEvent, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) {}
     public func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext) {}
+    public func startEdges(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet { EdgeSet() }
 }
 
 /// What a rule is asked about.

@@ -46,17 +46,17 @@ public struct HoldRule: ConfigurableRule, Equatable {
         }
     }
 
-    /// Whether a finger that landed in the zone of a side where an edge swipe is possible has moved inward
+    /// Whether a finger that landed in the zone of a side a gesture may begin from (an edge swipe's) has moved inward
     /// from where it landed by half the slop: a slow pull from the edge (an interactive swipe that starts
     /// from rest) rather than a press. Half the slop still lets a press by the edge (a key of a keyboard's
     /// bottom row, a button by the bezel) roll and jitter as a finger does, and movement along the edge
     /// counts only against the slop.
     static func movedInwardFromAnEdge(_ fingers: FingerSet, context: RecognizerContext) -> Bool {
-        let edges = context.settings.edgeSwipe.candidates(fingers, context: context)
+        let edges = context.startEdges(fingers)
         guard !edges.isEmpty else { return false }
         let limitMM = context.settings.slopMM / 2
         for edge in Edge.sides where edges.contains(edge) {
-            let inward = EdgeSwipeRule.inward(edge)
+            let inward = EdgeZones.inward(edge)
             for f in fingers.fingers {
                 let moved = f.currentMM - f.landingMM
                 if moved.x * inward.x + moved.y * inward.y >= limitMM { return true }
@@ -69,4 +69,12 @@ public struct HoldRule: ConfigurableRule, Equatable {
     public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) { e.committed = true }
 
     public func beginReason(_ e: GestureEvent) -> String { "fingers stayed still for the hold time" }
+}
+
+extension RecognizerSettings {
+    /// The hold's rule in `rules`, with its thresholds ([recognizer.hold]).
+    public var hold: HoldRule {
+        get { rules[HoldRule.self] ?? HoldRule() }
+        set { rules[HoldRule.self] = newValue }
+    }
 }

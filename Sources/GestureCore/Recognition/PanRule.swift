@@ -63,7 +63,7 @@ public struct PanRule: ConfigurableRule, Equatable {
 
     /// A pan that began in an edge zone (and was no edge swipe) says which edge, or which corner.
     public func began(_ e: inout GestureEvent, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) {
-        e.startEdge = EdgeSwipeRule.zonesLandedIn(fingers, context: context).landingEdge
+        e.startEdge = context.zonesLandedIn(fingers).landingEdge
     }
 
     /// Commits when flung or moved past the commit distance. A committed pan's direction is where it was
@@ -106,5 +106,13 @@ public struct PanRule: ConfigurableRule, Equatable {
         if v.y >= threshold { return .down }
         if -v.y >= threshold { return .up }
         return nil
+    }
+}
+
+extension RecognizerSettings {
+    /// The pan's rule in `rules`, with its thresholds ([recognizer.pan]).
+    public var pan: PanRule {
+        get { rules[PanRule.self] ?? PanRule() }
+        set { rules[PanRule.self] = newValue }
     }
 }

@@ -86,3 +86,11 @@ public struct PinchRule: ConfigurableRule, Equatable {
 
     public func beginReason(_ e: GestureEvent) -> String { "fingers moved apart or around" }
 }
+
+extension RecognizerSettings {
+    /// The pinch's rule in `rules`, with its thresholds ([recognizer.pinch]).
+    public var pinch: PinchRule {
+        get { rules[PinchRule.self] ?? PinchRule() }
+        set { rules[PinchRule.self] = newValue }
+    }
+}

@@ -8,13 +8,26 @@ public struct RecognizerContext: Sendable {
     /// cos(angle tolerance): a movement is along a direction when its component along it is at least this
     /// fraction of its length.
     public let cosAngleTolerance: Double
-    /// `settings.rules`, made once.
+    /// `settings.rules`, their array taken once.
     let rules: [any GestureRule]
 
     public init(settings: RecognizerSettings, screenSizeMM: (width: Double, height: Double)) {
         self.settings = settings
         self.screenSizeMM = screenSizeMM
         cosAngleTolerance = Angles.cosine(degrees: settings.angleToleranceDegrees)
-        rules = settings.rules
+        rules = settings.rules.elements
+    }
+
+    /// The sides whose zone every finger landed in (`settings.edgeZones`, enabled sides only).
+    public func zonesLandedIn(_ fingers: FingerSet) -> EdgeSet {
+        settings.edgeZones.landedIn(fingers, screenSizeMM: screenSizeMM)
+    }
+
+    /// The sides some rule's gesture may begin from for these fingers (`GestureRule.startEdges`: an edge
+    /// swipe's).
+    public func startEdges(_ fingers: FingerSet) -> EdgeSet {
+        var edges = EdgeSet()
+        for rule in rules { edges.formUnion(rule.startEdges(fingers, context: self)) }
+        return edges
     }
 }

@@ -94,3 +94,11 @@ public struct TapRule: ConfigurableRule, Equatable {
 
     public func beginReason(_ e: GestureEvent) -> String { "fingers lifted within the tap time without moving" }
 }
+
+extension RecognizerSettings {
+    /// The tap's rule in `rules`, with its thresholds ([recognizer.tap]).
+    public var tap: TapRule {
+        get { rules[TapRule.self] ?? TapRule() }
+        set { rules[TapRule.self] = newValue }
+    }
+}
