@@ -336,7 +336,8 @@ extension ClientHub {
             return ProtocolError(
                 .rateLimited,
                 "at most \(Int(RequestRate.perSecond)) orientation changes a second for each user (after a burst of "
-                    + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s")
+                    + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s",
+                retryAfter: seconds)
         }
         return nil
     }

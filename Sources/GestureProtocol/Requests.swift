@@ -223,11 +223,15 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
     public var code: Code
     public var message: String
     public var id: JSONValue?
+    /// For `rate-limited`: how long until the same request would be taken (seconds, `retry_after` on the
+    /// wire); nil otherwise, and from daemons that do not say.
+    public var retryAfter: Double?
 
-    public init(_ code: Code, _ message: String, id: JSONValue? = nil) {
+    public init(_ code: Code, _ message: String, id: JSONValue? = nil, retryAfter: Double? = nil) {
         self.code = code
         self.message = message
         self.id = id
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

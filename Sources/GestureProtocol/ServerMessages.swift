@@ -99,6 +99,7 @@ public enum ServerMessage: Equatable, Sendable {
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
             members.append(("message", .string(error.message)))
+            if let retryAfter = error.retryAfter { members.append(("retry_after", .double(retryAfter))) }
         case .deviceAdded(let device):
             members = [("type", .string(TypeName.deviceAdded)), ("device", device.json)]
         case .deviceRemoved(let device):
@@ -176,7 +177,8 @@ public enum ServerMessage: Equatable, Sendable {
                 // An error code this client does not know: keep the message, classify it generally.
                 return .error(ProtocolError(.invalidRequest, "\(codeText): \(message)", id: id))
             }
-            return .error(ProtocolError(code, message, id: id))
+            let retryAfter = value["retry_after"]?.doubleValue.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            return .error(ProtocolError(code, message, id: id, retryAfter: retryAfter))
         case TypeName.deviceAdded:
             return .deviceAdded(try DeviceInfo(json: value["device"] ?? .null))
         case TypeName.deviceRemoved:

@@ -59,6 +59,7 @@ public enum RecordingFile {
         var pending: [UInt8] = []
         var total = 0
         var format: RecordingFormat?
+        var undecidedFrom = 0
         var evemu = EvemuParser(fileName: path)
         // The parsers' errors name the file and line.
         func parsing<T>(_ body: () throws(RecordingError) -> T) throws(RecordingFileError) -> T {
@@ -81,16 +82,25 @@ public enum RecordingFile {
                     "\(fromStandardInput ? "standard input" : path): more than \(maximumBytes >> 20) MiB, the most gestured "
                         + "reads as a recording; is this an evemu or libinput recording?")
             }
+            let before = pending.count
             if total == n { dropByteOrderMark(&chunk, count: n, into: &pending) } else { pending.append(contentsOf: chunk[0..<n]) }
+            // Only what was just read is searched, so a file with no newline (/dev/zero) or of comments
+            // alone costs one pass over it, never a pass for every megabyte.
+            guard let lastNewline = lastNewline(in: pending, from: before) else { continue }
             if format == nil {
-                format = pending.withUnsafeBufferPointer { RecordingFormat.of(bytes: $0, complete: false) }
+                // Lines before `undecidedFrom` are blank or comments: they decide nothing.
+                format = pending.withUnsafeBufferPointer {
+                    RecordingFormat.of(bytes: UnsafeBufferPointer(rebasing: $0[undecidedFrom...]), complete: false)
+                }
                 switch format {
                 case .evemu: evemu.reserve(forBytes: sizeHint)
                 case .libinputRecord: pending.reserveCapacity(sizeHint)
-                case nil: continue
+                case nil:
+                    undecidedFrom = lastNewline + 1
+                    continue
                 }
             }
-            guard format == .evemu, let lastNewline = pending.lastIndex(of: 0x0A) else { continue }
+            guard format == .evemu else { continue }
             try parsing { () throws(RecordingError) in
                 try pending.withUnsafeBufferPointer { (b) throws(RecordingError) in
                     try evemu.parse(lines: UnsafeBufferPointer(rebasing: b[...lastNewline]))
@@ -106,6 +116,18 @@ public enum RecordingFile {
             return evemu.finish()
         case .libinputRecord:
             return try parsing { () throws(RecordingError) in try LibinputRecordParser.parse(bytes: pending, fileName: path) }
+        }
+    }
+
+    /// The index of the last newline in `bytes` at or after `start`: memchr(3) tells whether there is one
+    /// (a megabyte without one is searched in microseconds, in a debug build too), then the last is found
+    /// from the end, a line back at most.
+    private static func lastNewline(in bytes: [UInt8], from start: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { b in
+            guard start < b.count, let base = b.baseAddress, memchr(base + start, 0x0A, b.count - start) != nil else { return nil }
+            var i = b.count - 1
+            while base[i] != 0x0A { i -= 1 }
+            return i
         }
     }
 

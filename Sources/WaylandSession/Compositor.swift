@@ -2,9 +2,11 @@
 // outputs with their names and transforms (wl_output, xdg-output for the name before wl_output 4), the
 // focused app (wlr-foreign-toplevel-management-unstable-v1: the toplevel whose state has `activated`) and a
 // virtual keyboard (zwp_virtual_keyboard_v1). It runs in the caller's poll loop: `beforePoll()` flushes
-// and prepares the read, the caller polls `fd` with its other descriptors, `afterPoll(readable:)` reads
-// and dispatches; what changed is queued in `events`. No thread, and nothing here waits except the two
-// round trips at connection.
+// and prepares the read, the caller polls `fd` for `pollEvents` with its other descriptors,
+// `afterPoll(revents:)` reads, dispatches and (when the socket was full) flushes again; what changed is
+// queued in `events`. No thread, and nothing here waits except the two round trips at connection: a
+// socket the compositor does not read (it is stopped, or busy) keeps the rest in libwayland's buffer and
+// `writeBlocked` set until POLLOUT says there is room.
 import CWaylandProtocols
 import Glibc
 import SystemCalls
@@ -38,10 +40,15 @@ public enum CompositorEvent: Equatable, Sendable {
     case focusedAppChanged(String?)
 }
 
-/// A failure of the connection; `message` says what to do.
+/// A failure of the connection; `message` says what to do, with the errno (also in `errno`) when a
+/// system call failed.
 public struct CompositorError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public var errno: Int32?
+    public init(_ message: String, errno: Int32? = nil) {
+        self.message = message
+        self.errno = errno
+    }
     public var description: String { message }
 }
 
@@ -74,6 +81,12 @@ public final class Compositor {
     private var activations = 0
     private var readPrepared = false
     private var failure: CompositorError?
+    /// Whether the last flush left requests in libwayland's buffer (the socket was full: EAGAIN).
+    public private(set) var writeBlocked = false
+    /// wl_display_sync requests made, and those whose `done` came back (in order: the compositor has
+    /// handled every request sent before the `confirmations`th one).
+    public private(set) var confirmationsRequested = 0
+    public private(set) var confirmations = 0
 
     fileprivate final class OutputRecord {
         let globalName: UInt32
@@ -151,12 +164,16 @@ public final class Compositor {
         try flush()
     }
 
-    /// Reads (when `fd` was readable) or gives up the prepared read, then dispatches: call after `poll`,
-    /// whatever woke it.
-    public func afterPoll(readable: Bool) throws(CompositorError) {
+    /// What to poll `fd` for: POLLIN, and POLLOUT while `writeBlocked`.
+    public var pollEvents: Int16 { Int16(POLLIN) | (writeBlocked ? Int16(POLLOUT) : 0) }
+
+    /// Reads (when `fd` was readable) or gives up the prepared read, then dispatches, then flushes what the
+    /// socket had no room for when it has (POLLOUT): call after `poll`, whatever woke it, with `fd`'s
+    /// `revents` (0 when poll said nothing of it).
+    public func afterPoll(revents: Int16) throws(CompositorError) {
         if readPrepared {
             readPrepared = false
-            if readable {
+            if revents & ~Int16(POLLOUT) != 0 {
                 if wl_display_read_events(display) < 0 { throw lost("reading") }
             } else {
                 wl_display_cancel_read(display)
@@ -164,11 +181,42 @@ public final class Compositor {
         }
         if wl_display_dispatch_pending(display) < 0 { throw lost("dispatching") }
         try checkFailure()
+        if writeBlocked && revents & Int16(POLLOUT) != 0 { try flush() }
     }
 
-    /// Sends the requests made so far now (the keys typed), without waiting for the next poll.
-    public func flush() throws(CompositorError) {
-        if wl_display_flush(display) < 0 && errno != EAGAIN { throw lost("writing") }
+    /// Sends the requests made so far now, without waiting for the next poll (wl_display_flush). When the
+    /// socket is full (EAGAIN) libwayland keeps the rest: `writeBlocked` is set, `pollEvents` asks for
+    /// POLLOUT and `afterPoll` sends the rest; returns whether everything went. Any other failure loses the
+    /// connection. A caller that must not have libwayland write part of a message sequence (a chord's press
+    /// without its release) makes the sequence only while `writeBlocked` is false, and keeps it well
+    /// within libwayland's buffer (4096 bytes in libwayland 1.21: a request that does not fit makes it
+    /// flush on its own, and fail the connection with EAGAIN when the socket is full).
+    @discardableResult
+    public func flush() throws(CompositorError) -> Bool {
+        if wl_display_flush(display) < 0 {
+            let code = errno
+            guard code == EAGAIN else { throw lost("writing", errno: code) }
+            writeBlocked = true
+            return false
+        }
+        writeBlocked = false
+        return true
+    }
+
+    /// Asks the compositor to say when it has handled every request made before this one
+    /// (wl_display_sync); `confirmations` reaches the number returned when its `done` is dispatched.
+    public func requestConfirmation() throws(CompositorError) -> Int {
+        guard let callback = wl_display_sync(display) else {
+            throw lost("asking for a confirmation (wl_display_sync)", errno: errno)
+        }
+        wl_callback_add_listener(callback, callbackListener, Unmanaged.passUnretained(self).toOpaque())
+        confirmationsRequested += 1
+        return confirmationsRequested
+    }
+
+    fileprivate func confirmed(_ callback: OpaquePointer?) {
+        if let callback { wl_callback_destroy(callback) }
+        confirmations += 1
     }
 
     private func roundTrip() throws(CompositorError) {
@@ -180,8 +228,11 @@ public final class Compositor {
         if let failure { throw failure }
     }
 
-    private func lost(_ doing: String) -> CompositorError {
-        let code = wl_display_get_error(display)
+    /// The connection's failure while `doing`: libwayland's error (wl_display_get_error), else `errno`
+    /// (the failed call's, when libwayland keeps none: EPIPE from a flush).
+    private func lost(_ doing: String, errno callErrno: Int32? = nil) -> CompositorError {
+        var code = wl_display_get_error(display)
+        if code == 0, let callErrno, callErrno != 0 { code = callErrno }
         var interface: UnsafePointer<wl_interface>?
         var id: UInt32 = 0
         let protocolCode = wl_display_get_protocol_error(display, &interface, &id)
@@ -190,8 +241,8 @@ public final class Compositor {
                 "the compositor at '\(displayName)' ended the connection: protocol error \(protocolCode) on "
                     + "\(String(cString: interface.pointee.name)) \(id)")
         }
-        let reason = code == 0 ? "connection lost" : String(cString: strerror(code))
-        return CompositorError("lost the compositor at '\(displayName)' while \(doing): \(reason)")
+        let reason = code == 0 ? "connection lost" : "\(String(cString: strerror(code))) (errno \(code))"
+        return CompositorError("lost the compositor at '\(displayName)' while \(doing): \(reason)", errno: code == 0 ? nil : code)
     }
 
     // MARK: Events from libwayland
@@ -350,6 +401,13 @@ nonisolated(unsafe) private let registryListener: UnsafeMutablePointer<wl_regist
         compositor(data).global(name: name, interface: string(interface), version: version)
     }
     p.pointee.global_remove = { data, _, name in compositor(data).globalRemoved(name) }
+    return p
+}()
+
+nonisolated(unsafe) private let callbackListener: UnsafeMutablePointer<wl_callback_listener> = {
+    let p = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+    p.initialize(to: wl_callback_listener())
+    p.pointee.done = { data, callback, _ in compositor(data).confirmed(callback) }
     return p
 }()
 

@@ -131,10 +131,22 @@ public final class VirtualKeyboard {
         try compositor.flush()
     }
 
-    /// Types the chords in order: each chord's modifiers pressed, its key pressed and released, its
-    /// modifiers released, with the modifier state sent after each change as a real keyboard's would be.
-    /// A keysym the keymap cannot type (not given to `init` or `cover`) is an error and nothing is typed.
-    public func type(_ chords: [(modifiers: [KeyModifier], keysym: UInt32)]) throws(CompositorError) {
+    /// Bytes of the requests `write` makes for a chord with `modifiers` modifiers: for each modifier its
+    /// key's press and the state (20 + 24 bytes), the same again to release it, and the key's press and
+    /// release (20 bytes each).
+    public static func requestBytes(modifiers: Int) -> Int { 40 + 88 * modifiers }
+
+    /// Whether the keymap has a key for `keysym`.
+    public func canType(_ keysym: UInt32) -> Bool { keymap.codes[keysym] != nil }
+
+    /// Makes the requests that type the chords in order, in libwayland's buffer; the caller flushes (the
+    /// next poll's `beforePoll`, or `Compositor.flush`). Each chord presses its modifiers, presses and
+    /// releases its key and releases its modifiers, with the modifier state sent after each change as a
+    /// real keyboard's would be. A keysym the keymap cannot type (not given to `init` or `cover`) is an
+    /// error and nothing is written. Whole chords go to libwayland only when the caller made sure they fit
+    /// (`TypingQueue` and `Compositor.flush`): a request that does not fit makes libwayland write what it
+    /// holds, which could end in the middle of a chord.
+    public func write(_ chords: [(modifiers: [KeyModifier], keysym: UInt32)]) throws(CompositorError) {
         for chord in chords where keymap.codes[chord.keysym] == nil {
             throw CompositorError("the keymap has no key for \(XkbKeyNames.name(of: chord.keysym))")
         }
@@ -157,6 +169,5 @@ public final class VirtualKeyboard {
                 zwp_virtual_keyboard_v1_modifiers(proxy, mask, 0, 0, 0)
             }
         }
-        try compositor.flush()
     }
 }

@@ -35,7 +35,8 @@ struct BindingsSource: ActionSource {
     var matcher: BindingMatcher
     var support: CompositorSupport
     let environment: [String: String]
-    /// When each hold waited for by a `held_seconds` binding has lasted long enough (ms, monotonic).
+    /// When each hold waited for by a `held_seconds` binding has lasted long enough (ms, CLOCK_MONOTONIC,
+    /// from when its begin happened).
     private var holdDeadlines: [BindingMatcher.GestureKey: Int64] = [:]
     /// The daemon's devices, as last reported.
     private var devices: [DeviceInfo] = []
@@ -85,8 +86,6 @@ struct BindingsSource: ActionSource {
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
     var compositor: CompositorLink? { support.link }
 
-    private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
-
     private func action(_ f: BindingFiring) -> Action {
         Action(
             key: f.binding.index, label: f.binding.label, arguments: f.binding.command.arguments,
@@ -94,11 +93,10 @@ struct BindingsSource: ActionSource {
             chords: f.binding.command.chords)
     }
 
-    mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action] {
+    mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?, happenedAt: Int64) -> [Action] {
         let app = support.link?.focusedApp ?? .unknown
         let firings = matcher.handle(event, deviceID: deviceID, deviceName: deviceName, app: app)
-        let t = now()
-        for (hold, seconds) in matcher.newWaits() { holdDeadlines[hold] = t + Int64((seconds * 1000).rounded()) }
+        for (hold, seconds) in matcher.newWaits() { holdDeadlines[hold] = happenedAt + Int64((seconds * 1000).rounded()) }
         if event.phase == .end || event.phase == .cancel {
             holdDeadlines[BindingMatcher.GestureKey(device: deviceID ?? "", id: event.id)] = nil
         }
@@ -106,11 +104,15 @@ struct BindingsSource: ActionSource {
     }
 
     mutating func dueActions(now t: Int64) -> [Action] {
-        let due = holdDeadlines.filter { $0.value <= t }.map(\.key)
+        let due = holdDeadlines.filter { $0.value <= t }
         var actions: [Action] = []
-        for hold in due {
+        for (hold, deadline) in due {
             holdDeadlines[hold] = nil
-            if let f = matcher.heldLongEnough(hold) { actions.append(action(f)) }
+            guard let f = matcher.heldLongEnough(hold) else { continue }
+            var a = action(f)
+            a.due = deadline
+            a.gesture = "gesture \(hold.id)" + (hold.device.isEmpty ? "" : " on \(hold.device)")
+            actions.append(a)
         }
         return actions
     }

@@ -27,12 +27,19 @@ struct Action {
     var maxPerSecond: Int
     /// Keys to type instead of a command to run (`arguments` is then empty).
     var chords: [KeyChord]? = nil
+    /// When it came due (ms, CLOCK_MONOTONIC): an action is not run, nor its keys typed, more than
+    /// `CommandRunner.maximumActionAgeMilliseconds` after.
+    var due: Int64 = SystemCall.monotonicMicroseconds() / 1000
+    /// "gesture 12 on replay1", for --verbose lines.
+    var gesture: String? = nil
 }
 
 /// What turns the daemon's events into actions: the bindings file or lisgd's -g options.
 protocol ActionSource {
     var subscriptionFilter: SubscriptionFilter { get }
-    mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?) -> [Action]
+    /// The actions `event` fires; it happened at `happenedAt` (ms, CLOCK_MONOTONIC: EventAges), which the
+    /// runner also gives the actions as their `due`.
+    mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?, happenedAt: Int64) -> [Action]
     /// SIGHUP: reread the source; nil when it cannot be reloaded. Returns log lines.
     mutating func reload() -> [String]?
     /// The compositor connection the source uses (focused app, keys), polled with the daemon's socket.
@@ -90,6 +97,34 @@ private struct DropCount {
     var loggedAt: Int64?
 }
 
+/// Firings dropped because their gestures were older than `CommandRunner.maximumActionAgeMilliseconds`
+/// when gesturectl read them: said in one line once the backlog is read.
+private struct LateFirings {
+    var count = 0
+    /// The least and greatest age (ms).
+    var ages: (least: Int64, most: Int64) = (.max, 0)
+    /// How many of each binding, in the order they came.
+    var labels: [(label: String, count: Int)] = []
+
+    mutating func add(_ label: String, age: Int64) {
+        count += 1
+        ages = (min(ages.least, age), max(ages.most, age))
+        if let i = labels.firstIndex(where: { $0.label == label }) { labels[i].count += 1 } else { labels.append((label, 1)) }
+    }
+}
+
+/// Which binding dropped firings, and why: each has its own line a second.
+private struct DropReason: Hashable {
+    var key: Int
+    var why: Kind
+    enum Kind: Hashable {
+        /// Over a limit of commands running or waiting, or of chords waiting for the compositor.
+        case limit
+        /// Keys that waited too long for the compositor.
+        case lateKeys
+    }
+}
+
 final class CommandRunner<Source: ActionSource> {
     private var source: Source
     private let socketPath: String?
@@ -101,11 +136,14 @@ final class CommandRunner<Source: ActionSource> {
         case greeting(GestureClient)
         /// The subscription is sent and not answered yet (its request id).
         case subscribing(GestureClient, id: Int)
+        /// The daemon refused the subscription as rate-limited: the source's subscription (the latest, a
+        /// reload meanwhile included) is sent again at `at` (ms), when its `retry_after` says it may.
+        case subscribeAgain(GestureClient, at: Int64)
         case subscribed(GestureClient)
 
         var client: GestureClient {
             switch self {
-            case .greeting(let c), .subscribing(let c, _), .subscribed(let c): return c
+            case .greeting(let c), .subscribing(let c, _), .subscribeAgain(let c, _), .subscribed(let c): return c
             }
         }
     }
@@ -139,9 +177,20 @@ final class CommandRunner<Source: ActionSource> {
     /// Start times (ms) of each binding's firings within the last second, and whether the log said so.
     private var recentFirings: [Int: [Int64]] = [:]
     private var rateLimited: Set<Int> = []
-    private var drops: [Int: DropCount] = [:]
+    /// By binding and why (a binding's firings refused for one reason do not hide another's line).
+    private var drops: [DropReason: DropCount] = [:]
 
     static var maximumQueued: Int { 16 }
+    /// How late an action may run or type its keys at most (ms after it came due); later ones are dropped
+    /// with a log line (docs/bindings.md, "Late gestures").
+    static var maximumActionAgeMilliseconds: Int64 { 1000 }
+    /// How long gesturectl waits at most, when it stops, for the compositor to confirm the keys in flight.
+    static var closingMilliseconds: Int64 { 1000 }
+    /// Firings of `keys` bindings so far, to tell their chords apart in the log.
+    private var typingFirings = 0
+    /// Each device's clock, to age its events.
+    private var ages = EventAges()
+    private var late = LateFirings()
     /// Commands of one `parallel` binding running at once at most; more firings are dropped (logged).
     static var maximumRunningPerBinding: Int { 16 }
     /// Commands running at once at most, every binding together.
@@ -173,11 +222,12 @@ final class CommandRunner<Source: ActionSource> {
             let compositor = source.compositor
             if let compositor {
                 do {
-                    try compositor.compositor.beforePoll()
-                    fds.append(pollfd(fd: compositor.compositor.fd, events: Int16(POLLIN), revents: 0))
+                    try compositor.beforePoll(staleBefore: now() - Self.maximumActionAgeMilliseconds)
+                    fds.append(pollfd(fd: compositor.compositor.fd, events: compositor.compositor.pollEvents, revents: 0))
                 } catch {
                     lose(compositor: error)
                 }
+                logTyping(compositor)
             }
             let n = poll(&fds, nfds_t(fds.count), pollTimeout())
             if n < 0 && errno != EINTR {
@@ -186,13 +236,14 @@ final class CommandRunner<Source: ActionSource> {
             }
             if let compositor, source.compositor === compositor {
                 do {
-                    try compositor.compositor.afterPoll(readable: n > 0 && fds.last!.revents != 0)
+                    try compositor.afterPoll(revents: n > 0 ? fds.last!.revents : 0)
                     for event in compositor.compositor.takeEvents() {
                         if case .focusedAppChanged(let app) = event { log.debug("focused app: " + (app.map { "'\($0)'" } ?? "none")) }
                     }
                 } catch {
                     lose(compositor: error)
                 }
+                logTyping(compositor)
             }
             if fds[0].revents != 0 {
                 while let signal = try? SystemCall.signalRead(signalFD) {
@@ -204,6 +255,10 @@ final class CommandRunner<Source: ActionSource> {
                         log.info(
                             "stopping on \(signal == SIGTERM ? "SIGTERM" : "SIGINT")"
                                 + (running > 0 ? "; \(running) command\(running == 1 ? "" : "s") still running, left to finish" : ""))
+                        if let link = source.compositor {
+                            link.close(deadline: now() + Self.closingMilliseconds)
+                            logTyping(link)
+                        }
                         return 0
                     }
                 }
@@ -213,9 +268,17 @@ final class CommandRunner<Source: ActionSource> {
             if let at = compositorReconnectAt, t >= at { reconnectCompositor() }
             if connection != nil {
                 drain()
+                if case .subscribeAgain(let client, let at)? = connection, now() >= at {
+                    do {
+                        try subscribe(client)
+                    } catch {
+                        scheduleReconnect(reason: "subscribing again failed: \(error)")
+                    }
+                }
             } else if t >= reconnectAt {
                 connect()
             }
+            if !moreToRead { sayLate() }
         }
     }
 
@@ -229,6 +292,7 @@ final class CommandRunner<Source: ActionSource> {
         switch connection {
         case nil: deadlines.append(reconnectAt)
         case .greeting, .subscribing: deadlines.append(connectingSince + Self.greetingMilliseconds)
+        case .subscribeAgain(_, let at): deadlines.append(at)
         case .subscribed: break
         }
         if let at = compositorReconnectAt { deadlines.append(at) }
@@ -242,6 +306,10 @@ final class CommandRunner<Source: ActionSource> {
     /// The compositor went away (the session ended, or it crashed): bindings with `app` stop matching and
     /// those with `keys` are refused, the rest keep working, and it is tried again with backoff.
     private func lose(compositor error: CompositorError) {
+        if let link = source.compositor {
+            link.abandon("the compositor went away")
+            logTyping(link)
+        }
         for line in source.compositorLost(error) { log.info(line) }
         compositorBackoff.succeeded()
         scheduleCompositorReconnect(reason: "\(error)")
@@ -287,6 +355,7 @@ final class CommandRunner<Source: ActionSource> {
         moreToRead = false
         subscriptionChanged = false
         source.forgetGesturesInFlight()
+        ages.reset()
         let (delay, line) = backoff.failed(reason: reason)
         reconnectAt = now() + delay
         if let line { log.info(line) }
@@ -316,6 +385,7 @@ final class CommandRunner<Source: ActionSource> {
     }
 
     private func seconds(_ ms: Int64) -> String { BindingMatcher.decimal(Double(ms) / 1000) }
+    private func tenths(_ ms: Int64) -> String { BindingMatcher.decimal((Double(ms) / 100).rounded() / 10) }
 
     /// Handles the messages received or readable now, at most `messagesPerTurn`, without waiting.
     private func drain() {
@@ -338,7 +408,7 @@ final class CommandRunner<Source: ActionSource> {
                 if now() - connectingSince >= Self.greetingMilliseconds {
                     scheduleReconnect(reason: "the daemon did not answer within \(seconds(Self.greetingMilliseconds)) s")
                 }
-            case .subscribed?, nil:
+            case .subscribeAgain?, .subscribed?, nil:
                 break
             }
         } catch GestureClientError.closed {
@@ -362,7 +432,14 @@ final class CommandRunner<Source: ActionSource> {
             }
         case .gesture(let g):
             let name = g.device.flatMap { devices[$0]?.name }
-            for action in source.actions(for: g.event, deviceID: g.device, deviceName: name) {
+            let t = SystemCall.monotonicMicroseconds()
+            let age = ages.age(
+                eventTime: g.event.timeMicroseconds, device: g.device, source: g.device.flatMap { devices[$0]?.source }, now: t,
+                bound: Self.maximumActionAgeMilliseconds * 1000)
+            let happened = (t - age) / 1000
+            for var action in source.actions(for: g.event, deviceID: g.device, deviceName: name, happenedAt: happened) {
+                action.due = happened
+                action.gesture = "gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "")
                 fire(action)
             }
         case .deviceAdded(let d):
@@ -374,11 +451,18 @@ final class CommandRunner<Source: ActionSource> {
             log.debug("device changed: \(d.id) \"\(d.name)\"")
         case .deviceRemoved(let d):
             devices[d.id] = nil
+            ages.forget(device: d.id)
             log.debug("device removed: \(d.id) \"\(d.name)\"")
             devicesChanged()
         case .error(let e):
             if case .subscribing(_, let expected)? = connection, e.id == .integer(expected) {
-                throw .daemon(e)
+                guard e.code == .rateLimited else { throw .daemon(e) }
+                // Not a failure: the daemon takes it again after `retry_after` (the same filter, or a newer).
+                let wait = Int64(((e.retryAfter ?? RequestPacer<Int, Int>.defaultRetryAfterSeconds) * 1000).rounded(.up))
+                connection = .subscribeAgain(client, at: now() + wait)
+                subscriptionChanged = false
+                log.info("the daemon refused the subscription for now (\(e.message)); sending it again in \(seconds(wait)) s")
+                return
             }
             if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
             log.info("the daemon says: \(e.message)")
@@ -408,8 +492,8 @@ final class CommandRunner<Source: ActionSource> {
             }
         case .subscribing?:
             subscriptionChanged = true
-        case .greeting?, nil:
-            break  // the subscription sent after the hello is the new one
+        case .greeting?, .subscribeAgain?, nil:
+            break  // the subscription sent after the hello, or again after the refusal, is the new one
         }
     }
 
@@ -426,20 +510,67 @@ final class CommandRunner<Source: ActionSource> {
 
     /// A firing not run: logged at once the first time, then at most once a second per binding with the
     /// count since the last line.
-    private func drop(_ action: Action, _ why: String) {
+    private func drop(_ action: Action, _ why: String) { drop(key: action.key, label: action.label, .limit, why) }
+
+    private func drop(key: Int, label: String, _ kind: DropReason.Kind, _ why: String) {
         let t = now()
-        var d = drops[action.key, default: DropCount()]
+        let reason = DropReason(key: key, why: kind)
+        var d = drops[reason, default: DropCount()]
         d.count += 1
         if d.loggedAt.map({ t - $0 >= 1000 }) ?? true {
-            log.info("\(action.label): \(why)" + (d.count > 1 ? " (\(d.count) firings not run since the last line)" : ""))
+            log.info("\(label): \(why)" + (d.count > 1 ? " (\(d.count) firings not run since the last line)" : ""))
             d.count = 0
             d.loggedAt = t
         }
-        drops[action.key] = d
+        drops[reason] = d
+    }
+
+    /// Logs what became of the chords handed to the compositor: "typed" only for those it confirmed.
+    private func logTyping(_ link: CompositorLink) {
+        var given: [String: (chords: Int, labels: [String])] = [:]
+        for report in link.takeReports() {
+            switch report {
+            case .typed(let tag, let chords):
+                log.debug("\(tag.label): typed \(chords.map(\.described).joined(separator: ", "))" + (tag.gesture.map { " (\($0))" } ?? ""))
+            case .late(let tag, let chords):
+                drop(
+                    key: tag.key, label: tag.label, .lateKeys,
+                    "not typed: \(chords.map(\.described).joined(separator: ", ")) waited more than "
+                        + "\(seconds(Self.maximumActionAgeMilliseconds)) s for the compositor, which did not read them")
+            case .unconfirmed(let tag, let chords, let reason):
+                let why = "may not have been typed (written, not confirmed): \(reason)"
+                given[why, default: (0, [])].chords += chords.count
+                if !given[why]!.labels.contains(tag.label) { given[why]!.labels.append(tag.label) }
+            case .notTyped(let tag, let chords, let reason):
+                let why = "not typed: \(reason)"
+                given[why, default: (0, [])].chords += chords.count
+                if !given[why]!.labels.contains(tag.label) { given[why]!.labels.append(tag.label) }
+            }
+        }
+        for (why, g) in given.sorted(by: { $0.key < $1.key }) {
+            log.info("\(g.chords) chord\(g.chords == 1 ? "" : "s") of \(g.labels.joined(separator: ", ")) \(why)")
+        }
+    }
+
+    /// Says the late firings dropped since the last line, in one line.
+    private func sayLate() {
+        guard late.count > 0 else { return }
+        let (least, most) = late.ages
+        log.info(
+            "dropped \(late.count) late firing\(late.count == 1 ? "" : "s") (gesture\(late.count == 1 ? "" : "s") "
+                + (least == most ? tenths(least) : "\(tenths(least)) to \(tenths(most))")
+                + " s old when read, more than \(seconds(Self.maximumActionAgeMilliseconds)) s: gesturectl was stopped, or starved of CPU): "
+                + late.labels.map { "\($0.label) \($0.count)" }.joined(separator: ", "))
+        late = LateFirings()
     }
 
     private func fire(_ action: Action) {
         let t = now()
+        // A gesture read late (gesturectl stopped, starved) runs nothing: its moment has passed.
+        if t - action.due > Self.maximumActionAgeMilliseconds {
+            late.add(action.label, age: t - action.due)
+            return
+        }
         var recent = recentFirings[action.key, default: []].filter { t - $0 < 1000 }
         if recent.count >= action.maxPerSecond {
             if !rateLimited.contains(action.key) {
@@ -483,12 +614,24 @@ final class CommandRunner<Source: ActionSource> {
     private func start(_ action: Action) {
         if let chords = action.chords {
             let typed = chords.map(\.described).joined(separator: ", ")
-            let problem = source.compositor.map { $0.type(chords) } ?? "no compositor connection"
-            if let problem {
-                log.info("\(action.label): cannot type \(typed): \(problem)")
-            } else {
-                log.debug("\(action.label): typed \(typed)")
+            guard let link = source.compositor else {
+                log.info("\(action.label): cannot type \(typed): no compositor connection")
+                return
             }
+            typingFirings += 1
+            let tag = TypingTag(firing: typingFirings, key: action.key, label: action.label, gesture: action.gesture)
+            switch link.type(chords, tag: tag, due: action.due, staleBefore: now() - Self.maximumActionAgeMilliseconds) {
+            case nil:
+                break
+            case .cannotType(let problem)?:
+                log.info("\(action.label): cannot type \(typed): \(problem)")
+            case .queueFull(let waiting)?:
+                drop(
+                    action,
+                    "dropped: \(waiting) chords already wait for the compositor (at most "
+                        + "\(TypingQueue<TypingTag>.maximumWaiting)), which does not read them")
+            }
+            logTyping(link)
             return
         }
         if children.count >= Self.maximumRunning {

@@ -1,18 +1,54 @@
 // `gesturectl bind`'s side of the compositor: which app is focused (for bindings with `app`) and a virtual
 // keyboard (for bindings with `keys`), connected only when some binding needs them. The runner polls it
-// with the daemon's socket; the bindings source asks it which app is focused.
+// with the daemon's socket; the bindings source asks it which app is focused. Keys go through a
+// TypingQueue: whole chords in batches the compositor confirms, a small queue while it does not read,
+// and "typed" said only of what it confirmed (issue 28).
 #if canImport(Glibc)
 import Glibc
 #endif
 import GestureBindings
 import GestureConfig
+import SystemCalls
 import WaylandSession
+
+/// Which firing chords belong to, for the log.
+struct TypingTag {
+    /// Unique to the firing (its chords are grouped by it).
+    var firing: Int
+    /// The binding (`Action.key`) and how log lines name it.
+    var key: Int
+    var label: String
+    /// "gesture 12 on replay1", for --verbose lines.
+    var gesture: String?
+}
+
+/// What became of chords handed to `CompositorLink.type`, for the log.
+enum TypingReport {
+    /// The compositor confirmed it handled them (they reached the focused app, if one has the focus).
+    case typed(TypingTag, [KeyChord])
+    /// They waited for the compositor longer than the bound and were dropped, never written.
+    case late(TypingTag, [KeyChord])
+    /// They were written but the compositor went away (or gesturectl stopped) before confirming them.
+    case unconfirmed(TypingTag, [KeyChord], reason: String)
+    /// They were never written: the compositor went away, or gesturectl stopped.
+    case notTyped(TypingTag, [KeyChord], reason: String)
+}
+
+/// Why `CompositorLink.type` refused chords.
+enum TypingRefusal {
+    /// They cannot be typed here (no keyboard, a key the keymap lacks): the message says why.
+    case cannotType(String)
+    /// `waiting` chords already wait for a compositor that does not read them (TypingQueue.maximumWaiting).
+    case queueFull(waiting: Int)
+}
 
 final class CompositorLink {
     let compositor: Compositor
     private(set) var keyboard: VirtualKeyboard?
     /// Why keys cannot be typed (nil when they can, or when no binding types keys).
     private(set) var keyboardProblem: String?
+    private var typing = TypingQueue<TypingTag>()
+    private var reports: [TypingReport] = []
 
     init(_ compositor: Compositor) {
         self.compositor = compositor
@@ -32,7 +68,8 @@ final class CompositorLink {
         guard !keysyms.isEmpty else { return nil }
         do {
             if let keyboard {
-                try keyboard.cover(keysyms)
+                // The chords still waiting keep their keys in the new keymap.
+                try keyboard.cover(keysyms + typing.waiting.map(\.keysym))
             } else {
                 keyboard = try VirtualKeyboard(compositor: compositor, keysyms: keysyms)
             }
@@ -43,19 +80,97 @@ final class CompositorLink {
         return keyboardProblem
     }
 
-    /// Types `chords`; the problem when it cannot.
-    func type(_ chords: [KeyChord]) -> String? {
-        guard let keyboard else { return keyboardProblem ?? "no virtual keyboard" }
-        var resolved: [(modifiers: [KeyModifier], keysym: UInt32)] = []
+    /// Queues `chords` to be typed, whole: the problem when they cannot be (no keyboard, an unknown key,
+    /// the queue full while the compositor does not read). Chords that waited since before `staleBefore`
+    /// are dropped first (reported as `late`). What becomes of them comes through `takeReports`.
+    func type(_ chords: [KeyChord], tag: TypingTag, due: Int64, staleBefore: Int64) -> TypingRefusal? {
+        guard keyboard != nil else { return .cannotType(keyboardProblem ?? "no virtual keyboard") }
+        var entries: [TypingQueue<TypingTag>.Chord] = []
         for chord in chords {
-            guard let sym = XkbKeyNames.keysym(named: chord.key) else { return "\(chord.key) is not an xkb key name" }
-            resolved.append((chord.modifiers, sym))
+            guard let sym = XkbKeyNames.keysym(named: chord.key) else { return .cannotType("\(chord.key) is not an xkb key name") }
+            entries.append(.init(tag: tag, chord: chord, keysym: sym, due: due))
         }
-        do {
-            try keyboard.type(resolved)
-            return nil
-        } catch {
-            return error.message
+        let (admitted, stale) = typing.add(entries, staleBefore: staleBefore)
+        report(stale, as: { .late($0, $1) })
+        return admitted ? nil : .queueFull(waiting: typing.waiting.count)
+    }
+
+    /// Writes the next batch of chords when the compositor has confirmed the last and the socket has room,
+    /// then prepares the read: call right before `poll`, then poll `compositor.fd` for
+    /// `compositor.pollEvents`.
+    func beforePoll(staleBefore: Int64) throws(CompositorError) {
+        if let keyboard, !compositor.writeBlocked {
+            let (batch, stale) = typing.nextBatch(staleBefore: staleBefore)
+            report(stale, as: { .late($0, $1) })
+            let writable = batch.filter { keyboard.canType($0.keysym) }
+            if writable.count < batch.count {
+                report(batch.filter { !keyboard.canType($0.keysym) }, as: { .notTyped($0, $1, reason: "the keymap lost its key (a reload)") })
+            }
+            if !writable.isEmpty {
+                try keyboard.write(writable.map { ($0.chord.modifiers, $0.keysym) })
+                typing.written(writable, confirmation: try compositor.requestConfirmation())
+                try compositor.flush()
+            }
+        }
+        try compositor.beforePoll()
+    }
+
+    /// Reads, dispatches and flushes after `poll` (`revents`: the compositor's descriptor's); the batch the
+    /// compositor confirmed is reported `typed`.
+    func afterPoll(revents: Int16) throws(CompositorError) {
+        try compositor.afterPoll(revents: revents)
+        report(typing.confirmed(through: compositor.confirmations), as: { .typed($0, $1) })
+    }
+
+    /// What became of chords since the last call.
+    func takeReports() -> [TypingReport] {
+        defer { reports.removeAll() }
+        return reports
+    }
+
+    /// The compositor is gone: the chords in flight and waiting are reported.
+    func abandon(_ reason: String) {
+        let (unconfirmed, waiting) = typing.abandon()
+        report(unconfirmed, as: { .unconfirmed($0, $1, reason: reason) })
+        report(waiting, as: { .notTyped($0, $1, reason: reason) })
+    }
+
+    /// Before gesturectl exits: waits (polling the compositor alone, until `deadline`, ms monotonic) for the
+    /// batch in flight to be flushed and confirmed, so the compositor has handled each chord's releases
+    /// before the keyboard goes; the chords still waiting are not typed. Then destroys the keyboard.
+    func close(deadline: Int64) {
+        while awaitsCompositor {
+            let left = deadline - SystemCall.monotonicMicroseconds() / 1000
+            guard left > 0 else { break }
+            do {
+                try compositor.beforePoll()
+                var fd = pollfd(fd: compositor.fd, events: compositor.pollEvents, revents: 0)
+                let n = poll(&fd, 1, Int32(clamping: left))
+                try afterPoll(revents: n > 0 ? fd.revents : 0)
+            } catch {
+                abandon("\(error)")
+                return
+            }
+        }
+        abandon("gesturectl is stopping")
+        keyboard = nil
+        _ = try? compositor.flush()
+    }
+
+    /// Whether a batch awaits the compositor's confirmation, or requests wait for room in its socket.
+    private var awaitsCompositor: Bool {
+        if case .confirming = typing.state { return true }
+        return compositor.writeBlocked
+    }
+
+    /// Reports `chords` grouped by firing, in order.
+    private func report(_ chords: [TypingQueue<TypingTag>.Chord], as make: (TypingTag, [KeyChord]) -> TypingReport) {
+        var start = chords.startIndex
+        while start < chords.endIndex {
+            let firing = chords[start].tag.firing
+            let end = chords[start...].firstIndex { $0.tag.firing != firing } ?? chords.endIndex
+            reports.append(make(chords[start].tag, chords[start..<end].map(\.chord)))
+            start = end
         }
     }
 }

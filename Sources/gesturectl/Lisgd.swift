@@ -344,7 +344,7 @@ struct LisgdSource: ActionSource {
         return screens[id] ?? Vector2(e.positionMM.x, e.positionMM.y)
     }
 
-    mutating func actions(for e: GestureEvent, deviceID: String?, deviceName: String?) -> [Action] {
+    mutating func actions(for e: GestureEvent, deviceID: String?, deviceName: String?, happenedAt: Int64) -> [Action] {
         guard e.kind == .pan || e.kind == .edgeSwipe else { return [] }
         if options.device != nil {
             guard let deviceID, selected?.contains(deviceID) == true else { return [] }

@@ -28,7 +28,8 @@ private let orientationUsage = """
     flipped transform is reported, not followed), until stopped. A touchscreen's output is its WL_OUTPUT
     udev property, else --output, else the only output; with several outputs and neither, none is
     followed. It sets the orientation again when a device is added, the daemon restarts (reconnecting
-    with backoff) or an output comes back; it exits (status 1) when the compositor goes away.
+    with backoff) or an output comes back; an orientation the daemon's rate limit refuses is sent again
+    (the latest wanted) when the daemon says it may. It exits (status 1) when the compositor goes away.
 
       --output NAME    the output of the touchscreens without WL_OUTPUT ("DSI-1"; `swaymsg -t get_outputs`)
       --verbose        also log each orientation set and how long after the compositor's change
@@ -135,15 +136,17 @@ final class OrientationFollower {
     private var connectedOnce = false
     private var backoff = ReconnectBackoff()
     private var reconnectAt: Int64 = 0
-    /// The daemon's devices this follower turns, by id, as last reported (or as last set here).
+    /// The daemon's devices this follower turns, by id, as last reported.
     private var devices: [String: DeviceInfo] = [:]
     /// What was last logged about each device, so each state is said once.
     private var said: [String: OrientationDecision] = [:]
     private var nextRequest = 1
-    /// Requests in flight: the device, the orientation and when the compositor's change was read (ms).
-    private var inFlight: [Int: (device: String, orientation: DeviceOrientation, since: Int64?)] = [:]
-    /// Requests in flight at most; more means the daemon stopped answering: reconnect.
-    private static let maximumInFlight = 256
+    /// The orientation each device should have and what is in flight for it: one request per device at a
+    /// time, the latest wanted one sent again when the daemon's rate limit refused it (`retry_after`).
+    private var pacer = RequestPacer<String, DeviceOrientation>()
+    /// When the compositor's change that asked for each device's wanted orientation was read (ms), for
+    /// the latency --verbose logs.
+    private var changedAt: [String: Int64] = [:]
 
     init(compositor: Compositor, socketPath: String?, device: String?, output: String?, log: Logger) {
         self.compositor = compositor
@@ -180,17 +183,19 @@ final class OrientationFollower {
             }
             var fds = [
                 pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: compositor.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: compositor.fd, events: compositor.pollEvents, revents: 0),
             ]
             if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
-            let timeout: Int32 = client == nil ? Int32(clamping: max(0, reconnectAt - now())) : -1
+            // Until the reconnection, or the time a refused orientation may be sent again.
+            let deadline = client == nil ? reconnectAt : pacer.nextDeadline
+            let timeout: Int32 = deadline.map { Int32(clamping: max(0, $0 - now())) } ?? -1
             let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno != EINTR {
                 log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
                 return 1
             }
             do {
-                try compositor.afterPoll(readable: n > 0 && fds[1].revents != 0)
+                try compositor.afterPoll(revents: n > 0 ? fds[1].revents : 0)
             } catch {
                 return compositorGone(error)
             }
@@ -210,7 +215,6 @@ final class OrientationFollower {
                 while let signal = try? SystemCall.signalRead(signalFD) {
                     if signal == SIGHUP {
                         log.info("SIGHUP: setting every device's orientation again")
-                        for id in devices.keys { devices[id]?.orientation = .normal }
                         applyAll(force: true)
                         continue
                     }
@@ -220,6 +224,7 @@ final class OrientationFollower {
             }
             if client != nil {
                 drain()
+                sendDue()
             } else if now() >= reconnectAt {
                 connect()
             }
@@ -242,7 +247,9 @@ final class OrientationFollower {
             try c.subscribe(SubscriptionFilter(kinds: [], updates: false), timeoutMilliseconds: 2000)
             devices = Dictionary(c.hello.devices.filter(wanted).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             said = [:]
-            inFlight = [:]
+            pacer.reset()
+            changedAt = [:]
+            for d in devices.values { pacer.daemonHolds(d.orientation, for: d.id) }
             log.info(
                 (connectedOnce ? "reconnected to" : "connected to") + " gestured \(c.hello.daemonVersion) at \(c.path); devices: "
                     + (devices.isEmpty ? "none yet" : devices.keys.sorted().joined(separator: ", ")))
@@ -254,6 +261,13 @@ final class OrientationFollower {
             backoff.succeeded()
             applyAll()
             drain()
+            sendDue()
+        } catch GestureClientError.daemon(let e) where e.code == .rateLimited {
+            // The daemon says when it takes the request again: then, not after a backoff.
+            client = nil
+            let wait = Int64(((e.retryAfter ?? RequestPacer<String, DeviceOrientation>.defaultRetryAfterSeconds) * 1000).rounded(.up))
+            reconnectAt = now() + wait
+            log.info("the daemon refused the subscription for now (\(e.message)); connecting again in \(BindingMatcher.decimal(Double(wait) / 1000)) s")
         } catch {
             scheduleReconnect(reason: "\(error)")
         }
@@ -275,24 +289,38 @@ final class OrientationFollower {
                 case .deviceAdded(let d) where wanted(d):
                     devices[d.id] = d
                     said[d.id] = nil
+                    pacer.forget(d.id)
+                    pacer.daemonHolds(d.orientation, for: d.id)
                     log.debug("device added: \(d.id) (\(d.name))")
                     apply(d, force: false)
                 case .deviceRemoved(let d):
                     devices[d.id] = nil
                     said[d.id] = nil
+                    pacer.forget(d.id)
+                    changedAt[d.id] = nil
                 case .deviceChanged(let d) where devices[d.id] != nil:
                     devices[d.id] = d
-                case .oriented(let id, let answered, _):
-                    guard let n = id?.intValue, let request = inFlight.removeValue(forKey: n) else { break }
-                    let latency = request.since.map { " \(BindingMatcher.decimal(Double(now() - $0))) ms after the compositor's change" } ?? ""
-                    for d in answered where d.id == request.device {
-                        log.debug("\(d.id): orientation \(d.orientation.rawValue) set\(latency)")
-                    }
+                    pacer.daemonHolds(d.orientation, for: d.id)
+                case .oriented(let id, _, _):
+                    guard let n = id?.intValue, let (device, orientation) = pacer.answered(id: n, .accepted, now: now(), unitsPerSecond: 1000)
+                    else { break }
+                    let latency = changedAt[device].map { " \(BindingMatcher.decimal(Double(now() - $0))) ms after the compositor's change" } ?? ""
+                    log.debug("\(device): orientation \(orientation.rawValue) set\(latency)")
                 case .error(let e):
-                    if let n = e.id?.intValue, let request = inFlight.removeValue(forKey: n) {
-                        log.info("\(request.device): the daemon refused orientation \(request.orientation.rawValue): \(e.message)")
-                    } else {
+                    guard let n = e.id?.intValue, let (device, orientation) = pacer.answered(id: n, .refused(e), now: now(), unitsPerSecond: 1000)
+                    else {
                         log.info("the daemon says: \(e.message)")
+                        break
+                    }
+                    if e.code == .rateLimited {
+                        let wanted = pacer.states[device].flatMap { state -> DeviceOrientation? in
+                            if case .pending(let w, _, _) = state { return w } else { return nil }
+                        }
+                        log.info(
+                            "\(device): the daemon's rate limit refused orientation \(orientation.rawValue) (\(e.message)); "
+                                + "orientation \(wanted.map { String($0.rawValue) } ?? "?") goes when it may")
+                    } else {
+                        log.info("\(device): the daemon refused orientation \(orientation.rawValue): \(e.message)")
                     }
                 default:
                     break
@@ -312,27 +340,33 @@ final class OrientationFollower {
         for id in devices.keys.sorted() { if let d = devices[id] { apply(d, force: force, since: since) } }
     }
 
-    /// Decides the device's orientation, says what changed once, and sets it when the daemon's differs.
+    /// Decides the device's orientation, says what changed once, and wants it of the daemon (sent by
+    /// `sendDue`, when the daemon does not hold it already, or always with `force`).
     private func apply(_ device: DeviceInfo, force: Bool, since: Int64? = nil) {
         let decision = OrientationPlan.decide(device: device, outputs: compositor.currentOutputs, outputOption: outputOption)
         if said[device.id] != decision {
             said[device.id] = decision
             log.info(decision.described(device: device))
         }
-        guard case .follow(let orientation, _, _) = decision, let client else { return }
-        guard force || device.orientation != orientation else { return }
-        guard inFlight.count < Self.maximumInFlight else {
-            scheduleReconnect(reason: "the daemon has not answered \(inFlight.count) orientation requests")
-            return
-        }
-        let id = nextRequest
-        nextRequest += 1
-        do {
-            try client.send(RequestMessage(id: .integer(id), .orientation(orientation, device: device.id)))
-            inFlight[id] = (device.id, orientation, since)
-            devices[device.id]?.orientation = orientation
-        } catch {
-            scheduleReconnect(reason: "lost the daemon: \(error)")
+        guard case .follow(let orientation, _, _) = decision, client != nil else { return }
+        pacer.want(orientation, for: device.id, force: force)
+        if let since { changedAt[device.id] = since }
+    }
+
+    /// Sends each device's latest wanted orientation that may go now: none is in flight for it, and the
+    /// wait the daemon's rate limit asked for is over. Never waits.
+    private func sendDue() {
+        guard let client else { return }
+        for (device, orientation) in pacer.due(now: now()).sorted(by: { $0.key < $1.key }) {
+            let id = nextRequest
+            nextRequest += 1
+            do {
+                try client.send(RequestMessage(id: .integer(id), .orientation(orientation, device: device)))
+                pacer.sent(orientation, for: device, id: id)
+            } catch {
+                scheduleReconnect(reason: "lost the daemon: \(error)")
+                return
+            }
         }
     }
 }

@@ -4,6 +4,11 @@
 //   enter / leave             it got or lost the keyboard focus
 //   key NAME pressed MODS     a key, decoded with the keymap the compositor sent (MODS: ctrl+alt, or none)
 //   key NAME released MODS
+//   modifiers MODS            the compositor's modifier state changed (its `modifiers` event)
+//   keyboard gone: down NAMES, modifiers MODS
+//                             the seat lost its keyboard (the last virtual keyboard was destroyed): the
+//                             keys pressed and never released (NAMES: Control_L+Left, or none) and the last
+//                             modifier state; every key event of that keyboard came before this line
 // It runs until the compositor closes the window or the connection.
 import CWaylandProtocols
 import CXkbCommon
@@ -33,6 +38,8 @@ final class Client {
     var mapped = false
     let xkbContext = xkb_context_new(XKB_CONTEXT_NO_FLAGS)
     var xkbState: OpaquePointer?
+    /// The keys pressed and not released yet (evdev code -> name), whatever `enter` and `leave` say.
+    var down: [UInt32: String] = [:]
 
     init(appID: String) {
         self.appID = appID
@@ -73,7 +80,28 @@ final class Client {
         var buffer = [CChar](repeating: 0, count: 64)
         xkb_keysym_get_name(sym, &buffer, buffer.count)
         let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        down[code] = pressed ? name : nil
         say("key \(name) \(pressed ? "pressed" : "released") \(modifiers())")
+    }
+
+    func modifiersChanged(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
+        guard let xkbState else { return }
+        xkb_state_update_mask(xkbState, depressed, latched, locked, 0, 0, group)
+        say("modifiers \(modifiers())")
+    }
+
+    /// The seat's capabilities changed: a keyboard that went away is reported with what it left down.
+    func capabilities(_ capabilities: UInt32) {
+        let hasKeyboard = capabilities & WL_SEAT_CAPABILITY_KEYBOARD.rawValue != 0
+        if hasKeyboard, keyboard == nil {
+            keyboard = wl_seat_get_keyboard(seat)
+            wl_keyboard_add_listener(keyboard, keyboardListener, Unmanaged.passUnretained(self).toOpaque())
+        } else if !hasKeyboard, let old = keyboard {
+            if wl_proxy_get_version(old) >= 3 { wl_keyboard_release(old) } else { wl_keyboard_destroy(old) }
+            keyboard = nil
+            let keys = down.keys.sorted().map { down[$0]! }
+            say("keyboard gone: down \(keys.isEmpty ? "none" : keys.joined(separator: "+")), modifiers \(modifiers())")
+        }
     }
 
     /// A 64 x 64 grey buffer in shared memory.
@@ -180,13 +208,7 @@ nonisolated(unsafe) let toplevelListener: UnsafeMutablePointer<xdg_toplevel_list
 nonisolated(unsafe) let seatListener: UnsafeMutablePointer<wl_seat_listener> = {
     let p = UnsafeMutablePointer<wl_seat_listener>.allocate(capacity: 1)
     p.initialize(to: wl_seat_listener())
-    p.pointee.capabilities = { data, seat, capabilities in
-        let c = client(data)
-        if capabilities & WL_SEAT_CAPABILITY_KEYBOARD.rawValue != 0, c.keyboard == nil {
-            c.keyboard = wl_seat_get_keyboard(seat)
-            wl_keyboard_add_listener(c.keyboard, keyboardListener, data)
-        }
-    }
+    p.pointee.capabilities = { data, _, capabilities in client(data).capabilities(capabilities) }
     p.pointee.name = { _, _, _ in }
     return p
 }()
@@ -201,7 +223,7 @@ nonisolated(unsafe) let keyboardListener: UnsafeMutablePointer<wl_keyboard_liste
         client(data).key(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
     }
     p.pointee.modifiers = { data, _, _, depressed, latched, locked, group in
-        if let state = client(data).xkbState { xkb_state_update_mask(state, depressed, latched, locked, 0, 0, group) }
+        client(data).modifiersChanged(depressed: depressed, latched: latched, locked: locked, group: group)
     }
     p.pointee.repeat_info = { _, _, _, _ in }
     return p

@@ -96,6 +96,7 @@ import GestureVocabulary
             .devices(id: .integer(2), devices: [device]),
             .pong(id: nil),
             .error(ProtocolError(.unknownRequest, "unknown request type \"x\"", id: .integer(4))),
+            .error(ProtocolError(.rateLimited, "send it again in 0.03 s", id: .integer(6), retryAfter: 0.03)),
             .deviceAdded(device),
             .deviceAdded(
                 DeviceInfo(
@@ -165,6 +166,14 @@ import GestureVocabulary
     @Test func errorsHaveCodeMessageAndID() {
         let line = ServerMessage.error(ProtocolError(.invalidJSON, "bad", id: .string("q"))).encoded
         #expect(line == #"{"type":"error","id":"q","code":"invalid-json","message":"bad"}"#)
+        let limited = ServerMessage.error(ProtocolError(.rateLimited, "later", id: .integer(3), retryAfter: 0.25)).encoded
+        #expect(limited == #"{"type":"error","id":3,"code":"rate-limited","message":"later","retry_after":0.25}"#)
+        // A retry_after that is no time is not one.
+        for bad in ["-1", "\"soon\"", "1e999"] {
+            let text = #"{"type":"error","code":"rate-limited","message":"m","retry_after":"# + bad + "}"
+            guard case .error(let e)? = try? ServerMessage.decode(line: Array(text.utf8)) else { continue }
+            #expect(e.retryAfter == nil, "\(text)")
+        }
     }
 
     @Test func gestureEventsDecodeBackExactly() throws {

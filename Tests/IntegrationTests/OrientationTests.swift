@@ -201,6 +201,7 @@ func nextDeviceChange(_ client: GestureClient, from daemon: Daemon) throws -> De
             } catch {
                 guard case .daemon(let e) = error, e.code == .rateLimited else { throw error }
                 #expect(e.message.contains("orientation changes a second"))
+                #expect(e.retryAfter.map { $0 > 0 && $0 <= 1 / 2 + 0.01 } == true, "retry_after \(String(describing: e.retryAfter))")
                 refused += 1
             }
         }

@@ -89,7 +89,7 @@ import Testing
             (.devices(id: id, devices: [device]), .devices(id: nil, devices: [])),
             (.pong(id: id), .pong(id: nil)),
             (.oriented(id: id, devices: [device]), .oriented(id: nil, devices: [])),
-            (.error(ProtocolError(.invalidRequest, "x", id: id)), .error(ProtocolError(.invalidRequest, "x"))),
+            (.error(ProtocolError(.rateLimited, "x", id: id, retryAfter: 0.03)), .error(ProtocolError(.invalidRequest, "x"))),
             (.deviceAdded(device), .deviceAdded(device)),
             (.deviceRemoved(device), .deviceRemoved(device)),
             (.deviceChanged(device), .deviceChanged(device)),

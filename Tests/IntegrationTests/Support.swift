@@ -26,8 +26,11 @@ func monotonicMilliseconds() -> Int64 {
 }
 
 /// Polls `condition` every few milliseconds until it holds; throws `what` (with context) after the bound.
-func waitUntil(_ what: @autoclosure () -> String, context: () -> String = { "" }, _ condition: () throws -> Bool) throws {
-    let deadline = monotonicMilliseconds() + patienceMilliseconds
+func waitUntil(
+    _ what: @autoclosure () -> String, patience: Int64 = patienceMilliseconds, context: () -> String = { "" },
+    _ condition: () throws -> Bool
+) throws {
+    let deadline = monotonicMilliseconds() + patience
     while true {
         if try condition() { return }
         if monotonicMilliseconds() > deadline {
@@ -160,7 +163,7 @@ final class Daemon {
     init(
         _ arguments: [String], directory: TemporaryDirectory = TemporaryDirectory(), notify: NotifySocket? = nil,
         environment extra: [String] = [], inheritListener: Int32? = nil, waitForSocket: Bool = true,
-        stderrDescriptor: Int32? = nil, udev: Bool = false
+        stderrDescriptor: Int32? = nil, udev: Bool = false, patience: Int64 = patienceMilliseconds
     ) throws {
         self.directory = directory
         socketPath = directory.path + "/gestured.sock"
@@ -203,7 +206,7 @@ final class Daemon {
         guard rc == 0 else { throw TestFailure("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))") }
         self.pid = pid
         if waitForSocket {
-            try waitUntil("the daemon to accept connections on \(socketPath)", context: { self.log }) {
+            try waitUntil("the daemon to accept connections on \(socketPath)", patience: patience, context: { self.log }) {
                 if try !isRunning() { throw TestFailure("gestured exited with status \(exitStatus!):\n\(log)") }
                 return (try? GestureClient.connect(path: socketPath))?.hello != nil
             }
@@ -320,9 +323,11 @@ func run(_ binary: String, _ arguments: [String], environment: [String] = [], in
     return (result.status, result.output)
 }
 
-/// `run`, with the process's peak resident memory (its own, from wait4's rusage), KiB.
+/// `run`, with the process's peak resident memory (its own, from wait4's rusage), KiB; `patience` bounds
+/// the wait for it to finish.
 func runMeasuringMemory(
-    _ binary: String, _ arguments: [String], environment: [String] = [], in directory: TemporaryDirectory
+    _ binary: String, _ arguments: [String], environment: [String] = [], in directory: TemporaryDirectory,
+    patience: Int64 = patienceMilliseconds
 ) throws -> (status: Int32, output: String, peakKiB: Int) {
     let outputPath = directory.path + "/run-\(UInt32.random(in: 0...UInt32.max)).out"
     var actions = posix_spawn_file_actions_t()
@@ -343,7 +348,7 @@ func runMeasuringMemory(
     guard rc == 0 else { throw TestFailure("posix_spawn \(binary): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
     var usage = rusage()
-    try waitUntil("\(binary) \(arguments.joined(separator: " ")) to finish", context: { readWholeFile(outputPath) }) {
+    try waitUntil("\(binary) \(arguments.joined(separator: " ")) to finish", patience: patience, context: { readWholeFile(outputPath) }) {
         wait4(pid, &status, WNOHANG, &usage) == pid
     }
     let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)

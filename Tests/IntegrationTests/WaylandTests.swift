@@ -69,9 +69,16 @@ final class Sway {
     }
 
     deinit {
+        kill(pid, SIGCONT)  // a stopped sway would not see the SIGTERM
         kill(pid, SIGTERM)
         _ = try? launcher.stop(SIGTERM)
     }
+
+    /// SIGSTOP: sway stalls, reading nothing from its clients until `resume`.
+    func stall() { kill(pid, SIGSTOP) }
+
+    /// SIGCONT after `stall`.
+    func resume() { kill(pid, SIGCONT) }
 
     /// `swaymsg ARGS`, which must succeed.
     @discardableResult
@@ -200,6 +207,42 @@ extension String {
             try waitUntil("the follower to stop with the compositor", context: { f.output }) { f.output.contains("the compositor went away") }
             #expect(try f.stop() == 1)
         }
+    }
+
+    /// Issue 28 item 4: the output turned nine times about 100 ms apart, faster than the daemon's rate
+    /// limit takes orientation changes (a burst of 4, then 2 a second), the last turn refused at first (the
+    /// user's rate is used up just before it): the follower keeps the latest orientation it wants, sends it
+    /// when the daemon's retry_after says it may, and the daemon ends at the output's orientation.
+    @Test func fastTurnsEndWithTheDaemonAtTheOutputsOrientation() throws {
+        let sway = try Sway()
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
+        let follower = try Background(
+            [try Paths.gesturectl(), "orientation", "--follow", "--socket", daemon.socketPath, "--verbose"],
+            environment: sway.environment, outputPath: directory.path + "/follow.log")
+        try follower.waitForOutput("replay1 (EP0430M09) follows HEADLESS-1: transform normal, orientation 0")
+        // Never sway's transform 90 (orientation 270) before the last turn.
+        for transform in ["180", "270", "normal", "180", "270", "normal", "180", "270"] {
+            try sway.message(["output", "HEADLESS-1", "transform", transform])
+            usleep(100_000)
+        }
+        // The same user's rate used up: a request for a device that is not there costs one and changes nothing.
+        let client = try daemon.connect()
+        var limited = false
+        while !limited {
+            do {
+                _ = try client.setOrientation(.normal, device: "no-such-device")
+            } catch {
+                guard case .daemon(let e) = error, e.code == .unknownDevice || e.code == .rateLimited else { throw error }
+                limited = e.code == .rateLimited
+            }
+        }
+        try sway.message(["output", "HEADLESS-1", "transform", "90"])
+        try waitUntil("the daemon at orientation 270, the output's", context: { follower.output + "\ndaemon:\n" + daemon.log }) {
+            try daemon.connect().devices().first?.orientation == .clockwise270
+        }
+        #expect(follower.output.contains("the daemon's rate limit refused orientation"), "\(follower.output)")
+        #expect(try follower.stop() == 0)
     }
 
     /// The same gesture fires the binding of the app that has the focus, with GESTURE_APP; a general binding

@@ -375,6 +375,9 @@ if require_gestured passthrough:copy-created; then
         # it at 0.12 s and it was a pan).
         stdbuf -oL gesturectl monitor --json --no-updates > "$WORK/pt-off-monitor.jsonl" 2>&1 &
         mon_pid=$!
+        # Subscribed before the touch, or the swipe may come before the monitor does (it did, once, with
+        # the host loaded: the check saw no gesture at all).
+        wait_for 20 "gesturectl monitor to subscribe" file_has_line "$WORK/pt-off-monitor.jsonl" '"type":"subscribed"' || true
         cp /run/gestured.toml.pt-orig "$config"
         pt_reload || true
         if wait_for 20 "the copy of $PT_NODE to go" pt_no_virtual "$PT_NODE"; then
