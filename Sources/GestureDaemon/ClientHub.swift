@@ -14,12 +14,8 @@ final class ClientHub {
     static let acceptsPerWake = 32
 
     private let watches: Watches
-    /// The devices, which the requests that reach beyond a session are about.
-    unowned var devices: DeviceRequests!
     /// How fast each user's clients may change the daemon's state.
     private var requestRate = RequestRate()
-    /// Orientation changes logged at most 10 a minute, with a count of those not logged.
-    private var changeLog = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
     /// The daemon's own user: its own tools are not counted against max_clients_per_uid.
     private let ownUID = getuid()
     private(set) var listener: Listener?
@@ -86,9 +82,9 @@ final class ClientHub {
 
     // MARK: Connections
 
-    /// Accepts waiting connections: each gets `hello`, or — past `max_clients` — a `too-many-clients`
-    /// error and a closed connection.
-    func acceptClients() {
+    /// Accepts waiting connections: each gets `hello` (with the `devices` read now), or — past
+    /// `max_clients` — a `too-many-clients` error and a closed connection.
+    func acceptClients(devices: DeviceRequests) {
         guard let listener else { return }
         for _ in 0..<ClientHub.acceptsPerWake {
             let fd: Int32
@@ -179,11 +175,11 @@ final class ClientHub {
         }
     }
 
-    /// A session's socket is ready.
-    func handle(_ session: ClientSession, _ readiness: Readiness) {
+    /// A session's socket is ready; its requests about devices go to `devices`.
+    func handle(_ session: ClientSession, _ readiness: Readiness, devices: DeviceRequests) {
         if readiness.isReadable || readiness.isHangUpOrError {
             let tookUpdates = session.takesUpdates
-            let outcome = session.readAndHandle(scratch: scratch, host: self)
+            let outcome = session.readAndHandle(scratch: scratch, host: SessionRequests(clients: self, devices: devices))
             if case .close(let reason) = outcome { disconnect(session, reason: reason) }
             if session.takesUpdates != tookUpdates { refreshUpdatesWanted() }
         }
@@ -257,12 +253,14 @@ final class ClientHub {
 
     // MARK: Delivery
 
-    /// Turns the engines' updates on while some client takes them or the log shows gestures (debug), and
-    /// off otherwise: a frame of a running gesture then costs no update no one reads (its end is the same).
-    /// Called whenever a subscription or the log level may have changed it.
+    /// Whether running gestures' updates are wanted: while some client takes them or the log shows gestures
+    /// (debug). The daemon turns the engines' updates off otherwise (`DeviceHub.reportsUpdates`): a frame of
+    /// a running gesture then costs no update no one reads (its end is the same).
+    private(set) var updatesWanted = true
+
+    /// Works `updatesWanted` out again: called whenever a subscription or the log level may have changed it.
     func refreshUpdatesWanted() {
-        let wanted = Log.enabled(.debug) || sessions.values.contains { $0.takesUpdates }
-        if devices.reportsUpdates != wanted { devices.reportsUpdates = wanted }
+        updatesWanted = Log.enabled(.debug) || sessions.values.contains { $0.takesUpdates }
     }
 
     /// Sends a gesture event to the clients that want it.
@@ -299,15 +297,22 @@ final class ClientHub {
     }
 }
 
-/// What sessions ask of the devices.
+extension ClientHub: DeviceDelivery {
+    var connectedClients: Int { sessions.count }
+}
+
+/// What sessions ask of the devices (`DeviceHub`).
 protocol DeviceRequests: AnyObject {
     var deviceInfos: [DeviceInfo] { get }
-    /// Whether the engines make the running gestures' updates (off while no one takes them).
-    var reportsUpdates: Bool { get set }
     func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<OrientationChange, ProtocolError>
 }
 
-extension ClientHub: SessionHost {
+/// The requests of a session that reach beyond it: about the devices, and an `orientation` request within
+/// its user's rate, which the clients keep.
+struct SessionRequests: SessionHost {
+    let clients: ClientHub
+    let devices: DeviceRequests
+
     var deviceInfos: [DeviceInfo] { devices.deviceInfos }
 
     /// The `orientation` request, within its user's rate (`RequestRate`): a request over it is refused
@@ -315,24 +320,25 @@ extension ClientHub: SessionHost {
     func setOrientation(
         _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
     ) -> Result<OrientationChange, ProtocolError> {
+        if let refusal = clients.admitOrientation(from: session) { return .failure(refusal) }
+        return devices.setOrientation(orientation, device: device, by: session.label)
+    }
+}
+
+extension ClientHub {
+    /// Whether `session`'s user may change the orientation now (`RequestRate`); nil: yes. Otherwise the
+    /// `rate-limited` error to reply with.
+    func admitOrientation(from session: ClientSession) -> ProtocolError? {
         let now = SystemCall.monotonicMicroseconds()
         let rate = requestRate.admit(uid: session.uid ?? UInt32.max, now: now)
         guard rate.admitted else {
             let seconds = (Double(rate.retryAfterMicroseconds) / 1_000_000 * 100).rounded(.up) / 100
-            return .failure(
-                ProtocolError(
-                    .rateLimited,
-                    "at most \(Int(RequestRate.perSecond)) orientation changes a second for each user (after a burst of "
-                        + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s",
-                    retryAfter: seconds))
+            return ProtocolError(
+                .rateLimited,
+                "at most \(Int(RequestRate.perSecond)) orientation changes a second for each user (after a burst of "
+                    + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s",
+                retryAfter: seconds)
         }
-        return devices.setOrientation(orientation, device: device, by: session.label)
-    }
-
-    /// A change made at a client's request, logged at most 10 a minute (with a count of those that were not).
-    func logChange(_ line: String) {
-        let (admitted, heldBack) = changeLog.admit(now: SystemCall.monotonicMicroseconds())
-        guard admitted else { return }
-        Log.info(line + (heldBack > 0 ? " (\(heldBack) more changes since the last such line were not logged)" : ""))
+        return nil
     }
 }

@@ -5,7 +5,7 @@ import GestureVocabulary
 import SystemCalls
 
 /// What a session needs from the daemon to answer requests that reach beyond the session itself.
-public protocol SessionHost: AnyObject {
+public protocol SessionHost {
     /// The devices the daemon reads now (`devices` replies).
     var deviceInfos: [DeviceInfo] { get }
     /// Carries out an `orientation` request of `session`: the devices `device` names (id, name or

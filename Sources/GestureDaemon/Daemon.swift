@@ -5,7 +5,8 @@ import SystemCalls
 
 /// The gestured daemon: one thread, one epoll loop. It owns the loop, its timer and its signals, and wires
 /// the parts that own the rest: the clients (`ClientHub`: the socket, the sessions, delivery), the devices
-/// (`DeviceHub`: discovery, hotplug, engines, passthrough) and the configuration (`ConfigurationReloader`).
+/// (`DeviceHub`: discovery and hotplug, one `DeviceRuntime` per device with its engine and passthrough)
+/// and the configuration (`ConfigurationReloader`).
 /// Each round: rearm the timer, wait, dispatch each ready watch to its owner, flush the clients.
 public final class Daemon {
     let options: DaemonOptions
@@ -46,9 +47,9 @@ public final class Daemon {
         let configuration = try reloader.loadAtStart()
         clients = ClientHub(watches: watches, limits: configuration.daemon)
         devices = DeviceHub(
-            watches: watches, clients: clients, configuration: configuration, discoversDevices: options.discoverDevices)
-        clients.devices = devices
+            watches: watches, delivery: clients, configuration: configuration, discoversDevices: options.discoverDevices)
         clients.refreshUpdatesWanted()
+        devices.reportsUpdates = clients.updatesWanted
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)
@@ -81,6 +82,8 @@ public final class Daemon {
             try loop.wait(timeoutMilliseconds: -1) { readiness in
                 guard let watch = watches[readiness.token] else { return true }  // closed earlier in this batch
                 dispatch(watch, readiness)
+                // A subscription or a disconnection may have changed whether updates are wanted.
+                devices.reportsUpdates = clients.updatesWanted
                 return running
             }
             clients.flush()
@@ -97,7 +100,7 @@ public final class Daemon {
     private func dispatch(_ watch: Watch, _ readiness: Readiness) {
         switch watch {
         case .listener:
-            clients.acceptClients()
+            clients.acceptClients(devices: devices)
         case .signals:
             handleSignals()
         case .timer:
@@ -116,9 +119,9 @@ public final class Daemon {
         case .udev:
             devices.handleUdevChanges()
         case .client(let session):
-            clients.handle(session, readiness)
-        case .device(let slot):
-            devices.pump(slot, now: SystemCall.monotonicMicroseconds())  // read only for a replay
+            clients.handle(session, readiness, devices: devices)
+        case .device(let runtime):
+            devices.pump(runtime, now: SystemCall.monotonicMicroseconds())  // read only for a replay
         }
     }
 
@@ -164,6 +167,7 @@ public final class Daemon {
             clients.apply(new.daemon)
             devices.apply(new)
             clients.refreshUpdatesWanted()  // the log level may have changed
+            devices.reportsUpdates = clients.updatesWanted
             Log.notice("configuration reloaded from \(reloader.path)")
         }
         // The file's parse tree (up to 1 MiB of TOML: tens of megabytes of small allocations) is gone:

@@ -11,10 +11,12 @@ enum DiscoveryOutcome: Equatable, Sendable {
     /// Not opened: udev has classified it, not as a touchscreen (no ID_INPUT_TOUCHSCREEN=1), and no
     /// `[[device]]` section names it.
     case notATouchscreen
-    /// Opening it failed, or it is not a device gestured can use (not direct touch, `ignore = true`, ...).
+    /// Opening it failed, or it is not a device gestured can use (not direct touch, ...).
     case refused(EvdevError)
-    /// Opened, but the recognizer cannot use it (multitouch protocol A, ...): why.
-    case unusable(String)
+    /// The configuration says `ignore = true` for it.
+    case ignoredByConfiguration
+    /// Opened, but it cannot be read (the recognizer cannot use it: multitouch protocol A, ...).
+    case unusable(DeviceAddFailure)
 }
 
 /// Why no touchscreen was found, in words for the log: what gestured looked for, among what, and for each
@@ -107,8 +109,10 @@ struct DiscoveryReport {
             return nil
         case .notATouchscreen:
             return "udev says \(classes(device)), not a touchscreen"
-        case .unusable(let why):
-            return why
+        case .ignoredByConfiguration:
+            return "the configuration says ignore = true"
+        case .unusable(let failure):
+            return failure.description
         case .refused(let error):
             let probed = device.isUnclassified ? "udev has not classified it; probed: " : ""
             return probed + refusal(error)

@@ -11,8 +11,9 @@
 //   enum EvdevReadResult { case event(InputEvent), dropped(atMicroseconds: Int64) }
 //         `dropped`: call GestureEngine.eventsDropped, then feed the `event`s that follow (libevdev's sync
 //         of the device state) to process() as usual
-//   enum EvdevError: permissionDenied / removed / notEvdevDevice / unsupported / grabFailed / system
-//         (`isPermissionDenied`, `errno`; the description tells the user what to do)
+//   enum EvdevError: permissionDenied / removed / notEvdevDevice / unsupported / ownPassthroughCopy /
+//         grabFailed / system (`isPermissionDenied`, `errno`; the description tells the user what to do;
+//         `ownPassthroughCopy`: a node whose phys starts with VirtualTouchscreen.physPrefix, never read)
 //   enum EvdevTouchCheck { static func refusalReason(_:udevTouchscreen:) -> String? }
 //
 //   final class UdevMonitor { init() throws(SystemError); let fd: Int32; func receive() -> UdevDeviceChange? }

@@ -141,7 +141,7 @@ public protocol InputSource: AnyObject {
     /// no other program reads (a replay) has nothing to take.
     func setGrab(_ grab: Bool) throws(EvdevError)
     /// A virtual copy of the source for its passthrough: the panel's name, ids, properties and axes.
-    func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen
+    func makeVirtualCopy() throws(SystemError) -> any PassthroughCopy
     /// What the source has down now, and the values its slots hold (a kernel device's state, which its
     /// events only change); nil for a source that reports everything from the start (a replay).
     var panelState: PanelState? { get }
@@ -188,7 +188,7 @@ public final class EvdevInputSource: InputSource {
     public var panelState: PanelState? { device.panelState }
 
     /// The copy clones the open device through libevdev (every code it has, not only the description's).
-    public func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen {
+    public func makeVirtualCopy() throws(SystemError) -> any PassthroughCopy {
         try VirtualTouchscreen(cloning: description, from: device, panelNode: device.path)
     }
 }

@@ -146,7 +146,7 @@ public final class ReplaySource: InputSource {
     public func setGrab(_ grab: Bool) throws(EvdevError) {}
 
     /// The copy of a replayed panel is made from its description (`gestured --replay --passthrough`).
-    public func makeVirtualCopy() throws(SystemError) -> VirtualTouchscreen {
+    public func makeVirtualCopy() throws(SystemError) -> any PassthroughCopy {
         try VirtualTouchscreen(cloning: description, panelNode: nil)
     }
 

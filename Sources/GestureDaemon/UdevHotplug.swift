@@ -104,6 +104,12 @@ public struct HotplugTracker: Equatable, Sendable {
         }
     }
 
+    /// The node's device is not one the daemon reads (the configuration ignores it): not retried until it
+    /// is added again.
+    public mutating func refused(_ devnode: String) {
+        nodes[devnode] = .refused
+    }
+
     /// The device on the node was closed (after `.close`, or after a read reported it removed).
     public mutating func closed(_ devnode: String) {
         nodes[devnode] = nil

@@ -7,7 +7,7 @@ enum Watch {
     case timer
     case udev
     case client(ClientSession)
-    case device(DeviceSlot)
+    case device(DeviceRuntime)
 }
 
 /// The event loop's registrations: every descriptor the daemon watches, under a token that is never

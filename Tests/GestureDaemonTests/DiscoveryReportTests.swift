@@ -32,7 +32,7 @@ import Testing
         // A [[device]] section naming "Named Panel".
         let configuration = DaemonConfiguration(names: { description, _ in description.name == "Named Panel" })
         let clients = ClientHub(watches: watches, limits: configuration.daemon)
-        let hub = DeviceHub(watches: watches, clients: clients, configuration: configuration, discoversDevices: true)
+        let hub = DeviceHub(watches: watches, delivery: clients, configuration: configuration, discoversDevices: true)
         let present = [
             Self.device("/dev/input/event0", "AT Translated Set 2 keyboard", Self.keyboard),
             Self.device("/dev/null", "Tagged Touchscreen", Self.touchscreen),

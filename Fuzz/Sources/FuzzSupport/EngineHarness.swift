@@ -1,8 +1,8 @@
 import GestureCore
 import GestureVocabulary
 
-/// The one place the fuzz targets drive GestureEngine, the way the daemon does (Daemon+Devices.swift,
-/// `pump` and `serviceDueDevices`): events through `process` (which fires the deadlines they passed), the
+/// The one place the fuzz targets drive GestureEngine, the way the daemon does (DeviceReads.swift and
+/// DeviceRuntime.swift, `pump` and `serveDue`): events through `process` (which fires the deadlines they passed), the
 /// timer firing (possibly late) with `advance` to the deadline it was set for, SYN_DROPPED, a replay's
 /// reset, a configuration reload, and the device going away at the end. When the engine's API changes,
 /// this function is what changes.
@@ -85,8 +85,8 @@ public func checkGestureStream(_ events: [GestureEvent], context: @autoclosure (
     fuzzCheck(open == nil, "gesture \(open?.id ?? 0) was left open at the end of the stream \(context())")
 }
 
-/// The same stream with passthrough on, the way the daemon runs a panel in passthrough (Daemon+Devices
-/// `pump` and `serviceDueDevices`, Daemon+Reload, `stopPassthrough`): the engine withholds and claims
+/// The same stream with passthrough on, the way the daemon runs a panel in passthrough (`DeviceRuntime`'s
+/// `pump` and `serveDue`, `reload`, `switchPassthrough`): the engine withholds and claims
 /// touches, TouchForwarder turns the panel's events and those decisions into the copy's events. Checks
 /// what the copy shows, read back as a compositor reads it (a FrameAssembler over the copy's description):
 /// nothing is left down once the device goes, every write ends with SYN_REPORT, the copy's values stay in
