@@ -365,6 +365,7 @@ if require_gestured passthrough:copy-created; then
         done
         exec {pt_turn_to}>&- {pt_turn_from}<&-
         kill "$PT_TURN_PID" 2>/dev/null; wait "$PT_TURN_PID" 2>/dev/null
+        rm -f "$WORK/pt-turn.in" "$WORK/pt-turn.out"   # the rig copies $WORK to the host, which takes no FIFO
         wait_for 20 "libinput to report every touch the copy was given" eval '[ "$(pt_count TOUCH_DOWN)" -ge "$(pt_copy_touches)" ]' || true
         check passthrough:turned-while-withheld-is-claimed "$attempts attempt(s): in $tested the screen turned while the edge touch was still held back (the reply claimed it) and the copy was given $leaked touch(es) of those; in $untested the withhold limit had passed before the turn came ($refused request(s) refused);$details; the copy was given $(pt_copy_touches) touch(es) in all, libinput saw $(pt_count TOUCH_DOWN)" \
             eval '[ "$tested" -ge 3 ] && [ "$leaked" = 0 ] && [ "$refused" = 0 ] && [ "$(pt_count TOUCH_DOWN)" = "$(pt_copy_touches)" ]'
