@@ -113,7 +113,7 @@ let package = Package(
             name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
         // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
         // docs/architecture.md, "Adding a gesture kind".
-        .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore"]),
+        .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "GestureBindings", "GestureConfig"]),
         .testTarget(name: "WaylandSessionTests", dependencies: ["WaylandSession", "GestureBindings", "GestureProtocol"]),
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(
@@ -126,7 +126,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "RecordingFiles", "DaemonUnderTest"]),
+            dependencies: [
+                "GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "GestureBindings", "RecordingFiles",
+                "DaemonUnderTest",
+            ]),
     ]
 )
 

@@ -141,9 +141,10 @@ public struct BindingMatcher {
         return firings
     }
 
-    /// The environment a command gets: the event's fields as GESTURE_* variables; a field the event does
-    /// not carry is left out (not set to an empty string), and so is GESTURE_APP when no app is known to
-    /// be focused. Numbers are written with at most 4 decimals.
+    /// The environment a command gets: the event's fields as GESTURE_* variables (the common ones, then
+    /// those its kind declares, `GESTURE_<KEY>`); a field the event does not carry is left out (not set to
+    /// an empty string), and so is GESTURE_APP when no app is known to be focused. Numbers are written
+    /// with at most 4 decimals.
     public static func environment(
         _ e: GestureEvent, deviceID: String?, deviceName: String?, binding: Binding, app: FocusedApp = .unknown
     ) -> [String] {
@@ -160,19 +161,26 @@ public struct BindingMatcher {
             "GESTURE_DY_MM=\(decimal(e.translationMM.y))",
             "GESTURE_BINDING=\(binding.label)",
         ]
-        if let v = e.edge { env.append("GESTURE_EDGE=\(v.rawValue)") }
-        if let v = e.edgePosition { env.append("GESTURE_EDGE_POSITION=\(decimal(v))") }
-        if let v = e.startEdge { env.append("GESTURE_START_EDGE=\(v.rawValue)") }
-        if let v = e.direction { env.append("GESTURE_DIRECTION=\(v.rawValue)") }
-        if let v = e.taps { env.append("GESTURE_TAPS=\(v)") }
+        for field in e.kind.fields where field.inEnvironment {
+            guard let value = e[field] else { continue }
+            env.append("\(field.environmentName)=\(environmentText(value))")
+        }
         if let v = e.committed { env.append("GESTURE_COMMITTED=\(v)") }
-        if let v = e.progress { env.append("GESTURE_PROGRESS=\(decimal(v))") }
-        if let v = e.scale { env.append("GESTURE_SCALE=\(decimal(v))") }
-        if let v = e.rotationDegrees { env.append("GESTURE_ROTATION=\(decimal(v))") }
         if let deviceID { env.append("GESTURE_DEVICE=\(deviceID)") }
         if let deviceName { env.append("GESTURE_DEVICE_NAME=\(deviceName)") }
         if case .app(let id) = app { env.append("GESTURE_APP=\(id)") }
         return env
+    }
+
+    /// A field's value as a variable holds it: names as the wire has them, numbers with `decimal`.
+    static func environmentText(_ value: EventFieldValue) -> String {
+        switch value {
+        case .edge(let v): return v.rawValue
+        case .direction(let v): return v.rawValue
+        case .integer(let v): return String(v)
+        case .number(let v): return decimal(v)
+        case .flag(let v): return String(v)
+        }
     }
 
     /// "12.5", "-0.0312", "3": at most 4 decimals, no exponent, no trailing zeros.

@@ -74,6 +74,53 @@ public enum BindingThreshold: Equatable, Sendable {
     }
 }
 
+/// A binding's condition on one field its gesture's kind declares (EventFields.swift), written under the
+/// field's key: `edge = "left"`, `taps = 2`, `edge_position = [0, 0.5]`. What a key accepts follows from the
+/// field's declaration (`EventField.BindingMatch`).
+public struct FieldCondition: Equatable, Sendable {
+    public enum Accepted: Equatable, Sendable {
+        case edges(Set<Edge>)
+        case directions(Set<SwipeDirection>)
+        case integer(Int)
+        case range(ClosedRange<Double>)
+        case flag(Bool)
+    }
+
+    public var field: EventField
+    public var accepted: Accepted
+
+    public init(field: EventField, accepted: Accepted) {
+        self.field = field
+        self.accepted = accepted
+    }
+
+    /// Whether the event's value passes; an event without the field never does.
+    public func accepts(_ value: EventFieldValue?) -> Bool {
+        switch (accepted, value) {
+        case (.edges(let set), .edge(let v)?): return set.contains(v)
+        case (.directions(let set), .direction(let v)?): return set.contains(v)
+        case (.integer(let n), .integer(let v)?): return n == v
+        case (.range(let r), .number(let v)?): return r.contains(v)
+        case (.range(let r), .integer(let v)?): return r.contains(Double(v))
+        case (.flag(let b), .flag(let v)?): return b == v
+        default: return false
+        }
+    }
+
+    /// For `--check`: "edge left|right", "edge_position 0-0.5", "2 taps".
+    var described: String {
+        switch accepted {
+        case .edges(let set): return "\(field.name) " + set.map(\.rawValue).sorted().joined(separator: "|")
+        case .directions(let set): return "\(field.name) " + set.map(\.rawValue).sorted().joined(separator: "|")
+        case .integer(let n):
+            if case .count(let singular, let plural) = field.text { return "\(n)\(n == 1 ? singular : plural)" }
+            return "\(field.name) \(n)"
+        case .range(let r): return "\(field.name) \(formatNumber(r.lowerBound))-\(formatNumber(r.upperBound))"
+        case .flag(let b): return "\(field.name) \(b)"
+        }
+    }
+}
+
 /// What a binding does: runs a command, or types keys.
 public enum BindingCommand: Equatable, Sendable {
     /// `command = ["prog", "arg", ...]`: executed directly (PATH is searched for the program), no shell.
@@ -133,11 +180,11 @@ public struct Binding: Equatable, Sendable {
 
     public var kinds: Set<GestureKind>?
     public var fingers: ClosedRange<Int>?
-    public var edges: Set<Edge>?
-    public var edgePosition: ClosedRange<Double>?
-    public var startEdges: Set<Edge>?
-    public var directions: Set<SwipeDirection>?
-    public var taps: Int?
+    /// Conditions on the fields the gesture's kind declares, in the file's order.
+    public var fieldConditions: [FieldCondition] = []
+    /// The kinds the file was read against: gestured's (`GestureKind.allCases`), or more (a kind added from
+    /// outside, docs/architecture.md).
+    public var knownKinds: [GestureKind] = GestureKind.allCases
     /// Where a tap or hold must be.
     public var region: BindingRegion?
     /// Glob on the device's name or id.
@@ -160,23 +207,52 @@ public struct Binding: Equatable, Sendable {
         self.command = command
     }
 
+    /// The condition on `field`, if the binding has one.
+    public func condition(on field: EventField) -> FieldCondition.Accepted? {
+        fieldConditions.first { $0.field == field }?.accepted
+    }
+
+    /// The edges an edge swipe must come from (`edge`).
+    public var edges: Set<Edge>? {
+        if case .edges(let set)? = condition(on: EventFields.edge) { return set }
+        return nil
+    }
+    /// Where along its edge (`edge_position`).
+    public var edgePosition: ClosedRange<Double>? {
+        if case .range(let r)? = condition(on: EventFields.edgePosition) { return r }
+        return nil
+    }
+    /// The edge zone a pan started in (`start_edge`).
+    public var startEdges: Set<Edge>? {
+        if case .edges(let set)? = condition(on: EventFields.startEdge) { return set }
+        return nil
+    }
+    /// The direction a pan ended in (`direction`).
+    public var directions: Set<SwipeDirection>? {
+        if case .directions(let set)? = condition(on: EventFields.direction) { return set }
+        return nil
+    }
+    /// The taps of a tap (`taps`).
+    public var taps: Int? {
+        if case .integer(let n)? = condition(on: EventFields.taps) { return n }
+        return nil
+    }
+
     /// How log lines name it: its `name`, else "binding N (file:line)".
     public var label: String {
         if let name { return name }
         return "binding \(index) (\(location))"
     }
 
-    /// The kinds of gesture this binding can match: its `gesture` key, else what its other keys imply
-    /// (`edge` and `edge_position` exist only on edge swipes, `taps` on taps, `direction` and `start_edge`
-    /// on pans), else every kind.
+    /// The kinds of gesture this binding can match: its `gesture` key, else what its other keys imply (a
+    /// field's key only the kinds that declare the field: `edge` and `edge_position` edge swipes, `taps`
+    /// taps, `direction` and `start_edge` pans), else every kind.
     public var possibleKinds: Set<GestureKind> {
         if let kinds { return kinds }
-        var implied = Set(GestureKind.allCases)
-        if edges != nil || edgePosition != nil { implied.formIntersection([.edgeSwipe]) }
-        if taps != nil { implied.formIntersection([.tap]) }
+        var implied = Set(knownKinds)
+        for c in fieldConditions { implied = implied.filter { $0.declares(c.field) } }
         if region != nil { implied.formIntersection([.tap, .hold]) }
         if case .held = trigger { implied.formIntersection([.hold]) }
-        if directions != nil || startEdges != nil { implied.formIntersection([.pan]) }
         if case .threshold(.progress) = trigger { implied.formIntersection([.edgeSwipe]) }
         if case .threshold(.scale) = trigger { implied.formIntersection([.pinch]) }
         return implied
@@ -204,21 +280,7 @@ public struct Binding: Equatable, Sendable {
         guard acceptsApp(app) else { return false }
         guard possibleKinds.contains(e.kind) else { return false }
         if let fingers, !fingers.contains(e.fingers) { return false }
-        if let edges {
-            guard let edge = e.edge, edges.contains(edge) else { return false }
-        }
-        if let edgePosition {
-            guard let p = e.edgePosition, edgePosition.contains(p) else { return false }
-        }
-        if let startEdges {
-            guard let s = e.startEdge, startEdges.contains(s) else { return false }
-        }
-        if let directions {
-            guard let d = e.direction, directions.contains(d) else { return false }
-        }
-        if let taps {
-            guard e.taps == taps else { return false }
-        }
+        for c in fieldConditions where !c.accepts(e[c.field]) { return false }
         if let region, !region.contains(e) { return false }
         return acceptsDevice(id: deviceID, name: deviceName)
     }
@@ -228,14 +290,10 @@ public struct Binding: Equatable, Sendable {
         var parts: [String] = []
         let possible = possibleKinds
         parts.append(
-            possible.count == GestureKind.allCases.count
+            possible.count == knownKinds.count
                 ? "any gesture" : possible.map(\.rawValue).sorted().joined(separator: "|"))
         if let fingers { parts.append(fingers.lowerBound == fingers.upperBound ? "\(fingers.lowerBound) finger\(fingers.lowerBound == 1 ? "" : "s")" : "\(fingers.lowerBound)-\(fingers.upperBound) fingers") }
-        if let edges { parts.append("edge " + edges.map(\.rawValue).sorted().joined(separator: "|")) }
-        if let edgePosition { parts.append("edge_position \(formatNumber(edgePosition.lowerBound))-\(formatNumber(edgePosition.upperBound))") }
-        if let startEdges { parts.append("start_edge " + startEdges.map(\.rawValue).sorted().joined(separator: "|")) }
-        if let directions { parts.append("direction " + directions.map(\.rawValue).sorted().joined(separator: "|")) }
-        if let taps { parts.append("\(taps) tap\(taps == 1 ? "" : "s")") }
+        for c in fieldConditions { parts.append(c.described) }
         if let region { parts.append(region.described) }
         if let device { parts.append("device \(quoted(device))") }
         if let apps { parts.append("app " + apps.map(quoted).joined(separator: "|")) }
@@ -275,13 +333,18 @@ public struct BindingsFile: Equatable, Sendable {
     /// Reads a bindings file. `keyNames` checks the key names of `keys` (gesturectl passes libxkbcommon's);
     /// without it only their syntax is checked.
     /// `example` is where the example bindings file is installed, for the hint when the file is missing.
-    public static func load(path: String, keyNames: (any KeyNameChecking)? = nil, example: String? = nil) throws(ConfigError) -> BindingsFile {
+    /// `kinds`: the kinds a binding may name, whose fields are keys (gestured's; a test adds its own).
+    public static func load(
+        path: String, keyNames: (any KeyNameChecking)? = nil, example: String? = nil, kinds: [GestureKind] = GestureKind.allCases
+    ) throws(ConfigError) -> BindingsFile {
         let tree = try TOMLDocument.read(path: path, describingFileError: { $0.replacingConfiguration(example: example) })
-        return try BindingsDecoder.decode(tree, fileName: path, keyNames: keyNames)
+        return try BindingsDecoder.decode(tree, fileName: path, keyNames: keyNames, kinds: kinds)
     }
 
-    public static func parse(text: String, fileName: String, keyNames: (any KeyNameChecking)? = nil) throws(ConfigError) -> BindingsFile {
-        try BindingsDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName, keyNames: keyNames)
+    public static func parse(
+        text: String, fileName: String, keyNames: (any KeyNameChecking)? = nil, kinds: [GestureKind] = GestureKind.allCases
+    ) throws(ConfigError) -> BindingsFile {
+        try BindingsDecoder.decode(try TOMLDocument.parse(text: text, fileName: fileName), fileName: fileName, keyNames: keyNames, kinds: kinds)
     }
 
     /// The bindings with `app`, which match only with a compositor that says which app is focused.
@@ -303,14 +366,14 @@ public struct BindingsFile: Equatable, Sendable {
         for b in bindings {
             let possible = b.possibleKinds
             kinds.formUnion(possible)
-            if possible.contains(.edgeSwipe) {
+            if possible.contains(where: { $0.declares(EventFields.edge) }) {
                 if let e = b.edges { edges.formUnion(e) } else { everyEdge = true }
             }
             if let f = b.fingers { fingers.formUnion(f) } else { everyFingerCount = true }
             if case .threshold = b.trigger { filter.updates = true }
         }
         filter.kinds = kinds.count == GestureKind.allCases.count ? nil : kinds
-        filter.edges = everyEdge || !kinds.contains(.edgeSwipe) ? nil : edges
+        filter.edges = everyEdge || !kinds.contains(where: { $0.declares(EventFields.edge) }) ? nil : edges
         filter.fingers = everyFingerCount ? nil : fingers
         return filter
     }

@@ -5,12 +5,42 @@ import GestureVocabulary
 // How a bindings file's TOML tree becomes bindings: each key of a [[binding]] section decoded on its own,
 // then the rules of the whole section; every problem collected with its file:line:column.
 
-/// The keys of a [[binding]] section, in the order docs/bindings.md lists them.
-let bindingKeys = [
-    "name", "gesture", "fingers", "edge", "edge_position", "start_edge", "direction", "taps", "region", "region_mm",
+/// The keys of a [[binding]] section that are no event field, in the order docs/bindings.md lists them; the
+/// fields' keys (`edge`, `taps`, ...) come from the kinds' declarations and go after `fingers`.
+let fixedBindingKeys = [
+    "name", "gesture", "fingers", "region", "region_mm",
     "device", "committed", "app", "on", "progress", "distance_mm", "scale", "held_seconds", "command", "shell", "keys",
     "if_running", "max_per_second",
 ]
+
+/// The fields that bindings match, of `kinds`, each once, in the kinds' order.
+func matchableFields(of kinds: [GestureKind]) -> [EventField] {
+    var fields: [EventField] = []
+    for kind in kinds {
+        for f in kind.fields where f.binding != nil && !fields.contains(f) && !fixedBindingKeys.contains(f.name) { fields.append(f) }
+    }
+    return fields
+}
+
+extension BindingsFile {
+    /// Every key of a [[binding]] section when bindings may name `kinds`, in the order docs/bindings.md
+    /// lists them: the fields' keys after `fingers`.
+    public static func keys(for kinds: [GestureKind] = GestureKind.allCases) -> [String] { bindingKeys(for: kinds) }
+}
+
+/// Every key of a [[binding]] section for `kinds`.
+func bindingKeys(for kinds: [GestureKind]) -> [String] {
+    Array(fixedBindingKeys[..<3]) + matchableFields(of: kinds).map(\.name) + fixedBindingKeys[3...]
+}
+
+/// How a message names a kind's gestures: "edge swipes".
+func plural(_ kind: GestureKind) -> String {
+    kind.rawValue.replacingHyphens + "s"
+}
+
+extension String {
+    fileprivate var replacingHyphens: String { String(map { $0 == "-" ? " " : $0 }) }
+}
 
 extension BindingsDecoder {
     /// Chords one binding types at most.
@@ -23,10 +53,26 @@ extension BindingsDecoder {
 struct BindingsDecoder {
     let file: String
     let keyNames: (any KeyNameChecking)?
+    /// The kinds a binding may name, and whose fields are keys.
+    let kinds: [GestureKind]
     private(set) var diagnostics: [ConfigDiagnostic] = []
 
-    static func decode(_ root: TOMLValue, fileName: String, keyNames: (any KeyNameChecking)?) throws(ConfigError) -> BindingsFile {
-        var decoder = BindingsDecoder(file: fileName, keyNames: keyNames)
+    init(file: String, keyNames: (any KeyNameChecking)?, kinds: [GestureKind]) {
+        self.file = file
+        self.keyNames = keyNames
+        self.kinds = kinds
+        fields = matchableFields(of: kinds)
+        keys = bindingKeys(for: kinds)
+    }
+
+    /// The fields of `kinds` that are keys, and every key.
+    private let fields: [EventField]
+    private let keys: [String]
+
+    static func decode(
+        _ root: TOMLValue, fileName: String, keyNames: (any KeyNameChecking)?, kinds: [GestureKind] = GestureKind.allCases
+    ) throws(ConfigError) -> BindingsFile {
+        var decoder = BindingsDecoder(file: fileName, keyNames: keyNames, kinds: kinds)
         let bindings = decoder.decodeRoot(root)
         if !decoder.diagnostics.isEmpty {
             let sorted = decoder.diagnostics.enumerated().sorted { a, b in
@@ -49,7 +95,7 @@ struct BindingsDecoder {
         for member in members {
             guard member.key == "binding" else {
                 let suggestion = closest(to: member.key, among: ["binding"])
-                let where_ = bindingKeys.contains(member.key) ? "; \(member.key) belongs in a [[binding]] section" : suggestion.map { "; did you mean [[\($0)]]?" } ?? "; a bindings file has only [[binding]] sections"
+                let where_ = keys.contains(member.key) ? "; \(member.key) belongs in a [[binding]] section" : suggestion.map { "; did you mean [[\($0)]]?" } ?? "; a bindings file has only [[binding]] sections"
                 error(member.keyPosition, member.key, "unknown \(isTable(member.value) ? "table" : "key") at the top level\(where_)")
                 continue
             }
@@ -96,7 +142,7 @@ struct BindingsDecoder {
         let names = allowed.map(\.rawValue)
         var wrong = false
         for (s, position) in items {
-            if let value = T(rawValue: s) {
+            if let value = allowed.first(where: { $0.rawValue == s }) {
                 set.insert(value)
                 continue
             }
@@ -151,6 +197,7 @@ struct BindingsDecoder {
         var section = Section(
             binding: Binding(index: index, location: ConfigLocation(file: file, element.position), command: .argv([])),
             position: element.position, prefix: prefix)
+        section.binding.knownKinds = kinds
         for member in members {
             section.positions[member.key] = member.keyPosition
             decodeKey(member, path: "\(prefix).\(member.key)", into: &section)
@@ -179,26 +226,8 @@ struct BindingsDecoder {
             if refusingNUL(s, at: member.keyPosition, path: path, what: "the name (GESTURE_BINDING)") { section.binding.name = s }
         case "gesture":
             section.binding.kinds = names(
-                member, path: path, what: "a gesture kind", allowed: GestureKind.allCases, hints: Self.gestureHints)
-        case "edge":
-            section.binding.edges = names(member, path: path, what: "an edge or corner", allowed: Edge.allCases)
-        case "start_edge":
-            section.binding.startEdges = names(member, path: path, what: "an edge or corner", allowed: Edge.allCases)
-        case "direction":
-            section.binding.directions = names(member, path: path, what: "a direction", allowed: SwipeDirection.allCases)
+                member, path: path, what: "a gesture kind", allowed: kinds, hints: Self.gestureHints)
         case "fingers": section.binding.fingers = decodeFingers(member, path: path)
-        case "edge_position":
-            if case .array(let e) = v.kind, e.count == 2, let lo = number(e[0]), let hi = number(e[1]), 0 <= lo, lo <= hi, hi <= 1 {
-                section.binding.edgePosition = lo...hi
-            } else {
-                error(member.keyPosition, path, "expected a range [from, to] with 0 <= from <= to <= 1 (0 is the left or top end of the edge), got \(v.described)")
-            }
-        case "taps":
-            if case .integer(let i) = v.kind, (1...10).contains(i) {
-                section.binding.taps = Int(i)
-            } else {
-                error(member.keyPosition, path, "expected a number of taps from 1 to 10, got \(v.described)")
-            }
         case "region", "region_mm":
             if section.binding.region != nil {
                 error(member.keyPosition, path, "a binding has one region: region (fractions of the screen) or region_mm, not both")
@@ -271,12 +300,45 @@ struct BindingsDecoder {
                 error(member.keyPosition, path, "expected a whole number of firings from 1 to 1000, got \(v.described)")
             }
         default:
-            if let c = closest(to: member.key, among: bindingKeys) {
+            if let field = fields.first(where: { $0.name == member.key }) {
+                if let accepted = decodeCondition(member, path: path, on: field) {
+                    section.binding.fieldConditions.append(FieldCondition(field: field, accepted: accepted))
+                }
+            } else if let c = closest(to: member.key, among: keys) {
                 error(member.keyPosition, path, "unknown key in a [[binding]] section; did you mean \(c)?")
             } else {
-                error(member.keyPosition, path, "unknown key in a [[binding]] section; allowed here: \(bindingKeys.joined(separator: ", "))")
+                error(member.keyPosition, path, "unknown key in a [[binding]] section; allowed here: \(keys.joined(separator: ", "))")
             }
         }
+    }
+
+    /// A condition on an event field, as the field's declaration says its key is written.
+    private mutating func decodeCondition(_ member: TOMLMember, path: String, on field: EventField) -> FieldCondition.Accepted? {
+        let v = member.value
+        switch field.binding {
+        case .edges?:
+            return names(member, path: path, what: "an edge or corner", allowed: Edge.allCases).map { .edges($0) }
+        case .directions?:
+            return names(member, path: path, what: "a direction", allowed: SwipeDirection.allCases).map { .directions($0) }
+        case .integer(let range)?:
+            if case .integer(let i) = v.kind, i >= range.lowerBound, i <= range.upperBound { return .integer(Int(i)) }
+            let what = field.text.countNoun.map { "a number of\($0)" } ?? "a whole number"
+            error(member.keyPosition, path, "expected \(what) from \(range.lowerBound) to \(range.upperBound), got \(v.described)")
+        case .range(let range)?:
+            if case .array(let e) = v.kind, e.count == 2, let lo = number(e[0]), let hi = number(e[1]),
+                range.lowerBound <= lo, lo <= hi, hi <= range.upperBound
+            {
+                return .range(lo...hi)
+            }
+            let low = formatNumber(range.lowerBound), high = formatNumber(range.upperBound)
+            error(member.keyPosition, path, "expected a range [from, to] with \(low) <= from <= to <= \(high) (\(field.meaning)), got \(v.described)")
+        case .flag?:
+            if case .boolean(let b) = v.kind { return .flag(b) }
+            error(member.keyPosition, path, "expected true or false, got \(v.described)")
+        case nil:
+            break
+        }
+        return nil
     }
 
     /// False (with an error) when `s` holds a NUL byte: an argument or variable handed to exec ends at the
@@ -457,8 +519,11 @@ struct BindingsDecoder {
         if section.committedSet, b.trigger != .end {
             error(positions["committed"]!, "\(prefix).committed", "only an end is committed or not; this binding fires on \(b.trigger.name)")
         }
-        if b.directions != nil, b.trigger != .end {
-            error(positions["direction"]!, "\(prefix).direction", "a pan's direction is known at its end only; this binding fires on \(b.trigger.name)")
+        for c in b.fieldConditions where c.field.place == .atEnd && b.trigger != .end {
+            let owner = kinds.first { $0.declares(c.field) }.map { "a \($0.rawValue.replacingHyphens)'s" } ?? "the"
+            error(
+                positions[c.field.name]!, "\(prefix).\(c.field.name)",
+                "\(owner) \(c.field.name) is known at its end only; this binding fires on \(b.trigger.name)")
         }
         if b.taps != nil, case .threshold = b.trigger {
             error(positions["taps"]!, "\(prefix).taps", "taps do not move: a threshold binding never fires for them")
@@ -468,22 +533,40 @@ struct BindingsDecoder {
     /// Keys that cannot all hold at once: the binding would never fire.
     private mutating func checkKinds(_ section: Section, errorsBefore: Int) {
         let b = section.binding
-        if let kinds = b.kinds {
-            let requirements: [(String, Set<GestureKind>)] = [
-                ("edge", [.edgeSwipe]), ("edge_position", [.edgeSwipe]), ("taps", [.tap]), ("direction", [.pan]),
-                ("start_edge", [.pan]), ("region", [.tap, .hold]), ("region_mm", [.tap, .hold]), ("held_seconds", [.hold]),
-            ]
-            for (key, having) in requirements where section.positions[key] != nil && kinds.isDisjoint(with: having) {
+        if let named = b.kinds {
+            for (key, having) in requirements where section.positions[key] != nil && named.isDisjoint(with: having) {
                 let who = having.map(\.rawValue).sorted().joined(separator: " and ")
                 error(
                     section.positions[key]!, "\(section.prefix).\(key)",
-                    "only \(who) gestures have \(key); this binding is for \(kinds.map(\.rawValue).sorted().joined(separator: ", "))")
+                    "only \(who) gestures have \(key); this binding is for \(named.map(\.rawValue).sorted().joined(separator: ", "))")
             }
         }
         if b.possibleKinds.isEmpty, diagnostics.count == errorsBefore {
             error(
                 section.position, section.prefix,
-                "no gesture has all of these keys (edge and edge_position are on edge swipes, taps on taps, direction and start_edge on pans, region on taps and holds, held_seconds on holds): it would never fire")
+                "no gesture has all of these keys (\(whichKindsHave)): it would never fire")
         }
+    }
+
+    /// Which kinds each key that narrows the kind belongs to: the fields' keys, from the kinds'
+    /// declarations, then the keys that are no field.
+    private var requirements: [(String, Set<GestureKind>)] {
+        fields.map { f in (f.name, Set(kinds.filter { $0.declares(f) })) }
+            + [("region", [.tap, .hold]), ("region_mm", [.tap, .hold]), ("held_seconds", [.hold])]
+    }
+
+    /// "edge and edge_position are on edge swipes, start_edge and direction on pans, taps on taps, region
+    /// on taps and holds, held_seconds on holds".
+    private var whichKindsHave: String {
+        var groups: [(keys: [String], kinds: [GestureKind])] = []
+        for (key, having) in requirements where key != "region_mm" {
+            let ordered = kinds.filter(having.contains)
+            if let i = groups.firstIndex(where: { $0.kinds == ordered }) { groups[i].keys.append(key) } else { groups.append(([key], ordered)) }
+        }
+        return groups.enumerated().map { i, g in
+            let keys = g.keys.count == 1 ? g.keys[0] : g.keys.dropLast().joined(separator: ", ") + " and " + g.keys.last!
+            let verb = i == 0 ? (g.keys.count == 1 ? " is on " : " are on ") : " on "
+            return keys + verb + g.kinds.map(plural).joined(separator: " and ")
+        }.joined(separator: ", ")
     }
 }

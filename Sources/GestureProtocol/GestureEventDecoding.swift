@@ -27,13 +27,6 @@ public enum GestureEventDecoding {
             }
             return Vector2(x, y)
         }
-        func optionalNumber(_ key: String) throws(ProtocolDecodingError) -> Double? {
-            guard let v = value[key], v != .null else { return nil }
-            guard let d = v.doubleValue else {
-                throw ProtocolDecodingError("gesture event \"\(key)\" is \(v.typeNameWithArticle), not a number")
-            }
-            return d
-        }
 
         let kindText = try string("gesture")
         guard let kind = GestureKind(rawValue: kindText) else {
@@ -55,38 +48,50 @@ public enum GestureEventDecoding {
             throw ProtocolDecodingError("gesture event \"fingers\" is not a whole number")
         }
         var event = GestureEvent(kind: kind, phase: phase, id: id, timeMicroseconds: time, fingers: fingers)
-        if let edgeText = value["edge"]?.stringValue {
-            guard let edge = Edge(rawValue: edgeText) else { throw ProtocolDecodingError("unknown edge \"\(edgeText)\"") }
-            event.edge = edge
-        }
-        event.edgePosition = try optionalNumber("edge_position")
-        if let startText = value["start_edge"]?.stringValue {
-            guard let edge = Edge(rawValue: startText) else { throw ProtocolDecodingError("unknown edge \"\(startText)\"") }
-            event.startEdge = edge
-        }
-        if let tapsValue = value["taps"], tapsValue != .null {
-            guard let taps = tapsValue.intValue else {
-                throw ProtocolDecodingError("gesture event \"taps\" is not a whole number")
-            }
-            event.taps = taps
-        }
         event.committed = value["committed"]?.boolValue
-        if let directionText = value["direction"]?.stringValue {
-            guard let direction = SwipeDirection(rawValue: directionText) else {
-                throw ProtocolDecodingError("unknown direction \"\(directionText)\"")
-            }
-            event.direction = direction
+        for declared in kind.fields {
+            guard let v = value[declared.name], v != .null else { continue }
+            event[declared] = try fieldValue(v, of: declared)
         }
         event.position = try vector("position")
         event.positionMM = try vector("position_mm")
         event.translation = try vector("translation")
         event.translationMM = try vector("translation_mm")
         event.velocityMMPerSecond = try vector("velocity_mm_s")
-        event.progress = try optionalNumber("progress")
-        event.scale = try optionalNumber("scale")
-        event.rotationDegrees = try optionalNumber("rotation")
-        event.spanMM = try optionalNumber("span_mm")
         return DeviceGestureEvent(event: event, device: value["device"]?.stringValue)
+    }
+
+    /// A declared field's value, as its storage holds it.
+    static func fieldValue(_ v: JSONValue, of field: EventField) throws(ProtocolDecodingError) -> EventFieldValue {
+        func names<T: RawRepresentable>(_ make: (T) -> EventFieldValue, what: String) throws(ProtocolDecodingError) -> EventFieldValue
+        where T.RawValue == String {
+            guard let text = v.stringValue else {
+                throw ProtocolDecodingError("gesture event \"\(field.name)\" is \(v.typeNameWithArticle), not a string")
+            }
+            guard let named = T(rawValue: text) else { throw ProtocolDecodingError("unknown \(what) \"\(text)\"") }
+            return make(named)
+        }
+        func number() throws(ProtocolDecodingError) -> Double {
+            guard let d = v.doubleValue else {
+                throw ProtocolDecodingError("gesture event \"\(field.name)\" is \(v.typeNameWithArticle), not a number")
+            }
+            return d
+        }
+        func integer() throws(ProtocolDecodingError) -> Int {
+            guard let i = v.intValue else { throw ProtocolDecodingError("gesture event \"\(field.name)\" is not a whole number") }
+            return i
+        }
+        switch field.storage {
+        case .edge, .startEdge: return try names(EventFieldValue.edge, what: "edge")
+        case .direction: return try names(EventFieldValue.direction, what: "direction")
+        case .taps, .extra(_, .integer): return .integer(try integer())
+        case .edgePosition, .progress, .scale, .rotationDegrees, .spanMM, .extra(_, .number): return .number(try number())
+        case .extra(_, .flag):
+            guard let b = v.boolValue else {
+                throw ProtocolDecodingError("gesture event \"\(field.name)\" is \(v.typeNameWithArticle), not true or false")
+            }
+            return .flag(b)
+        }
     }
 
     /// Exact microseconds from a JSON number of seconds such as "12.345678" (no floating-point rounding

@@ -39,7 +39,9 @@ public enum GestureEventJSON {
         return w.finish(newline: true)
     }
 
+    /// The common fields, and those the event's kind declares, each in its place (EventFields.swift).
     private static func write(_ e: GestureEvent, device: String?, to w: inout JSONObjectWriter) {
+        let declared = e.kind.descriptor
         w.plainString("type", "gesture")
         if let kind = name(e.kind) { w.plainString("gesture", kind) } else { w.string("gesture", e.kind.rawValue) }
         w.plainString("phase", name(e.phase))
@@ -47,13 +49,10 @@ public enum GestureEventJSON {
         w.seconds("time", microseconds: e.timeMicroseconds)
         w.int("fingers", e.fingers)
         if let device { w.string("device", device) }
-        if let edge = e.edge { w.plainString("edge", name(edge)) }
-        if let position = e.edgePosition { w.number("edge_position", position, decimals: normalisedDecimals) }
-        if let startEdge = e.startEdge { w.plainString("start_edge", name(startEdge)) }
-        if let taps = e.taps { w.int("taps", taps) }
+        for field in declared.beforeCommitted { write(field, of: e, to: &w) }
         if let committed = e.committed { w.bool("committed", committed) }
-        if e.kind == .pan && e.phase == .end {
-            if let direction = e.direction { w.plainString("direction", name(direction)) } else { w.null("direction") }
+        if e.phase == .end {
+            for field in declared.atEnd { write(field, of: e, to: &w) }
         }
         w.pair("position", x: e.position.x, y: e.position.y, decimals: normalisedDecimals)
         w.pair("position_mm", x: e.positionMM.x, y: e.positionMM.y, decimals: millimetreDecimals)
@@ -62,10 +61,20 @@ public enum GestureEventJSON {
         w.pair(
             "velocity_mm_s", x: e.velocityMMPerSecond.x, y: e.velocityMMPerSecond.y,
             decimals: millimetreDecimals)
-        if let progress = e.progress { w.number("progress", progress, decimals: normalisedDecimals) }
-        if let scale = e.scale { w.number("scale", scale, decimals: normalisedDecimals) }
-        if let rotation = e.rotationDegrees { w.number("rotation", rotation, decimals: 2) }
-        if let span = e.spanMM { w.number("span_mm", span, decimals: millimetreDecimals) }
+        for field in declared.afterMotion { write(field, of: e, to: &w) }
+    }
+
+    /// One declared field: absent when the event does not carry it, except at the end, where a field
+    /// known only then is null (a pan's direction when it has none).
+    private static func write(_ field: EventField, of e: GestureEvent, to w: inout JSONObjectWriter) {
+        switch e[field] {
+        case .edge(let v)?: w.plainString(field.key, name(v))
+        case .direction(let v)?: w.plainString(field.key, name(v))
+        case .integer(let v)?: w.int(field.key, v)
+        case .number(let v)?: w.number(field.key, v, decimals: field.decimals)
+        case .flag(let v)?: w.bool(field.key, v)
+        case nil: if field.place == .atEnd { w.null(field.key) }
+        }
     }
 
     // The wire names, as static strings (they equal the enums' raw values; a test checks it). A kind's name

@@ -239,7 +239,7 @@ public struct SubscriptionFilter: Equatable, Sendable {
     /// Whether a gesture that begins with `event` on `device` is delivered.
     public func acceptsGesture(beginning event: GestureEvent, on device: DeviceInfo) -> Bool {
         if let kinds, !kinds.contains(event.kind) { return false }
-        if let edges, event.kind == .edgeSwipe {
+        if let edges, event.kind.declares(EventFields.edge) {
             guard let edge = event.edge, edges.contains(edge) else { return false }
         }
         if let fingers, !fingers.contains(event.fingers) { return false }

@@ -24,13 +24,38 @@ public struct Vector2: Equatable, Sendable {
 /// (docs/architecture.md, "Adding a gesture kind"): `GestureKind("tap-and-drag")` names a kind the
 /// recognizer was given a rule for; `init?(rawValue:)` accepts only the kinds in `allCases`, as a client or
 /// a configuration reading a name must.
-public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+///
+/// A kind declares the fields its events carry beyond the common ones (`fields`, EventFields.swift);
+/// everything that writes, filters, matches or lists events follows them.
+public struct GestureKind: RawRepresentable, CaseIterable, Hashable, CustomStringConvertible, @unchecked Sendable {
     /// The wire name. A static string, so that a gesture event holds no reference and copies as plain
     /// bytes (an event is copied for every frame of a running gesture).
     public let name: StaticString
+    /// Its declaration, never freed and not reference-counted here, for the same reason. (Unchecked
+    /// Sendable: the descriptor is immutable and lives as long as the process.)
+    @usableFromInline let declaration: Unmanaged<KindDescriptor>
 
-    /// A kind named `name`, known or not.
-    public init(_ name: StaticString) { self.name = name }
+    /// A kind named `name`, known or not, with no fields of its own.
+    public init(_ name: StaticString) {
+        self.name = name
+        declaration = .passUnretained(KindDescriptor.bare)
+    }
+
+    /// A kind named `name` whose events carry `fields` (docs/architecture.md, "Adding a gesture kind").
+    /// Its declaration is kept for the life of the process: declare a kind once, as a `static let`.
+    public init(_ name: StaticString, fields: [EventField]) {
+        self.name = name
+        declaration = .passRetained(KindDescriptor(name: name, fields: fields))
+    }
+
+    /// What the kind declares: its fields, by place.
+    @inlinable public var descriptor: KindDescriptor { declaration.takeUnretainedValue() }
+
+    /// The fields its events carry beyond the common ones, in the order they are written.
+    public var fields: [EventField] { descriptor.fields }
+
+    /// Whether its events carry `field`.
+    public func declares(_ field: EventField) -> Bool { descriptor.fields.contains(field) }
 
     /// One of the kinds gestured recognizes (`allCases`); nil for any other name.
     public init?(rawValue: String) {
@@ -50,15 +75,16 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, Sendable, C
     }
 
     /// An edge swipe: fingers landing in an edge zone (or a corner) and moving inward.
-    public static let edgeSwipe = GestureKind("edge-swipe")
+    public static let edgeSwipe = GestureKind(
+        "edge-swipe", fields: [EventFields.edge, EventFields.edgePosition, EventFields.progress])
     /// A pan (and swipe): 1...N fingers moving together.
-    public static let pan = GestureKind("pan")
+    public static let pan = GestureKind("pan", fields: [EventFields.startEdge, EventFields.direction])
     /// A pinch with rotation: two or more fingers moving apart, together or around.
-    public static let pinch = GestureKind("pinch")
+    public static let pinch = GestureKind("pinch", fields: [EventFields.scale, EventFields.rotation, EventFields.spanMM])
     /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`).
-    public static let tap = GestureKind("tap")
+    public static let tap = GestureKind("tap", fields: [EventFields.taps])
     /// Fingers that stay still for the hold time (a long press); moving afterwards drags.
-    public static let hold = GestureKind("hold")
+    public static let hold = GestureKind("hold", fields: [])
 
     /// Every kind gestured recognizes, in the order the docs list them.
     public static let allCases: [GestureKind] = [.edgeSwipe, .pan, .pinch, .tap, .hold]
@@ -112,6 +138,9 @@ public struct GestureEvent: Equatable, Sendable {
     public var rotationDegrees: Double?
     /// Pinches: mean distance of the fingers from their centroid, millimetres.
     public var spanMM: Double?
+    /// The fields of a kind added from outside gestured, in the slots its declaration names
+    /// (`EventFieldStorage.extra`); read and set through `event[field]`.
+    public var extraFields = ExtraFieldValues()
 
     public init(
         kind: GestureKind, phase: GesturePhase, id: UInt64, timeMicroseconds: Int64, fingers: Int,

@@ -17,7 +17,7 @@ private let monitorUsage = """
       --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
                        else \(ProtocolConstants.defaultSocketPath))
       --json           print the daemon's JSON lines as they arrive (hello and replies included)
-      --kinds LIST     only these gestures: comma-separated edge-swipe, pan, pinch, tap, hold
+      --kinds LIST     only these gestures: comma-separated \(KindCatalog.names())
       --edges LIST     only edge swipes from these edges or corners: left, right, top, bottom,
                        top-left, top-right, bottom-left, bottom-right
       --fingers LIST   only gestures with these finger counts, e.g. 2,3

@@ -23,13 +23,9 @@ enum PlotSVG {
     static let cancelColour = "#c00000"
     static let textColour = "#202020"
 
-    /// Each kind's colour (KindListTests plots every kind of GestureKind.allCases and checks each has its own).
-    static let kindColours: [GestureKind: String] = [
-        .edgeSwipe: "#e6550d", .pan: "#3182bd", .pinch: "#756bb1", .tap: "#31a354", .hold: "#636363",
-    ]
-
-    /// A kind's colour; black for a kind the plot has no colour for.
-    static func kindColour(_ kind: GestureKind) -> String { kindColours[kind] ?? "#000000" }
+    /// A kind's colour, by its place among the kinds (KindCatalog; KindListTests plots every kind of
+    /// GestureKind.allCases and checks each has its own); black for a kind gestured does not have.
+    static func kindColour(_ kind: GestureKind) -> String { KindCatalog.colour(of: kind) }
 
     static func fingerColour(_ number: Int) -> String { fingerColours[(number - 1) % fingerColours.count] }
 

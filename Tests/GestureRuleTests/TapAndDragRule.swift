@@ -10,7 +10,15 @@ import GestureVocabulary
 /// cancelled: it was the first half of this gesture), and it commits when the fingers moved at least
 /// `commitDistanceMM`.
 struct TapAndDragRule: GestureRule {
-    static let kind = GestureKind("tap-and-drag")
+    /// The kind, and the one field its events carry beyond the common ones: how far the fingers dragged,
+    /// kept in the event's first extra slot. Declared here alone, it reaches the JSON, the text line, a
+    /// bindings key (`drag_mm = [from, to]`) and the commands' environment (`GESTURE_DRAG_MM`)
+    /// (KindDescriptorTests).
+    static let dragMM = EventField(
+        "drag_mm", .extra(slot: 0, .number(decimals: 2)), .afterMotion, decimals: 2,
+        text: .phrase(prefix: "  dragged ", decimals: 1, suffix: " mm"), binding: .range(0...2000),
+        values: "millimetres", meaning: "how far the fingers dragged since they landed again")
+    static let kind = GestureKind("tap-and-drag", fields: [dragMM])
 
     /// Its thresholds, with their defaults (a rule that is configurable declares them as a
     /// ConfigurableRule; this one is set in code).
@@ -34,6 +42,10 @@ struct TapAndDragRule: GestureRule {
         case .lifted: return .fails("the fingers lifted without dragging")
         case .deadline: return .doesNotApply
         }
+    }
+
+    func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext) {
+        e[TapAndDragRule.dragMM] = .number(e.translationMM.length)
     }
 
     func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {

@@ -1,4 +1,6 @@
 import Foundation
+import GestureBindings
+import GestureProtocol
 import GestureVocabulary
 import Testing
 
@@ -52,6 +54,39 @@ import Testing
         for kind in Self.kinds {
             let name = kind.replacingOccurrences(of: "-", with: " ")
             #expect(rows.contains { $0.hasPrefix("| \(name) |") }, "docs/gestures.md's commit rules have no row for \(kind)")
+        }
+    }
+
+    /// The table rows of a Markdown file that begin with `| \`key\``.
+    static func rows(_ file: String, key: String) throws -> [Substring] {
+        try text(file).split(separator: "\n").filter { $0.hasPrefix("| `\(key)` |") }
+    }
+
+    /// The fields the kinds declare (KindCatalog, from EventFields.swift): docs/protocol.md's event table
+    /// has a row for each that names every kind carrying it ("when `gesture` is `pan`").
+    @Test func theProtocolDocumentsEveryDeclaredFieldAndItsKinds() throws {
+        for row in KindCatalog.fieldRows() {
+            let lines = try Self.rows("docs/protocol.md", key: row.field.name)
+            try #require(lines.count == 1, "docs/protocol.md: \(lines.count) rows for \(row.field.name)")
+            for kind in row.kinds {
+                #expect(lines[0].contains("`gesture` is `\(kind.rawValue)`"), "docs/protocol.md's \(row.field.name) row: \(lines[0])")
+            }
+        }
+    }
+
+    /// Every bindings key a field declares has its row in docs/bindings.md, and every variable commands get
+    /// for a field is in its environment table.
+    @Test func theBindingsDocsNameEveryFieldKeyAndVariable() throws {
+        let fieldKeys = KindCatalog.fieldRows().map(\.field).filter { $0.binding != nil }.map(\.name)
+        #expect(fieldKeys.allSatisfy(BindingsFile.keys().contains))
+        for key in fieldKeys {
+            #expect(try Self.rows("docs/bindings.md", key: key).count == 1, "docs/bindings.md has no row for \(key)")
+        }
+        let text = try Self.text("docs/bindings.md")
+        let environment = try #require(text.range(of: "| Variable | Value |"))
+        let table = text[environment.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }.joined(separator: "\n")
+        for name in KindCatalog.environmentNames() {
+            #expect(table.contains("`\(name)`"), "docs/bindings.md's environment table has no \(name)")
         }
     }
 
