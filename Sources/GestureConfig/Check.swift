@@ -84,7 +84,9 @@ extension Configuration {
         if let width = section.panelWidthMM, let height = section.panelHeightMM {
             sets.append("panel \(formatNumber(width)) x \(formatNumber(height)) mm")
         }
-        if let inches = section.panelDiagonalInches { sets.append("panel diagonal \(formatNumber(inches)) inches") }
+        if let inches = section.panelDiagonalInches {
+            sets.append("panel diagonal \(formatNumber(inches)) inches" + (section.panelAspect.map { ", aspect \($0)" } ?? ""))
+        }
         for key in recognizerShorthandKeys + recognizerKeys {
             if let value = section.recognizerOverrides[key.key] { sets.append("\(key.key) = \(value)") }
         }

@@ -64,6 +64,8 @@ public struct DeviceSection: Equatable, Sendable {
     /// The panel's diagonal, for a panel without axis resolution whose width and height are not given:
     /// they follow from the axis ranges' aspect.
     public var panelDiagonalInches: Double?
+    /// The panel's aspect ("16:9"), with `panelDiagonalInches`: instead of the axis ranges'.
+    public var panelAspect: PanelAspect?
     public var ignore: Bool?
     public var grab: Bool?
     /// Touch ownership: grab the panel and forward through a virtual copy what system gestures do not own.

@@ -2,6 +2,9 @@ import GestureCore
 
 /// Turns the TOML tree into a Configuration, collecting every problem rather than stopping at the first.
 struct ConfigDecoder {
+    /// The widest aspect `panel_aspect` takes: 4:1, beyond 32:9 (3.6:1), the widest monitors sold.
+    static let maximumPanelAspect = 4.0
+
     let file: String
     private(set) var diagnostics: [ConfigDiagnostic] = []
     private(set) var warnings: [ConfigDiagnostic] = []
@@ -513,6 +516,24 @@ struct ConfigDecoder {
                 {
                     section.panelDiagonalInches = d
                 }
+            case "panel_aspect":
+                guard case .string(let text) = member.value.kind else {
+                    error(member.keyPosition, path, "expected the panel's aspect as a string such as \"16:9\", got \(member.value.described)")
+                    break
+                }
+                guard let aspect = PanelAspect(parsing: text) else {
+                    error(
+                        member.keyPosition, path,
+                        "expected the panel's aspect as two positive numbers and a colon, such as \"16:9\", \"16:10\" or \"3:2\", got \(quoted(text))")
+                    break
+                }
+                guard aspect.ratio <= ConfigDecoder.maximumPanelAspect else {
+                    error(
+                        member.keyPosition, path,
+                        "an aspect of \(aspect) is wider than any panel (at most \(formatNumber(ConfigDecoder.maximumPanelAspect)):1); check the two numbers")
+                    break
+                }
+                section.panelAspect = aspect
             default:
                 if !readRecognizerMember(
                     member, relativePrefix: "", displayPrefix: prefix, into: &section.recognizerOverrides,
@@ -534,6 +555,11 @@ struct ConfigDecoder {
             error(h, "\(prefix).panel_height_mm", "panel_width_mm must be given too (both panel sizes, or neither)")
         case (_?, _?), (nil, nil):
             break
+        }
+        if let aspect = positions["panel_aspect"], positions["panel_diagonal_inches"] == nil {
+            error(
+                aspect, "\(prefix).panel_aspect",
+                "panel_aspect goes with panel_diagonal_inches in the same section (with panel_width_mm and panel_height_mm the aspect is already known)")
         }
         if let diagonal = positions["panel_diagonal_inches"], positions["panel_width_mm"] != nil || positions["panel_height_mm"] != nil {
             error(

@@ -22,9 +22,11 @@ extension Configuration {
             if let width = section.panelWidthMM, let height = section.panelHeightMM {
                 resolved.geometry.panelSizeMM = (width, height)
                 resolved.geometry.panelDiagonalMM = nil
+                resolved.geometry.panelAspect = nil
             }
             if let inches = section.panelDiagonalInches {
                 resolved.geometry.panelDiagonalMM = inches * 25.4
+                resolved.geometry.panelAspect = section.panelAspect
                 resolved.geometry.panelSizeMM = nil
             }
             if let ignore = section.ignore { resolved.ignore = ignore }

@@ -29,7 +29,7 @@ let daemonKeys = [
 /// Keys a [[device]] section has besides the recognizer thresholds, in file order.
 let deviceOwnKeys = [
     "match_name", "match_id", "match_path", "rotation", "flip_x", "flip_y", "calibration", "panel_width_mm",
-    "panel_height_mm", "panel_diagonal_inches", "ignore", "grab", "passthrough",
+    "panel_height_mm", "panel_diagonal_inches", "panel_aspect", "ignore", "grab", "passthrough",
 ]
 
 let topLevelKeys = ["daemon", "recognizer", "device"]

@@ -40,6 +40,12 @@ public struct DeviceGeometry: Sendable {
         } else if let panel = settings.panelSizeMM, panel.width > 0, panel.height > 0 {
             deviceSizeMM = panel
             sizeSource = .configured
+        } else if let diagonal = settings.panelDiagonalMM, diagonal > 0, let aspect = settings.panelAspect {
+            // The configured aspect, its long side along the longer axis.
+            let short = diagonal / (1 + aspect.ratio * aspect.ratio).squareRoot()
+            let long = short * aspect.ratio
+            deviceSizeMM = yAxis.span > xAxis.span ? (short, long) : (long, short)
+            sizeSource = .configured
         } else if let diagonal = settings.panelDiagonalMM, diagonal > 0 {
             // Square device units: the axis ranges' aspect is the panel's.
             let diagonalUnits = (xAxis.span * xAxis.span + yAxis.span * yAxis.span).squareRoot()
@@ -69,6 +75,42 @@ public struct DeviceGeometry: Sendable {
             calibration = nil
         }
         screenSizeMM = rotated
+    }
+
+    /// Whether the size rests on a diagonal and axes of (nearly) equal range with no aspect given: a square
+    /// panel, which few are (`panel_aspect` says the real one).
+    public var isSquareFromDiagonal: Bool {
+        guard sizeSource == .configured, settings.panelSizeMM == nil, settings.panelDiagonalMM != nil,
+            settings.panelAspect == nil
+        else { return false }
+        return abs(xAxis.span - yAxis.span) <= 0.01 * max(xAxis.span, yAxis.span)
+    }
+
+    /// The size in use and where it came from, as `gesturectl replay`, `plot` and the log say it:
+    /// "386.1 × 386.1 mm, from panel_diagonal_inches 21.5 and the axes' aspect (0…4095 × 0…4095)".
+    public var sizeDescription: String {
+        let size = "\(millimetres(deviceSizeMM.width)) × \(millimetres(deviceSizeMM.height)) mm"
+        let axes = "\(xAxis.minimum)…\(xAxis.maximum) × \(yAxis.minimum)…\(yAxis.maximum)"
+        switch sizeSource {
+        case .axisResolution:
+            return "\(size), from the axes' resolution (\(xAxis.resolution) × \(yAxis.resolution) units/mm)"
+        case .configured:
+            if let panel = settings.panelSizeMM, panel.width > 0, panel.height > 0 {
+                return "\(size), from panel_width_mm and panel_height_mm"
+            }
+            let inches = millimetres((settings.panelDiagonalMM ?? 0) / 25.4)
+            if let aspect = settings.panelAspect {
+                return "\(size), from panel_diagonal_inches \(inches) and panel_aspect \(aspect)"
+            }
+            return "\(size), from panel_diagonal_inches \(inches) and the axes' aspect (\(axes))"
+        case .assumed:
+            return "\(size), assumed: the axes report no resolution and no size is configured (a \(millimetres(assumedDiagonalMM ?? 0)) mm diagonal)"
+        }
+    }
+
+    private func millimetres(_ v: Double) -> String {
+        let tenths = (v * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(tenths / 10)
     }
 
     /// Raw device coordinates (already clamped to the axis range) to normalised screen coordinates.

@@ -141,6 +141,15 @@ public struct GestureEngine: Sendable {
                         + "assuming a \(Int(geometry.assumedDiagonalMM ?? 0)) mm diagonal "
                         + "(set panel_diagonal_inches, or panel_width_mm and panel_height_mm, for this device)"))
         }
+        if geometry.isSquareFromDiagonal {
+            deviceWarnings.append(
+                CoreWarning(
+                    timeMicroseconds: 0,
+                    message: "\(escapingControlCharacters(device.name)): panel_diagonal_inches on axes of equal range "
+                        + "(\(axes.x.minimum)…\(axes.x.maximum) × \(axes.y.minimum)…\(axes.y.maximum)) makes a square panel, "
+                        + "\(geometry.sizeDescription.prefix { $0 != "," }); most panels are not: set panel_aspect "
+                        + "(\"16:9\" for most monitors and kiosks, \"16:10\" or \"3:2\" for many laptops and tablets) for this device"))
+        }
     }
 
     /// Whether the running gestures' `update` events are made (on unless the driver turns them off). The

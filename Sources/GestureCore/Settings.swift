@@ -108,6 +108,11 @@ public struct GeometrySettings: Equatable, Sendable {
     /// `panelSizeMM`: width and height follow from the axis ranges' aspect (square device units), as a
     /// person knows a panel ("6-inch, 18:9").
     public var panelDiagonalMM: Double? = nil
+    /// The panel's aspect (`panel_aspect = "16:9"`), with `panelDiagonalMM`: the long side goes along the
+    /// axis with the longer range (the x axis when they are equal). Without it the axis ranges' aspect is
+    /// the panel's, which for axes of equal range (0…4095 both, common on panels without resolution) is a
+    /// square panel: the engine warns then.
+    public var panelAspect: PanelAspect? = nil
 
     public init() {}
 
@@ -126,6 +131,43 @@ public struct GeometrySettings: Equatable, Sendable {
     public static func == (a: GeometrySettings, b: GeometrySettings) -> Bool {
         a.rotation == b.rotation && a.flipX == b.flipX && a.flipY == b.flipY && a.calibration == b.calibration
             && a.panelSizeMM?.width == b.panelSizeMM?.width && a.panelSizeMM?.height == b.panelSizeMM?.height
-            && a.panelDiagonalMM == b.panelDiagonalMM
+            && a.panelDiagonalMM == b.panelDiagonalMM && a.panelAspect == b.panelAspect
+    }
+}
+
+/// A panel's aspect ratio as people write it: "16:9", "3:2", "18:9", "16:10".
+public struct PanelAspect: Equatable, Sendable, CustomStringConvertible {
+    /// The two sides, longer first (16 and 9); both positive.
+    public let long: Double
+    public let short: Double
+
+    public init?(_ a: Double, _ b: Double) {
+        guard a.isFinite, b.isFinite, a > 0, b > 0 else { return nil }
+        (long, short) = a >= b ? (a, b) : (b, a)
+    }
+
+    /// "16:9": two positive numbers (whole or decimal) and a colon; nil for anything else.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = PanelAspect.number(parts[0]), let b = PanelAspect.number(parts[1]) else { return nil }
+        self.init(a, b)
+    }
+
+    private static func number(_ s: Substring) -> Double? {
+        let t = s.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
+        let text = String(t)
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2e }),
+            text.utf8.filter({ $0 == 0x2e }).count <= 1, let d = Double(text)
+        else { return nil }
+        return d
+    }
+
+    /// Long side over short side, at least 1.
+    public var ratio: Double { long / short }
+
+    public var description: String { "\(PanelAspect.short(long)):\(PanelAspect.short(short))" }
+
+    private static func short(_ d: Double) -> String {
+        d == d.rounded() && abs(d) < 1e9 ? String(Int(d)) : String(d)
     }
 }

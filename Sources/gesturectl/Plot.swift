@@ -19,7 +19,8 @@ private let plotUsage = """
     and corners at their configured widths, the slop circle at each landing and the edge swipe's angle
     tolerance at each landing in an edge zone, each gesture's begin and end marked and labelled, and a
     time strip of the fingers' contacts and the gestures. The gestures come from gestured's recognizer,
-    as `gesturectl replay` prints them. Warnings go to standard error.
+    as `gesturectl replay` prints them. Warnings go to standard error, and so does the panel's size in
+    use and where it came from (its resolution, the configuration, or an assumption).
 
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults), as
@@ -62,6 +63,7 @@ func runPlot(_ args: [String]) -> Int32 {
             printError("gesturectl plot: \(failure)\n")
             return 1
         }
+        printError("panel: \(plot.sizeDescription)\n")
         return 0
     }
 }
@@ -121,6 +123,8 @@ struct RecordingPlot {
     var deviceName: String
     var screenSizeMM: (width: Double, height: Double)
     var sizeSource: PanelSizeSource
+    /// The size in use and where it came from (DeviceGeometry.sizeDescription).
+    var sizeDescription: String
     var geometry: GeometrySettings
     var settings: RecognizerSettings
     var fingers: [Finger] = []
@@ -133,6 +137,7 @@ struct RecordingPlot {
 
     init(recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings) throws(UnsupportedDeviceError) {
         let engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+        sizeDescription = engine.geometry.sizeDescription
         deviceName = recording.device.name
         screenSizeMM = engine.geometry.screenSizeMM
         sizeSource = engine.geometry.sizeSource

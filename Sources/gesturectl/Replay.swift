@@ -71,6 +71,7 @@ func runReplay(_ args: [String]) -> Int32 {
             settings.withholdsTouches = true
         }
         let engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
+        printError("panel: \(engine.geometry.sizeDescription)\n")
         let origin = recording.events.first?.timeMicroseconds ?? 0
         var replay = RecordingReplay(engine: engine)
         var written: [InputEvent] = []
