@@ -26,7 +26,8 @@ public struct BindingFiring: Equatable, Sendable {
 /// and at most once per gesture the first `on = "threshold"` binding that matches and whose value the
 /// gesture has passed (on its begin, an update or its end). First match wins: write specific bindings
 /// before general ones. A cancelled gesture fires nothing more. At a hold's begin the first
-/// `held_seconds` binding that matches starts waiting: the caller keeps the time (`newWaits`) and asks
+/// `held_seconds` binding that matches starts waiting for what is left of its time, counted from the
+/// landing (the begin's `down_seconds`): the caller keeps the time (`newWaits`) and asks
 /// `heldLongEnough` when it has passed; the hold's end or cancel before then ends the wait.
 public struct BindingMatcher {
     public private(set) var bindings: [Binding]
@@ -119,7 +120,10 @@ public struct BindingMatcher {
                 waiting[key] = BindingFiring(
                     binding: b, event: event,
                     environment: BindingMatcher.environment(event, deviceID: deviceID, deviceName: deviceName, binding: b, app: app))
-                started.append((key, seconds))
+                // Counted from the landing: the hold began after the fingers had been down a while already.
+                var already = 0.0
+                if case .number(let down)? = event[EventFields.downSeconds] { already = max(0, down) }
+                started.append((key, max(0, seconds - already)))
             }
         case .end:
             thresholdFired.remove(key)

@@ -15,8 +15,9 @@ public enum BindingTrigger: Equatable, Sendable {
     case end
     /// Once per gesture, on the first event at which the value is passed.
     case threshold(BindingThreshold)
-    /// Holds (`held_seconds`): once the hold has lasted this many seconds after its begin, if its fingers
-    /// have not lifted by then. gesturectl keeps the time; the daemon sends nothing while a hold rests.
+    /// Holds (`held_seconds`): once the fingers have been down this many seconds, counted from the landing
+    /// (the begin's `down_seconds` says how long they already were), if they have not lifted by then.
+    /// gesturectl keeps the time; the daemon sends nothing while a hold rests.
     case held(seconds: Double)
 
     public var name: String {
@@ -303,7 +304,7 @@ public struct Binding: Equatable, Sendable {
         case .threshold(.progress(let p)): parts.append("at progress \(formatNumber(p))")
         case .threshold(.distanceMM(let d)): parts.append("at \(formatNumber(d)) mm")
         case .threshold(.scale(let s)): parts.append("at scale \(formatNumber(s))")
-        case .held(let seconds): parts.append("held \(formatNumber(seconds)) s after its begin")
+        case .held(let seconds): parts.append("held \(formatNumber(seconds)) s from the landing")
         }
         // What the file says is shown escaped, each value where it is put in (names and arguments quoted or
         // escaped, backslashes too): a name or an argument cannot drive the terminal, start a line or read

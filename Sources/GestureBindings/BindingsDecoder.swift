@@ -282,7 +282,7 @@ struct BindingsDecoder {
             if let d = number(v), d > 0, d <= BindingsDecoder.maximumHeldSeconds { section.heldSeconds = d } else {
                 error(
                     member.keyPosition, path,
-                    "expected the seconds a hold must last after its begin, above 0 and at most \(formatNumber(BindingsDecoder.maximumHeldSeconds)), got \(v.described)")
+                    "expected the seconds the fingers must be down, from the landing, above 0 and at most \(formatNumber(BindingsDecoder.maximumHeldSeconds)), got \(v.described)")
             }
         case "command": if let argv = decodeArgv(member, path: path) { section.command = .argv(argv) }
         case "shell":

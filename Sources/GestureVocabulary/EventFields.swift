@@ -276,10 +276,17 @@ public enum EventFields {
     public static let rotation = EventField(
         "rotation", .rotationDegrees, .afterMotion, decimals: 2, text: .phrase(prefix: "  rotation ", decimals: 1, suffix: "°"),
         values: "degrees", meaning: "rotation since begin, clockwise positive")
+    /// Kept in an extra slot: a field gestured ships needs no stored property of its own either.
+    public static let downSeconds = EventField(
+        "down_seconds", .extra(slot: 0, .number(decimals: 3)), .afterMotion, decimals: 3,
+        text: .phrase(prefix: "  down ", decimals: 2, suffix: " s"), values: "seconds",
+        meaning: "how long the fingers have been down, from the last one's landing")
     public static let spanMM = EventField(
         "span_mm", .spanMM, .afterMotion, decimals: 2, text: .hidden, values: "millimetres",
         meaning: "mean distance of the fingers from their centroid")
 
     /// Every field of the kinds gestured ships, once each, in the order the docs list them.
-    public static let shipped: [EventField] = [edge, edgePosition, startEdge, taps, direction, progress, scale, rotation, spanMM]
+    public static let shipped: [EventField] = [
+        edge, edgePosition, startEdge, taps, direction, progress, scale, rotation, spanMM, downSeconds,
+    ]
 }

@@ -84,7 +84,7 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, CustomStrin
     /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`).
     public static let tap = GestureKind("tap", fields: [EventFields.taps])
     /// Fingers that stay still for the hold time (a long press); moving afterwards drags.
-    public static let hold = GestureKind("hold", fields: [])
+    public static let hold = GestureKind("hold", fields: [EventFields.downSeconds])
 
     /// Every kind gestured recognizes, in the order the docs list them.
     public static let allCases: [GestureKind] = [.edgeSwipe, .pan, .pinch, .tap, .hold]

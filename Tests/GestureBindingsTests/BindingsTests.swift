@@ -599,7 +599,7 @@ struct BindingsHardeningTests {
             shell = "long"
             """)
         #expect(b[0].trigger == .held(seconds: 5) && b[0].possibleKinds == [.hold])
-        #expect(b[0].summary.hasSuffix("hold, region x 0.9-1, y 0-0.1, held 5 s after its begin -> sh -c \"admin\""), "\(b[0].summary)")
+        #expect(b[0].summary.hasSuffix("hold, region x 0.9-1, y 0-0.1, held 5 s from the landing -> sh -c \"admin\""), "\(b[0].summary)")
         var matcher = BindingMatcher(bindings: b)
         var begin = event(.hold, .begin, id: 7)
         begin.position = Vector2(0.95, 0.05)
@@ -616,6 +616,16 @@ struct BindingsHardeningTests {
         _ = matcher.handle(other, deviceID: "event5", deviceName: nil)
         let second = matcher.newWaits()
         #expect(second.count == 1 && second.first?.seconds == 2)
+        // Counted from the landing: a hold that began after 0.5 s down waits 4.5 s more for held_seconds = 5
+        // (it fired 5.5 s after the landing before), and one already down longer than that fires at once.
+        for (down, left) in [(0.5, 4.5), (7.0, 0.0)] {
+            var late = event(.hold, .begin, id: down == 0.5 ? 20 : 21)
+            late.position = Vector2(0.95, 0.05)
+            late[EventFields.downSeconds] = .number(down)
+            _ = matcher.handle(late, deviceID: "event5", deviceName: nil)
+            let w = matcher.newWaits()
+            #expect(w.count == 1 && abs((w.first?.seconds ?? -1) - left) < 1e-9, "down \(down): \(w)")
+        }
         _ = matcher.handle(event(.hold, .end, id: 8), deviceID: "event5", deviceName: nil)
         #expect(matcher.heldLongEnough(second[0].hold) == nil)
         #expect(
@@ -623,6 +633,6 @@ struct BindingsHardeningTests {
                 == ["bindings.toml:3:1: binding[1].on: held_seconds fires while the hold lasts; it goes without on (this binding says on = \"begin\")"])
         #expect(
             bindingErrors("[[binding]]\nheld_seconds = 0\nshell = \"x\"\n")
-                == ["bindings.toml:2:1: binding[1].held_seconds: expected the seconds a hold must last after its begin, above 0 and at most 600, got the integer 0"])
+                == ["bindings.toml:2:1: binding[1].held_seconds: expected the seconds the fingers must be down, from the landing, above 0 and at most 600, got the integer 0"])
     }
 }

@@ -55,6 +55,7 @@ import Testing
             ("calibration", { $0.calibration = [1, 0, 0, 0, 1, 0] }),
             ("panelSizeMM", { $0.panelSizeMM = (width: 100, height: 60) }),
             ("panelDiagonalMM", { $0.panelDiagonalMM = 150 }),
+            ("panelAspect", { $0.panelAspect = PanelAspect(16, 9) }),
         ]
         let properties = Mirror(reflecting: GeometrySettings()).children.compactMap(\.label)
         #expect(Set(properties) == Set(changes.map(\.0)))

@@ -65,6 +65,12 @@ public struct HoldRule: ConfigurableRule, Equatable {
         return false
     }
 
+    /// How long the fingers have been down (`down_seconds`), from the last landing: a hold begins
+    /// `holdSeconds` after it, and `gesturectl bind`'s `held_seconds` counts from it.
+    public func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext) {
+        e[EventFields.downSeconds] = .number(Double(e.timeMicroseconds - fingers.groupLandingTime) / 1_000_000)
+    }
+
     /// A hold that lasted until the lift always happened.
     public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) { e.committed = true }
 

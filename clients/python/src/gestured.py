@@ -231,7 +231,7 @@ class GestureEvent(_Message):
     """
     __slots__ = ("kind", "phase", "id", "time", "fingers", "device", "edge", "start_edge", "edge_position",
                  "committed", "direction", "taps", "position", "position_mm", "translation", "translation_mm",
-                 "velocity_mm_s", "progress", "scale", "rotation", "span_mm")
+                 "velocity_mm_s", "progress", "scale", "rotation", "span_mm", "down_seconds")
 
     def __init__(self, fields):
         self.fields = fields
@@ -257,6 +257,7 @@ class GestureEvent(_Message):
         self.scale = _typed(get("scale"), float)
         self.rotation = _typed(get("rotation"), float)
         self.span_mm = _typed(get("span_mm"), float)
+        self.down_seconds = _typed(get("down_seconds"), float)
 
     @property
     def finished(self):
