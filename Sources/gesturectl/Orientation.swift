@@ -8,6 +8,7 @@ import GestureConfig
 import GestureProtocol
 import SystemCalls
 import WaylandSession
+import CommandLineArguments
 
 private let orientationUsage = """
     usage: gesturectl orientation [--socket PATH] [--device ID] [--json] ANGLE

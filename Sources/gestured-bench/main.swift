@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandLineArguments
 import Foundation
 import GestureCore
 import RecordingFiles
@@ -22,7 +23,26 @@ struct Workload {
     var frames: Int
 }
 
-let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Tests/Fixtures"
+var directory = "Tests/Fixtures"
+do {
+    var arguments = Arguments(
+        Array(CommandLine.arguments.dropFirst()), program: "gestured-bench",
+        usage: "usage: gestured-bench [FIXTURES]   (the directory of recordings/, default Tests/Fixtures)\n")
+    var operands = 0
+    do {
+        if try arguments.parse({ (arguments, argument) throws(UsageError) in
+            if argument.hasPrefix("-") { throw arguments.unknown(argument) }
+            operands += 1
+            guard operands == 1 else { throw UsageError("one FIXTURES directory at a time\n\n" + arguments.usage) }
+            directory = argument
+        }) {
+            print(arguments.usage, terminator: "")
+            exit(0)
+        }
+    } catch {
+        fail(arguments.message(for: error), status: 2)
+    }
+}
 let recordings = directory.hasSuffix("recordings") ? directory : directory + "/recordings"
 // The recordings with gestures, replayed with their device descriptions.
 let pairs: [(String, String?)] = [
@@ -98,7 +118,7 @@ extension String {
     func leftPad(_ n: Int) -> String { String(repeating: " ", count: max(0, n - self.count)) + self }
 }
 
-func fail(_ message: String) -> Never {
+func fail(_ message: String, status: Int32 = 1) -> Never {
     print(message, terminator: "")
-    exit(1)
+    exit(status)
 }
