@@ -26,6 +26,8 @@ let package = Package(
 
         // The system calls every program here makes, wrapped once: errno carried, EINTR retried in one place.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
+        // The one reader of decimal digits for every parser (recordings, JSON, TOML): no dependencies.
+        .target(name: "DecimalText"),
         // The one reader of every program's command line (gestured, gesturectl, the bench and soak tools).
         .target(name: "CommandLineArguments"),
 
@@ -35,15 +37,15 @@ let package = Package(
         .target(name: "GestureVocabulary", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
         // Glibc (not even libm).
-        .target(name: "GestureCore", dependencies: ["GestureVocabulary"]),
+        .target(name: "GestureCore", dependencies: ["GestureVocabulary", "DecimalText"]),
         // An evemu recording and its device description read from files, with one size limit.
         .target(name: "RecordingFiles", dependencies: ["GestureCore", "SystemCalls"]),
         // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
         // vocabulary, not the recognizer.
-        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
+        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary", "DecimalText"]),
         // TOML (our own TOML 1.0 parser, pure Swift) -> typed, validated configuration.
         .target(
-            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls"]),
+            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls", "DecimalText"]),
         // `gesturectl bind`'s bindings file (read with GestureConfig's TOML reader and messages) and the
         // matcher that turns the daemon's events into firings; key chords for `keys`. The daemon does not
         // link it.
@@ -114,7 +116,7 @@ let package = Package(
             ]),
 
         .testTarget(
-            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
+            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DecimalText"]),
         // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
         // docs/architecture.md, "Adding a gesture kind".
         .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore"]),
