@@ -58,6 +58,18 @@ public struct Arguments {
         return false
     }
 
+    /// The operands of a program that takes no options (the bench and soak tools): nil when one of `help`
+    /// was given, else the arguments, at most `atMost` of them; an option is an unknown one.
+    public mutating func operands(help: [String] = ["--help", "-h"], atMost: Int) throws(UsageError) -> [String]? {
+        var operands: [String] = []
+        let helped = try parse(help: help) { (arguments, argument) throws(UsageError) in
+            if argument.hasPrefix("-") { throw arguments.unknown(argument) }
+            guard operands.count < atMost else { throw UsageError("too many arguments ('\(argument)')\n\n" + arguments.usage) }
+            operands.append(argument)
+        }
+        return helped ? nil : operands
+    }
+
     /// The line to print for `error`: "PROGRAM: MESSAGE", ending in a newline.
     public func message(for error: UsageError) -> String {
         "\(program): \(error.message)" + (error.message.hasSuffix("\n") ? "" : "\n")

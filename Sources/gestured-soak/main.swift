@@ -39,24 +39,18 @@ do {
     var arguments = Arguments(
         Array(CommandLine.arguments.dropFirst()), program: "gestured-soak",
         usage: "usage: gestured-soak [SECONDS [FIXTURES]]   (default 600 seconds, Tests/Fixtures)\n")
-    var operands = 0
-    do {
-        if try arguments.parse({ (arguments, argument) throws(UsageError) in
-            if argument.hasPrefix("-") { throw arguments.unknown(argument) }
-            operands += 1
-            switch operands {
-            case 1:
-                guard let seconds = Double(argument), seconds > 0, seconds.isFinite else {
-                    throw UsageError("SECONDS \(argument): give a number of seconds over 0")
-                }
-                duration = seconds
-            case 2: fixtures = argument
-            default: throw UsageError("too many arguments ('\(argument)')\n\n" + arguments.usage)
-            }
-        }) {
+    do throws(UsageError) {
+        guard let operands = try arguments.operands(atMost: 2) else {
             print(arguments.usage, terminator: "")
             exit(0)
         }
+        if let text = operands.first {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw UsageError("SECONDS \(text): give a number of seconds over 0")
+            }
+            duration = seconds
+        }
+        if operands.count == 2 { fixtures = operands[1] }
     } catch {
         var bytes = Array(arguments.message(for: error).utf8)
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }

@@ -51,4 +51,17 @@ import Testing
             }
         }
     }
+
+    @Test func operandsOfAProgramWithoutOptions() throws {
+        var two = Arguments(["a", "b"], program: "p", usage: "usage: p [A [B]]\n")
+        #expect(try two.operands(atMost: 2) == ["a", "b"])
+        var three = Arguments(["a", "b", "c"], program: "p", usage: "usage: p [A [B]]\n")
+        #expect(throws: UsageError("too many arguments ('c')\n\nusage: p [A [B]]\n")) { try three.operands(atMost: 2) }
+        var option = Arguments(["-x"], program: "p", usage: "u\n")
+        #expect(throws: UsageError("unknown option '-x'\n\nu\n")) { try option.operands(atMost: 2) }
+        var help = Arguments(["a", "--help"], program: "p", usage: "u\n")
+        #expect(try help.operands(atMost: 2) == nil)
+        var none = Arguments([], program: "p", usage: "u\n")
+        #expect(try none.operands(atMost: 1) == [])
+    }
 }
