@@ -397,8 +397,8 @@ struct TOMLParser {
         }
     }
 
-    /// Reads `key = value` and adds it to `table`, whose keys are at nesting level `level` + 1.
-    private mutating func keyValue(into table: TableNode, level: Int) throws(TOMLSyntaxError) {
+    /// Reads a key and the '=' after it (with the spaces around it): the key's parts.
+    private mutating func keyAndEquals(level: Int) throws(TOMLSyntaxError) -> [KeySegment] {
         let keys = try key(baseLevel: level)
         skipSpaces()
         guard peek() == UInt8(ascii: "=") else {
@@ -406,6 +406,12 @@ struct TOMLParser {
         }
         offset += 1
         skipSpaces()
+        return keys
+    }
+
+    /// Reads `key = value` and adds it to `table`, whose keys are at nesting level `level` + 1.
+    private mutating func keyValue(into table: TableNode, level: Int) throws(TOMLSyntaxError) {
+        let keys = try keyAndEquals(level: level)
         assignedKey = headerKeys + keys.map(\.name)
         let value = try self.value(level: level + keys.count)
         assignedKey = nil
@@ -626,13 +632,7 @@ struct TOMLParser {
             if peek() == 0x0A || peek() == 0x0D || peek() == UInt8(ascii: "#") {
                 throw fail("expected a key, found \(shown(offset)); an inline table is written on one line, without comments")
             }
-            let keys = try key(baseLevel: level)
-            skipSpaces()
-            guard peek() == UInt8(ascii: "=") else {
-                throw fail("expected '=' after the key \(Self.dotted(keys)), found \(shown(offset))")
-            }
-            offset += 1
-            skipSpaces()
+            let keys = try keyAndEquals(level: level)
             let value = try self.value(level: level + keys.count)
             try insert(value, keys: keys, into: table, section: inlineSection)
             skipSpaces()
