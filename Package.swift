@@ -26,6 +26,10 @@ let package = Package(
 
         // The system calls every program here makes, wrapped once: errno carried, EINTR retried in one place.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
+        // The one reader of decimal digits for every parser (recordings, JSON, TOML): no dependencies.
+        .target(name: "DecimalText"),
+        // The one reader of every program's command line (gestured, gesturectl, the bench and soak tools).
+        .target(name: "CommandLineArguments"),
 
         // The words the daemon and its clients share: gesture events, kinds, phases, edges, directions.
         // Double.squareRoot() becomes a call to libm's sqrt in unoptimized builds: a client that links this
@@ -33,15 +37,15 @@ let package = Package(
         .target(name: "GestureVocabulary", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
         // Glibc (not even libm).
-        .target(name: "GestureCore", dependencies: ["GestureVocabulary"]),
+        .target(name: "GestureCore", dependencies: ["GestureVocabulary", "DecimalText"]),
         // An evemu recording and its device description read from files, with one size limit.
         .target(name: "RecordingFiles", dependencies: ["GestureCore", "SystemCalls"]),
         // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
         // vocabulary, not the recognizer.
-        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary"]),
+        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary", "DecimalText"]),
         // TOML (our own TOML 1.0 parser, pure Swift) -> typed, validated configuration.
         .target(
-            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls"]),
+            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls", "DecimalText"]),
         // `gesturectl bind`'s bindings file (read with GestureConfig's TOML reader and messages) and the
         // matcher that turns the daemon's events into firings; key chords for `keys`. The daemon does not
         // link it.
@@ -73,7 +77,7 @@ let package = Package(
         // (link-order.txt, made by `make link-order`), and its relative relocations packed (DT_RELR,
         // glibc 2.36): fewer of the binary's pages resident (docs/architecture.md, "Memory").
         .executableTarget(
-            name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureProtocol"],
+            name: "gestured", dependencies: ["GestureDaemon", "GestureConfig", "GestureProtocol", "CommandLineArguments"],
             exclude: ["link-order.txt"],
             linkerSettings: [
                 .unsafeFlags([
@@ -86,13 +90,13 @@ let package = Package(
             name: "gesturectl",
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureBindings", "GestureClient",
-                "SystemCalls", "RecordingFiles", "WaylandSession",
+                "SystemCalls", "RecordingFiles", "WaylandSession", "CommandLineArguments",
             ]
         ),
         // A small Wayland client for the tests: a window with a given app_id that prints the keys it
         // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
         .executableTarget(name: "wayland-test-client", dependencies: ["CWaylandProtocols", "CXkbCommon"]),
-        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles"]),
+        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles", "CommandLineArguments"]),
         // The TOML parser's trees as tagged JSON (TOMLTaggedJSON, here: only this tool and the TOML tests use
         // it), the request parser's trees and decoded requests, and the number writer's texts, for the
         // differential checks against Python's tomllib, json and decimal (tools/toml-differential.py,
@@ -103,14 +107,16 @@ let package = Package(
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
         .executableTarget(
             name: "gestured-socket-bench",
-            dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest"]),
+            dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest", "CommandLineArguments"]),
         // The daemon under a long, busy load: 64 clients, looping replays, SIGHUPs (`make soak`).
         .executableTarget(
             name: "gestured-soak",
-            dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest"]),
+            dependencies: [
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest", "CommandLineArguments",
+            ]),
 
         .testTarget(
-            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles"]),
+            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DecimalText"]),
         // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
         // docs/architecture.md, "Adding a gesture kind".
         .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "GestureBindings", "GestureConfig"]),
@@ -123,6 +129,7 @@ let package = Package(
             name: "GestureDaemonTests",
             dependencies: [
                 "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls", "RecordingFiles",
+                "CommandLineArguments",
             ]),
         .testTarget(
             name: "IntegrationTests",

@@ -171,6 +171,14 @@ struct ConfigDecoder {
         return nil
     }
 
+    /// The member's integer within `range` (in `unit`), or nil with the error recorded.
+    private mutating func integer(_ member: TOMLMember, keyPath: String, in range: ClosedRange<Int>, unit: String) -> Int? {
+        if case .integer(let i)? = convert(member.value, spec: .integer(range, unit: unit), keyPath: keyPath, at: member.keyPosition) {
+            return i
+        }
+        return nil
+    }
+
     private mutating func tableMembers(_ member: TOMLMember, keyPath: String, header: String) -> [TOMLMember]? {
         guard case .table(let members) = member.value.kind else {
             error(member.keyPosition, keyPath, "expected a table (\(header)), got \(member.value.described)")
@@ -292,24 +300,11 @@ struct ConfigDecoder {
                             + "keep the daemon's group, got \(quoted(s))")
                 }
             case "max_clients":
-                if case .integer(let i)? = convert(
-                    member.value, spec: .integer(Limits.maxClients, unit: "clients"), keyPath: path,
-                    at: member.keyPosition)
-                {
-                    daemon.maxClients = i
-                }
+                if let i = integer(member, keyPath: path, in: Limits.maxClients, unit: "clients") { daemon.maxClients = i }
             case "max_clients_per_uid":
-                if case .integer(let i)? = convert(
-                    member.value, spec: .integer(Limits.maxClients, unit: "clients"), keyPath: path,
-                    at: member.keyPosition)
-                {
-                    daemon.maxClientsPerUID = i
-                }
+                if let i = integer(member, keyPath: path, in: Limits.maxClients, unit: "clients") { daemon.maxClientsPerUID = i }
             case "client_buffer_bytes":
-                if case .integer(let i)? = convert(
-                    member.value, spec: .integer(Limits.clientBufferBytes, unit: "bytes"), keyPath: path,
-                    at: member.keyPosition)
-                {
+                if let i = integer(member, keyPath: path, in: Limits.clientBufferBytes, unit: "bytes") {
                     daemon.clientBufferBytes = i
                 }
             case "log_level":

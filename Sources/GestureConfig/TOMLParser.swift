@@ -3,6 +3,7 @@
 // and what was expected at line:column. Parsing is one pass over the bytes; tables being built are reference
 // nodes so later headers can reopen them, and the finished tree is copied into TOMLValue without recursion.
 // Nesting is bounded by TOMLReader.maximumDepth before any recursion goes past it.
+import DecimalText
 
 /// The rules a table was made under, which decide who may add to it later.
 private enum TableOrigin {
@@ -396,8 +397,8 @@ struct TOMLParser {
         }
     }
 
-    /// Reads `key = value` and adds it to `table`, whose keys are at nesting level `level` + 1.
-    private mutating func keyValue(into table: TableNode, level: Int) throws(TOMLSyntaxError) {
+    /// Reads a key and the '=' after it (with the spaces around it): the key's parts.
+    private mutating func keyAndEquals(level: Int) throws(TOMLSyntaxError) -> [KeySegment] {
         let keys = try key(baseLevel: level)
         skipSpaces()
         guard peek() == UInt8(ascii: "=") else {
@@ -405,6 +406,12 @@ struct TOMLParser {
         }
         offset += 1
         skipSpaces()
+        return keys
+    }
+
+    /// Reads `key = value` and adds it to `table`, whose keys are at nesting level `level` + 1.
+    private mutating func keyValue(into table: TableNode, level: Int) throws(TOMLSyntaxError) {
+        let keys = try keyAndEquals(level: level)
         assignedKey = headerKeys + keys.map(\.name)
         let value = try self.value(level: level + keys.count)
         assignedKey = nil
@@ -625,13 +632,7 @@ struct TOMLParser {
             if peek() == 0x0A || peek() == 0x0D || peek() == UInt8(ascii: "#") {
                 throw fail("expected a key, found \(shown(offset)); an inline table is written on one line, without comments")
             }
-            let keys = try key(baseLevel: level)
-            skipSpaces()
-            guard peek() == UInt8(ascii: "=") else {
-                throw fail("expected '=' after the key \(Self.dotted(keys)), found \(shown(offset))")
-            }
-            offset += 1
-            skipSpaces()
+            let keys = try keyAndEquals(level: level)
             let value = try self.value(level: level + keys.count)
             try insert(value, keys: keys, into: table, section: inlineSection)
             skipSpaces()
@@ -807,7 +808,7 @@ struct TOMLParser {
 
     // MARK: Numbers, dates and times
 
-    private static func isDigit(_ b: UInt8?) -> Bool { b.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }
+    private static func isDigit(_ b: UInt8?) -> Bool { DecimalScanner.isDigit(b) }
 
     private mutating func numberOrDate(position: SourcePosition) throws(TOMLSyntaxError) -> TOMLValue {
         let start = offset
@@ -963,13 +964,8 @@ struct TOMLParser {
 
     /// Reads `count` digits as a number, or throws naming `what`.
     private mutating func fixedDigits(_ count: Int, _ what: String) throws(TOMLSyntaxError) -> Int {
-        var value = 0
-        for _ in 0..<count {
-            guard let b = peek(), Self.isDigit(b) else {
-                throw fail("expected \(count) digits for the \(what), found \(shown(offset))")
-            }
-            value = value * 10 + Int(b - 0x30)
-            offset += 1
+        guard let value = DecimalScanner.fixedDigits(in: bytes, at: &offset, end: bytes.count, count: count) else {
+            throw fail("expected \(count) digits for the \(what), found \(shown(offset))")
         }
         return value
     }

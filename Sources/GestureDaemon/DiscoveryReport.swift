@@ -125,7 +125,7 @@ struct DiscoveryReport {
         case .permissionDenied(_, let cause):
             return "permission denied (\(cause.message))"
         case .unsupported(_, _, let reason):
-            return reason
+            return reason.description
         case .notEvdevDevice(_, let cause):
             return "not an evdev device (\(cause.operation): \(cause.message))"
         case .ownPassthroughCopy:

@@ -42,27 +42,50 @@ public enum EvdevTouchCheck {
     static let buttonpadProperty = Int(INPUT_PROP_BUTTONPAD)
     static let semiMTProperty = Int(INPUT_PROP_SEMI_MT)
 
-    /// Nil when gestured can use the device; otherwise why not, in words for the log.
+    /// Nil when gestured can use the device; otherwise why not.
     ///
     /// A device qualifies when it has absolute X/Y (or MT position) axes and is direct: it declares
     /// INPUT_PROP_DIRECT, or udev tags it ID_INPUT_TOUCHSCREEN=1 (`udevTouchscreen`). Touchpads and
     /// tablets, which move a pointer instead of touching the screen under the finger, are refused.
     /// Multitouch protocol A is refused later, by `GestureEngine`, with its own message.
-    public static func refusalReason(_ device: DeviceDescription, udevTouchscreen: Bool) -> String? {
-        if device.positionAxes == nil {
-            return "it has no absolute X/Y axes, so it is not a touch device"
-        }
+    public static func refusalReason(_ device: DeviceDescription, udevTouchscreen: Bool) -> UnsupportedDeviceReason? {
+        if device.positionAxes == nil { return .noPositionAxes }
         if device.isDirect || udevTouchscreen { return nil }
         if device.properties.contains(INPUT_PROP.pointer) || device.properties.contains(buttonpadProperty)
             || device.properties.contains(semiMTProperty) || device.keys.contains(BTN.toolFinger)
         {
+            return .touchpad
+        }
+        if device.keys.contains(BTN.toolPen) { return .tablet }
+        return .notDeclaredDirect
+    }
+}
+
+/// Why gestured does not handle an input device (`EvdevError.unsupported`); its description says it in
+/// words for the log, with what to do where something can be done.
+public enum UnsupportedDeviceReason: Equatable, Sendable, CustomStringConvertible {
+    /// No absolute X/Y (or MT position) axes: not a touch device at all.
+    case noPositionAxes
+    /// A touchpad (INPUT_PROP_POINTER, INPUT_PROP_BUTTONPAD, INPUT_PROP_SEMI_MT or BTN_TOOL_FINGER, and
+    /// not direct): libinput's.
+    case touchpad
+    /// A graphics tablet (BTN_TOOL_PEN, not direct).
+    case tablet
+    /// Neither INPUT_PROP_DIRECT nor udev's ID_INPUT_TOUCHSCREEN=1, and nothing else that says what it is.
+    case notDeclaredDirect
+
+    public var description: String {
+        switch self {
+        case .noPositionAxes:
+            return "it has no absolute X/Y axes, so it is not a touch device"
+        case .touchpad:
             return "it is a touchpad (an indirect device: INPUT_PROP_DIRECT is not set); gestured handles "
                 + "touchscreens, libinput handles touchpad gestures"
-        }
-        if device.keys.contains(BTN.toolPen) {
+        case .tablet:
             return "it is a graphics tablet (an indirect device: INPUT_PROP_DIRECT is not set)"
+        case .notDeclaredDirect:
+            return "it declares neither INPUT_PROP_DIRECT nor udev's ID_INPUT_TOUCHSCREEN=1; if it is a "
+                + "touchscreen, tag it with a udev rule (ENV{ID_INPUT_TOUCHSCREEN}=\"1\", see docs/installation.md)"
         }
-        return "it declares neither INPUT_PROP_DIRECT nor udev's ID_INPUT_TOUCHSCREEN=1; if it is a "
-            + "touchscreen, tag it with a udev rule (ENV{ID_INPUT_TOUCHSCREEN}=\"1\", see docs/installation.md)"
     }
 }

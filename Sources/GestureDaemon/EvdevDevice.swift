@@ -14,7 +14,9 @@
 //   enum EvdevError: permissionDenied / removed / notEvdevDevice / unsupported / ownPassthroughCopy /
 //         grabFailed / system (`isPermissionDenied`, `errno`; the description tells the user what to do;
 //         `ownPassthroughCopy`: a node whose phys starts with VirtualTouchscreen.physPrefix, never read)
-//   enum EvdevTouchCheck { static func refusalReason(_:udevTouchscreen:) -> String? }
+//   enum EvdevTouchCheck { static func refusalReason(_:udevTouchscreen:) -> UnsupportedDeviceReason? }
+//   enum UnsupportedDeviceReason: noPositionAxes / touchpad / tablet / notDeclaredDirect (its description
+//         says why in words for the log)
 //
 //   final class UdevMonitor { init() throws(SystemError); let fd: Int32; func receive() -> UdevDeviceChange? }
 //   struct UdevDeviceChange { action: .add/.remove/.change/.other(String); device: UdevInputDevice }
@@ -48,7 +50,7 @@ public enum EvdevError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The file is not an evdev device node.
     case notEvdevDevice(path: String, SystemError)
     /// An input device gestured does not handle (a touchpad, a keyboard, ...), and why.
-    case unsupported(path: String, name: String, reason: String)
+    case unsupported(path: String, name: String, reason: UnsupportedDeviceReason)
     /// One of gestured's own passthrough copies (its phys says so): never read (expected, not a problem).
     case ownPassthroughCopy(path: String, name: String, phys: String)
     /// An exclusive grab (EVIOCGRAB) was asked for and failed.

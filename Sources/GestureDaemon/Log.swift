@@ -22,9 +22,9 @@ public enum Log {
     /// dropped and counted rather than stalling the event loop.
     nonisolated(unsafe) public private(set) static var dropsWhenBusy = false
     /// Lines dropped since the journal last took one; reported with the next line that gets through.
-    nonisolated(unsafe) public private(set) static var droppedLines = 0
-    /// A line was cut short by a full stream: the next write starts on a fresh line.
-    nonisolated(unsafe) private static var cutShort = false
+    public static var droppedLines: Int { stream.droppedLines }
+    /// The dropping writes to a non-blocking `fd` (SystemCalls' one implementation, gesturectl's too).
+    nonisolated(unsafe) private static var stream = DroppingLineWriter()
 
     /// Under systemd, stderr is a stream socket to journald that belongs to this service alone
     /// (`JOURNAL_STREAM` names its device and inode). Then it is made non-blocking, so a journal that
@@ -81,26 +81,10 @@ public enum Log {
             _ = text.withUTF8 { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
             return
         }
-        var prefix = cutShort ? "\n" : ""
-        if droppedLines > 0 {
-            prefix += "<\(Priority.warning.rawValue)>\(droppedLines) log line\(droppedLines == 1 ? "" : "s") dropped: "
-                + "the journal was not reading\n"
-        }
         let lines = text.utf8.reduce(0) { $0 + ($1 == 0x0a ? 1 : 0) }
-        text = prefix + text
-        let written = text.withUTF8 { SystemCall.writeSome(fd, UnsafeRawBufferPointer($0)) }
-        let total = text.utf8.count
-        if written == total {
-            droppedLines = 0
-            cutShort = false
-        } else if written == 0 && !cutShort {
-            droppedLines += lines  // nothing went out: the notice (if any) waits for the next line
-        } else {
-            // Part went out: the rest of this message is lost and the stream is mid-line.
-            cutShort = true
-            if written >= prefix.utf8.count { droppedLines = 0 }
-            droppedLines += lines
-        }
+        stream.write(text, lines: lines, notice: { dropped in
+            "<\(Priority.warning.rawValue)>\(dropped) log line\(dropped == 1 ? "" : "s") dropped: the journal was not reading\n"
+        }) { SystemCall.writeSome(fd, $0) }
     }
 }
 

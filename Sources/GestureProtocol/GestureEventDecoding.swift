@@ -1,3 +1,4 @@
+import DecimalText
 import GestureVocabulary
 
 /// Reads the gesture event objects `GestureEventJSON` writes back into `GestureEvent`s, for clients.
@@ -97,27 +98,8 @@ public enum GestureEventDecoding {
     /// Exact microseconds from a JSON number of seconds such as "12.345678" (no floating-point rounding
     /// for the fixed-point form the daemon writes; other forms go through Double).
     static func microseconds(fromSeconds text: String) -> Int64? {
-        var digits = Substring(text)
-        var negative = false
-        if digits.first == "-" {
-            negative = true
-            digits = digits.dropFirst()
-        }
-        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            let whole = Int64(parts[0]), parts.count == 1 || parts[1].count <= 6
-        {
-            var fraction: Int64 = 0
-            if parts.count == 2 {
-                let padded = String(parts[1]) + String(repeating: "0", count: 6 - parts[1].count)
-                guard let f = Int64(padded) else { return nil }
-                fraction = f
-            }
-            let (product, overflow) = whole.multipliedReportingOverflow(by: 1_000_000)
-            let (magnitude, sumOverflow) = product.addingReportingOverflow(fraction)
-            guard !overflow, !sumOverflow else { return nil }
-            return negative ? -magnitude : magnitude
-        }
+        var utf8 = text
+        if let exact = utf8.withUTF8({ DecimalScanner.fixedPoint($0, fractionDigits: 6) }) { return exact }
         guard let seconds = Double(text), seconds.isFinite, abs(seconds) < 9e12 else { return nil }
         return Int64((seconds * 1_000_000).rounded())
     }

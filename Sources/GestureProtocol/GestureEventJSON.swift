@@ -22,13 +22,6 @@ public enum GestureEventJSON {
         return w.finish()
     }
 
-    /// The same line as UTF-8 bytes, for writers that send bytes.
-    public static func encodeBytes(_ e: GestureEvent, device: String? = nil) -> [UInt8] {
-        var w = JSONObjectWriter()
-        write(e, device: device, to: &w)
-        return w.finishBytes()
-    }
-
     /// The same line and a newline into `buffer` (replacing what it held), with no allocation once the
     /// buffer has grown to a line's size: how the daemon encodes each event, once for all its clients.
     /// Returns the line, in the buffer's memory: valid until the buffer is written again or released.

@@ -1,3 +1,5 @@
+import DecimalText
+
 /// A JSON value as the socket protocol reads and writes it.
 ///
 /// Numbers keep their literal text, so a request `id` is echoed back exactly as the client wrote it
@@ -333,26 +335,24 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = position
-        func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        let end = bytes.count
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+        guard position < end, DecimalScanner.isDigit(bytes[position]) else { throw error("invalid number") }
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
         } else {
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            _ = DecimalScanner.skipDigits(in: bytes, at: &position, end: end)
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+        if position < end, bytes[position] == UInt8(ascii: ".") {
             position += 1
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            guard DecimalScanner.skipDigits(in: bytes, at: &position, end: end) > 0 else { throw error("invalid number") }
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             position += 1
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 position += 1
             }
-            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
-            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+            guard DecimalScanner.skipDigits(in: bytes, at: &position, end: end) > 0 else { throw error("invalid number") }
         }
         if position - start > 64 {
             throw JSONParseError(message: "number longer than 64 characters", offset: start)

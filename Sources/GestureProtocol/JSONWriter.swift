@@ -106,10 +106,6 @@ public struct JSONObjectWriter: ~Copyable {
         put(UInt8(ascii: "\""))
     }
 
-    public mutating func optionalString(_ name: StaticString, _ value: String?) {
-        if let value { string(name, value) } else { null(name) }
-    }
-
     public mutating func null(_ name: StaticString) {
         key(name, value: 4)
         put("null")
@@ -173,13 +169,6 @@ public struct JSONObjectWriter: ~Copyable {
         put(UInt8(ascii: "}"))
         if newline { put(0x0a) }
         return UnsafeRawBufferPointer(start: base, count: count)
-    }
-
-    /// Closes the object and returns its bytes (UTF-8, no newline).
-    public consuming func finishBytes() -> [UInt8] {
-        let buffer = self.buffer
-        let line = finish(newline: false)
-        return withExtendedLifetime(buffer) { Array(line) }
     }
 
     public consuming func finish() -> String {

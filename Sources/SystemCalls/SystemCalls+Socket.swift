@@ -131,12 +131,27 @@ extension SystemCall {
     /// with the time that is left.
     public static func poll(_ fd: Int32, events: Int16, timeoutMilliseconds: Int32) throws(SystemError) -> Bool {
         var pfd = pollfd(fd: fd, events: events, revents: 0)
+        return try pollRetrying(&pfd, 1, timeoutMilliseconds) > 0
+    }
+
+    /// `poll(2)` of `fds` (each entry's `revents` filled in): how many have an event pending, 0 when
+    /// `timeoutMilliseconds` passed (-1 waits without bound). EINTR restarts the wait with the time that is
+    /// left, so a caller's loop sees a wake-up only for a descriptor or its own deadline.
+    public static func poll(_ fds: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemError) -> Int {
+        let count = fds.count
+        return try fds.withUnsafeMutableBufferPointer { (buffer) throws(SystemError) -> Int in
+            try pollRetrying(buffer.baseAddress!, count, timeoutMilliseconds)
+        }
+    }
+
+    private static func pollRetrying(
+        _ fds: UnsafeMutablePointer<pollfd>, _ count: Int, _ timeoutMilliseconds: Int32
+    ) throws(SystemError) -> Int {
         let start = monotonicMicroseconds()
         var remaining = timeoutMilliseconds
         while true {
-            let n = Glibc.poll(&pfd, 1, remaining)
-            if n > 0 { return true }
-            if n == 0 { return false }
+            let n = Glibc.poll(fds, nfds_t(count), remaining)
+            if n >= 0 { return Int(n) }
             let code = Glibc.errno
             if code != EINTR { throw SystemError(errno: code, operation: "poll") }
             if timeoutMilliseconds >= 0 {

@@ -8,6 +8,7 @@ import GestureProtocol
 import GestureVocabulary
 import SystemCalls
 import WaylandSession
+import CommandLineArguments
 
 private let bindUsage = """
     usage: gesturectl bind [--bindings FILE] [--socket PATH] [--check] [--verbose]

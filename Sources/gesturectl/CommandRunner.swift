@@ -230,9 +230,11 @@ final class CommandRunner<Source: ActionSource> {
                 }
                 logTyping(compositor)
             }
-            let n = poll(&fds, nfds_t(fds.count), pollTimeout())
-            if n < 0 && errno != EINTR {
-                log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
+            let n: Int
+            do {
+                n = try SystemCall.poll(&fds, timeoutMilliseconds: pollTimeout())
+            } catch {
+                log.info("\(error)")
                 return 1
             }
             if let compositor, source.compositor === compositor {

@@ -144,9 +144,9 @@ final class CompositorLink {
             guard left > 0 else { break }
             do {
                 try compositor.beforePoll()
-                var fd = pollfd(fd: compositor.fd, events: compositor.pollEvents, revents: 0)
-                let n = poll(&fd, 1, Int32(clamping: left))
-                try afterPoll(revents: n > 0 ? fd.revents : 0)
+                var fds = [pollfd(fd: compositor.fd, events: compositor.pollEvents, revents: 0)]
+                let n = try SystemCall.poll(&fds, timeoutMilliseconds: Int32(clamping: left))
+                try afterPoll(revents: n > 0 ? fds[0].revents : 0)
             } catch {
                 abandon("\(error)")
                 return

@@ -7,6 +7,7 @@ import GestureBindings
 import GestureConfig
 import GestureProtocol
 import GestureVocabulary
+import CommandLineArguments
 
 private let lisgdUsage = """
     usage: gesturectl lisgd [-d DEVICE] [-t PX] [-T PX] [-r DEGREES] [-m MS] [-w PX] [-h PX] [-s SCALE]

@@ -6,6 +6,7 @@ import GestureClient
 import GestureCore
 import GestureProtocol
 import GestureVocabulary
+import CommandLineArguments
 
 private let monitorUsage = """
     usage: gesturectl monitor [--socket PATH] [--json] [--kinds LIST] [--edges LIST] [--fingers LIST]

@@ -8,6 +8,7 @@ import GestureConfig
 import GestureProtocol
 import SystemCalls
 import WaylandSession
+import CommandLineArguments
 
 private let orientationUsage = """
     usage: gesturectl orientation [--socket PATH] [--device ID] [--json] ANGLE
@@ -189,9 +190,11 @@ final class OrientationFollower {
             // Until the reconnection, or the time a refused orientation may be sent again.
             let deadline = client == nil ? reconnectAt : pacer.nextDeadline
             let timeout: Int32 = deadline.map { Int32(clamping: max(0, $0 - now())) } ?? -1
-            let n = poll(&fds, nfds_t(fds.count), timeout)
-            if n < 0 && errno != EINTR {
-                log.info("poll: \(String(cString: strerror(errno))) (errno \(errno))")
+            let n: Int
+            do {
+                n = try SystemCall.poll(&fds, timeoutMilliseconds: timeout)
+            } catch {
+                log.info("\(error)")
                 return 1
             }
             do {

@@ -32,10 +32,10 @@ enum LogOutput {
         case socket(Int32)
     }
     nonisolated(unsafe) private static var writer = Writer.blocking(2)
+    /// The dropped-line bookkeeping (SystemCalls' one implementation, the daemon's log's too).
+    nonisolated(unsafe) private static var stream = DroppingLineWriter()
     /// Lines dropped since one last went out.
-    nonisolated(unsafe) private(set) static var droppedLines = 0
-    /// A line was cut short: the next write starts on a new line.
-    nonisolated(unsafe) private static var cutShort = false
+    static var droppedLines: Int { stream.droppedLines }
 
     /// Makes log writes non-blocking; returns why not when it cannot (writes then wait, as before).
     static func neverWait() -> String? {
@@ -57,28 +57,14 @@ enum LogOutput {
 
     /// Writes one line (a newline is added).
     static func write(_ line: String) {
-        var prefix = cutShort ? "\n" : ""
-        if droppedLines > 0 {
-            prefix += "\(droppedLines) log line\(droppedLines == 1 ? "" : "s") dropped: standard error was not being read\n"
-        }
-        var text = prefix + line + "\n"
-        let written = text.withUTF8 { bytes -> Int in
-            let raw = UnsafeRawBufferPointer(bytes)
+        stream.write(line + "\n", lines: 1, notice: { dropped in
+            "\(dropped) log line\(dropped == 1 ? "" : "s") dropped: standard error was not being read\n"
+        }) { raw in
             switch writer {
             case .blocking(let fd): return SystemCall.writeSome(fd, raw)
             case .nonBlocking(let fd): return SystemCall.writeSome(fd, raw)
             case .socket(let fd): return SystemCall.sendSome(fd, raw)
             }
-        }
-        if written == text.utf8.count {
-            droppedLines = 0
-            cutShort = false
-        } else if written == 0 && !cutShort {
-            droppedLines += 1
-        } else {
-            cutShort = true
-            if written >= prefix.utf8.count { droppedLines = 0 }
-            droppedLines += 1
         }
     }
 }

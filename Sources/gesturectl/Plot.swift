@@ -8,6 +8,7 @@ import GestureCore
 import GestureVocabulary
 import RecordingFiles
 import SystemCalls
+import CommandLineArguments
 
 private let plotUsage = """
     usage: gesturectl plot [--device DESC] [--config FILE] -o OUT.svg RECORDING

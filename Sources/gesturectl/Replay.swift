@@ -7,6 +7,7 @@ import GestureConfig
 import GestureCore
 import GestureProtocol
 import RecordingFiles
+import CommandLineArguments
 
 private let replayUsage = """
     usage: gesturectl replay [--device DESC] [--config FILE] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING

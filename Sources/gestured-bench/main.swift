@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CommandLineArguments
 import Foundation
 import GestureCore
 import RecordingFiles
@@ -22,7 +23,21 @@ struct Workload {
     var frames: Int
 }
 
-let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "Tests/Fixtures"
+var directory = "Tests/Fixtures"
+do {
+    var arguments = Arguments(
+        Array(CommandLine.arguments.dropFirst()), program: "gestured-bench",
+        usage: "usage: gestured-bench [FIXTURES]   (the directory of recordings/, default Tests/Fixtures)\n")
+    do {
+        guard let operands = try arguments.operands(atMost: 1) else {
+            print(arguments.usage, terminator: "")
+            exit(0)
+        }
+        if let given = operands.first { directory = given }
+    } catch {
+        fail(arguments.message(for: error), status: 2)
+    }
+}
 let recordings = directory.hasSuffix("recordings") ? directory : directory + "/recordings"
 // The recordings with gestures, replayed with their device descriptions.
 let pairs: [(String, String?)] = [
@@ -84,6 +99,37 @@ for w in workloads {
     print(w.name.padding(48) + String(w.frames).leftPad(8) + String(Int(fps)).leftPad(14)
         + String(Int((seconds / Double(frames) * 1e9).rounded())).leftPad(10))
 }
+// Parsing: every recording of the fixtures, evemu's and `libinput record`'s, read from its file and parsed
+// as `gesturectl replay` and the daemon's --replay do (RecordingFile.parse), repeated for a stable figure.
+/// The recordings in `directory` whose names end in `suffix`, as paths.
+func recordingFiles(in directory: String, endingIn suffixes: [String]) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { name in suffixes.contains { name.hasSuffix($0) } }.sorted().map { directory + "/" + $0 }
+}
+let parseFiles: [String] =
+    recordingFiles(in: recordings, endingIn: [".events", ".evemu"]) + recordingFiles(in: recordings + "/libinput-record", endingIn: [".yml"])
+let parseBytes = parseFiles.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+func parseAll(repeats: Int) -> (seconds: Double, bytes: Int, events: Int) {
+    var events = 0
+    let start = now()
+    for _ in 0..<repeats {
+        for path in parseFiles {
+            guard let recording = try? RecordingFile.parse(path) else { fail("gestured-bench: cannot parse \(path)\n") }
+            events += recording.events.count
+        }
+    }
+    return (now() - start, parseBytes * repeats, events)
+}
+_ = parseAll(repeats: 2)  // warm up
+var parseRepeats = 4
+var parsed = parseAll(repeats: parseRepeats)
+while parsed.seconds < 1 {
+    parseRepeats *= 2
+    parsed = parseAll(repeats: parseRepeats)
+}
+print("parse: files=\(parseFiles.count) bytes=\(parsed.bytes / parseRepeats) repeats=\(parseRepeats) "
+    + "mb_per_s=\(String(format: "%.1f", Double(parsed.bytes) / parsed.seconds / 1e6)) "
+    + "ns_per_event=\(Int((parsed.seconds / Double(parsed.events) * 1e9).rounded()))")
 let fps = Double(totalFrames) / totalSeconds
 print("all".padding(48) + String(totalFrames).leftPad(8) + String(Int(fps)).leftPad(14)
     + String(Int((totalSeconds / Double(totalFrames) * 1e9).rounded())).leftPad(10))
@@ -98,7 +144,7 @@ extension String {
     func leftPad(_ n: Int) -> String { String(repeating: " ", count: max(0, n - self.count)) + self }
 }
 
-func fail(_ message: String) -> Never {
+func fail(_ message: String, status: Int32 = 1) -> Never {
     print(message, terminator: "")
-    exit(1)
+    exit(status)
 }

@@ -10,6 +10,7 @@
 //   - one client that connects, subscribes, reads a little and hangs up, again and again.
 // Checks: the daemon's resident memory stays flat (the series is printed), every check above holds, and
 // the log holds no warning or error but the stalled client's. Exits 1 when a check fails. `make soak`.
+import CommandLineArguments
 import DaemonUnderTest
 import GestureCore
 import GestureProtocol
@@ -32,9 +33,30 @@ func fail(_ message: String) -> Never {
 
 // MARK: Set-up
 
-let arguments = CommandLine.arguments
-let duration = arguments.count > 1 ? Double(arguments[1]) ?? 600 : 600
-let fixtures = arguments.count > 2 ? arguments[2] : "Tests/Fixtures"
+var duration = 600.0
+var fixtures = "Tests/Fixtures"
+do {
+    var arguments = Arguments(
+        Array(CommandLine.arguments.dropFirst()), program: "gestured-soak",
+        usage: "usage: gestured-soak [SECONDS [FIXTURES]]   (default 600 seconds, Tests/Fixtures)\n")
+    do throws(UsageError) {
+        guard let operands = try arguments.operands(atMost: 2) else {
+            print(arguments.usage, terminator: "")
+            exit(0)
+        }
+        if let text = operands.first {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                throw UsageError("SECONDS \(text): give a number of seconds over 0")
+            }
+            duration = seconds
+        }
+        if operands.count == 2 { fixtures = operands[1] }
+    } catch {
+        var bytes = Array(arguments.message(for: error).utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        exit(2)
+    }
+}
 let speed = 2.0
 /// The recordings replayed, each a looping virtual device: (recording, description or nil, the panel size
 /// the configuration gives it when it reports no resolution).

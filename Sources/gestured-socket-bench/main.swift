@@ -10,6 +10,7 @@
 // --memory-only skips the throughput runs; each --gestured adds a daemon binary whose idle memory is
 // measured in the same run, the first one being the baseline the others are compared with (and the one
 // the throughput runs and the summary line use).
+import CommandLineArguments
 import DaemonUnderTest
 import GestureCore
 import GestureProtocol
@@ -28,17 +29,24 @@ var fixtures = "Tests/Fixtures"
 var binaries: [String] = []
 var memoryOnly = false
 do {
-    var rest = CommandLine.arguments.dropFirst()
-    while let argument = rest.popFirst() {
-        switch argument {
-        case "--memory-only": memoryOnly = true
-        case "--gestured":
-            guard let path = rest.popFirst() else { fail("gestured-socket-bench: --gestured needs the path of a gestured binary") }
-            binaries.append(path)
-        case _ where argument.hasPrefix("-"):
-            fail("gestured-socket-bench: unknown option \(argument); usage: gestured-socket-bench [--memory-only] [--gestured PATH]... [FIXTURES]")
-        default: fixtures = argument
+    var arguments = Arguments(
+        Array(CommandLine.arguments.dropFirst()), program: "gestured-socket-bench",
+        usage: "usage: gestured-socket-bench [--memory-only] [--gestured PATH]... [FIXTURES]\n")
+    do {
+        if try arguments.parse({ (arguments, argument) throws(UsageError) in
+            switch argument {
+            case "--memory-only": memoryOnly = true
+            case "--gestured":
+                binaries.append(try arguments.value(of: argument, missing: "--gestured needs the path of a gestured binary"))
+            case _ where argument.hasPrefix("-"): throw arguments.unknown(argument)
+            default: fixtures = argument
+            }
+        }) {
+            print(arguments.usage, terminator: "")
+            exit(0)
         }
+    } catch {
+        fail(String(arguments.message(for: error).dropLast()))
     }
 }
 if binaries.isEmpty { binaries = [executableDirectory + "/gestured"] }

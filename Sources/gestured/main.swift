@@ -1,4 +1,5 @@
 // gestured: the touchscreen gesture daemon. Argument parsing and wiring only; the daemon is GestureDaemon.
+import CommandLineArguments
 import GestureConfig
 import GestureDaemon
 import GestureProtocol
@@ -41,57 +42,49 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
     exit(status)
 }
 
-/// The command line as options, plus the file `--check-config` names.
+/// The command line as options, plus the file `--check-config` names (CommandLineArguments, the reader
+/// gesturectl and the tools use too).
 func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?) {
     var options = DaemonOptions()
     var checkConfigPath: String?
-    var arguments = all[...]
-    func value(for option: String) -> String {
-        guard let v = arguments.popFirst() else { fail("gestured: \(option) needs a value\n\n\(usage)") }
-        return v
-    }
-    while let argument = arguments.popFirst() {
-        switch argument {
-        case "--help", "-h":
+    var arguments = Arguments(all, program: "gestured", usage: usage)
+    do {
+        let help = try arguments.parse { (arguments, argument) throws(UsageError) in
+            switch argument {
+            case "--version":
+                print("gestured \(ProtocolConstants.daemonVersion) (protocol \(ProtocolConstants.version))")
+                exit(0)
+            case "--config":
+                options.configPath = try arguments.value(of: argument)
+            case "--socket":
+                let path = try arguments.value(of: argument)
+                guard !path.isEmpty else { throw UsageError("--socket needs a path; it is empty") }
+                options.socketPath = path
+            case "--no-udev":
+                options.discoverDevices = false
+            case "--check-config":
+                checkConfigPath = try arguments.value(of: argument)
+            case "--replay":
+                options.replays.append(ReplayOptions(recordingPath: try arguments.value(of: argument)))
+            case "--device", "--loop", "--speed", "--passthrough":
+                guard !options.replays.isEmpty else { throw UsageError("\(argument) applies to a --replay; put it after one") }
+                let last = options.replays.count - 1
+                switch argument {
+                case "--device": options.replays[last].descriptionPath = try arguments.value(of: argument)
+                case "--loop": options.replays[last].loop = true
+                case "--passthrough": options.replays[last].passthrough = true
+                default: options.replays[last].speed = try arguments.number(of: argument, in: ReplayOptions.speedRange)
+                }
+            default:
+                throw arguments.unknown(argument)
+            }
+        }
+        if help {
             print(usage, terminator: "")
             exit(0)
-        case "--version":
-            print("gestured \(ProtocolConstants.daemonVersion) (protocol \(ProtocolConstants.version))")
-            exit(0)
-        case "--config":
-            options.configPath = value(for: argument)
-        case "--socket":
-            let path = value(for: argument)
-            guard !path.isEmpty else { fail("gestured: --socket needs a path; it is empty") }
-            options.socketPath = path
-        case "--no-udev":
-            options.discoverDevices = false
-        case "--check-config":
-            checkConfigPath = value(for: argument)
-        case "--replay":
-            options.replays.append(ReplayOptions(recordingPath: value(for: argument)))
-        case "--device", "--loop", "--speed", "--passthrough":
-            guard !options.replays.isEmpty else { fail("gestured: \(argument) applies to a --replay; put it after one") }
-            let last = options.replays.count - 1
-            switch argument {
-            case "--device":
-                options.replays[last].descriptionPath = value(for: argument)
-            case "--loop":
-                options.replays[last].loop = true
-            case "--passthrough":
-                options.replays[last].passthrough = true
-            default:
-                let text = value(for: argument)
-                guard let speed = Double(text), ReplayOptions.speedRange.contains(speed) else {
-                    fail(
-                        "gestured: --speed \(text): give a number from \(ReplayOptions.speedRange.lowerBound) to "
-                            + "\(Int(ReplayOptions.speedRange.upperBound))")
-                }
-                options.replays[last].speed = speed
-            }
-        default:
-            fail("gestured: unknown argument '\(argument)'\n\n\(usage)")
         }
+    } catch {
+        fail(arguments.message(for: error))
     }
     return (options, checkConfigPath)
 }

@@ -108,7 +108,7 @@ import Testing
             (Self.device("/dev/input/event3", "Goodix Capacitive TouchScreen", Self.touchscreen), .refused(denied))
         ]
         for i in 4..<30 {
-            let pad = EvdevError.unsupported(path: "/dev/input/event\(i)", name: "Pad \(i)", reason: "it is a touchpad")
+            let pad = EvdevError.unsupported(path: "/dev/input/event\(i)", name: "Pad \(i)", reason: .touchpad)
             devices.append((Self.device("/dev/input/event\(i)", "Pad \(i)", [:]), .refused(pad)))
         }
         let lines = DiscoveryReport(
@@ -116,7 +116,9 @@ import Testing
         ).lines
         #expect(lines[0].hasSuffix("for INPUT_PROP_DIRECT"))  // one device is classified: not "none of them"
         #expect(lines[1] == "  /dev/input/event3 \"Goodix Capacitive TouchScreen\": permission denied (Permission denied)")
-        #expect(lines[2] == "  /dev/input/event4 \"Pad 4\": udev has not classified it; probed: it is a touchpad")
+        #expect(lines[2] == "  /dev/input/event4 \"Pad 4\": udev has not classified it; probed: "
+            + UnsupportedDeviceReason.touchpad.description)
+        #expect(lines[2].contains("probed: it is a touchpad (an indirect device"))
         #expect(lines.count == 1 + DiscoveryReport.maximumDevices + 2)
         #expect(lines[DiscoveryReport.maximumDevices + 1] == "  and 7 more")
         #expect(lines.last == "  to read a device that refused permission: " + EvdevError.permissionAdvice)

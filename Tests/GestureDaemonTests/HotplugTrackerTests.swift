@@ -73,7 +73,7 @@ private let denied = EvdevError.permissionDenied(
     @Test func aRefusedDeviceIsNotRetriedOnChangeButIsOnANewAdd() {
         var tracker = HotplugTracker()
         _ = tracker.handle(change(.add), wanted: true)
-        let refusal = EvdevError.unsupported(path: screen.devnode, name: screen.name, reason: "it is a touchpad")
+        let refusal = EvdevError.unsupported(path: screen.devnode, name: screen.name, reason: .touchpad)
         #expect(tracker.openFailed(screen.devnode, refusal) == true)
         #expect(tracker.handle(change(.change), wanted: true) == .ignore)
         #expect(tracker.handle(change(.add), wanted: true) == .open(screen))

@@ -69,5 +69,12 @@ import Testing
         let orphan = try run(gestured, ["--loop"], in: directory)
         #expect(orphan.status == 2)
         #expect(orphan.output.contains("--loop applies to a --replay"))
+        // The reader gesturectl uses too: the same messages, the program named first.
+        let missing = try run(gestured, ["--config"], in: directory)
+        #expect(missing.status == 2)
+        #expect(missing.output.contains("gestured: --config needs a value"))
+        let unknown = try run(gestured, ["--frobnicate"], in: directory)
+        #expect(unknown.status == 2)
+        #expect(unknown.output.contains("gestured: unknown option '--frobnicate'") && unknown.output.contains("usage: gestured"))
     }
 }

@@ -128,9 +128,10 @@ build_kernel() { # -> sets $kernel (a directory with vmlinuz and initrd.gz)
 # --- root filesystem ---------------------------------------------------------------------------------------
 # systemd + udev + kmod, evemu for uinput devices, lisgd for the comparison, socat for raw socket clients,
 # procps for ps/pgrep, libinput-tools for what a compositor makes of the passthrough copy and for `libinput
-# record`'s recordings, python3 for the Python client's package; plus the runtime libraries gestured links
+# record`'s recordings, python3 for the Python client's package, valgrind for the instructions per frame of
+# gestured and lisgd under callgrind (35-cost.sh); plus the runtime libraries gestured links
 # (found from the staged binaries).
-GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps libinput-tools python3"
+GUEST_PACKAGES="systemd systemd-sysv udev kmod evemu-tools lisgd socat procps libinput-tools python3 valgrind"
 if [ "${VM_PROFILE:-0}" = 1 ]; then GUEST_PACKAGES="$GUEST_PACKAGES linux-perf"; fi
 
 # Debian packages that hold the shared libraries the staged gestured binaries need (ldd, then dpkg -S on

@@ -148,13 +148,6 @@ public struct FingerSet: Sendable {
         updateCentroid()
     }
 
-    /// Forgets every finger, followed or resting (the device's touch state was reset).
-    mutating func forgetAll() {
-        fingers.removeAll(keepingCapacity: true)
-        updateCentroid()
-        resting.removeAll()
-    }
-
     /// Whether any finger followed is farther than `distanceMM` from where it landed.
     public func anyMovedFromLanding(beyond distanceMM: Double) -> Bool {
         fingers.contains { ($0.currentMM - $0.landingMM).length >= distanceMM }

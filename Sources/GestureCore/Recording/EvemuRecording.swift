@@ -1,3 +1,5 @@
+import DecimalText
+
 /// A recording as evemu-record writes it: an optional device description (N:, I:, P:, B:, A: lines) and
 /// events (E: lines). Comment lines start with `#`.
 public struct EvemuRecording: Sendable {
@@ -192,26 +194,13 @@ public struct EvemuParser: Sendable {
         i += 2
         skipBlanks()
         // Seconds and microseconds.
-        var whole: Int64 = 0
-        var n = 0
-        while i < end, b[i] >= 0x30 && b[i] <= 0x39 {
-            whole = whole * 10 + Int64(b[i] - 0x30)
-            n += 1
-            i += 1
-            if n > 12 { return nil }
-        }
-        guard n > 0, i < end, b[i] == UInt8(ascii: ".") else { return nil }
+        guard let whole = DecimalScanner.digits(in: b, at: &i, end: end, atMost: 12), whole.count > 0,
+            i < end, b[i] == UInt8(ascii: ".")
+        else { return nil }
         i += 1
-        var micro: Int64 = 0
-        n = 0
-        while i < end, b[i] >= 0x30 && b[i] <= 0x39 {
-            micro = micro * 10 + Int64(b[i] - 0x30)
-            n += 1
-            i += 1
-            if n > 6 { return nil }
-        }
-        guard n > 0 else { return nil }
-        for _ in n..<6 { micro *= 10 }
+        guard let fraction = DecimalScanner.digits(in: b, at: &i, end: end, atMost: 6), fraction.count > 0 else { return nil }
+        var micro = fraction.value
+        for _ in fraction.count..<6 { micro *= 10 }
         guard i < end, b[i] == 0x20 || b[i] == 0x09 else { return nil }
         skipBlanks()
         guard let type = hex16(), i < end, b[i] == 0x20 || b[i] == 0x09 else { return nil }
@@ -223,20 +212,12 @@ public struct EvemuParser: Sendable {
             negative = true
             i += 1
         }
-        var value: Int64 = 0
-        n = 0
-        while i < end, b[i] >= 0x30 && b[i] <= 0x39 {
-            value = value * 10 + Int64(b[i] - 0x30)
-            n += 1
-            i += 1
-            if n > 10 { return nil }
-        }
-        guard n > 0 else { return nil }
-        if negative { value = -value }
+        guard let magnitude = DecimalScanner.digits(in: b, at: &i, end: end, atMost: 10), magnitude.count > 0 else { return nil }
+        let value = negative ? -magnitude.value : magnitude.value
         guard value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
         skipBlanks()
         guard i == end || b[i] == UInt8(ascii: "#") else { return nil }
-        return InputEvent(timeMicroseconds: whole * 1_000_000 + micro, type: type, code: code, value: Int32(value))
+        return InputEvent(timeMicroseconds: whole.value * 1_000_000 + micro, type: type, code: code, value: Int32(value))
     }
 
     private static func parseEvent(_ fields: [Substring], fail: (String) -> RecordingError) throws(RecordingError) -> InputEvent {
@@ -256,14 +237,13 @@ public struct EvemuParser: Sendable {
 
     /// "1330495962.164908" -> microseconds. The fraction has up to six digits.
     static func parseTime(_ s: Substring) -> Int64? {
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[1].count <= 6,
-            parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
-            let whole = Int64(parts[0]), let frac = Int64(parts[1]), whole < 9_000_000_000_000
+        // A '.' and no sign: DecimalScanner.fixedPoint takes "-W" and "W" too.
+        guard s.contains("."), s.first != "-" else { return nil }
+        var text = s
+        guard let time = text.withUTF8({ DecimalScanner.fixedPoint($0, fractionDigits: 6) }),
+            time < 9_000_000_000_000 * 1_000_000
         else { return nil }
-        var micro = frac
-        for _ in parts[1].count..<6 { micro *= 10 }
-        return whole * 1_000_000 + micro
+        return time
     }
 
     private static func hexBytes<S: Sequence>(_ fields: S, what: String, fail: (String) -> RecordingError)

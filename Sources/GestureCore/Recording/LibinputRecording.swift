@@ -1,3 +1,5 @@
+import DecimalText
+
 /// Reads the recordings `libinput record` writes (what users attach to input bug reports): YAML, file format
 /// version 1, as libinput-record(1) describes it ("FILE FORMAT"). Pure: the caller reads the file.
 ///
@@ -370,16 +372,11 @@ public enum LibinputRecordParser {
                     negative = true
                     i += 1
                 }
-                var value: Int64 = 0
-                var digits = 0
-                while i < end, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-                    value = value * 10 + Int64(bytes[i] - 0x30)
-                    digits += 1
-                    i += 1
-                    if digits > 12 { throw fail(line, "\(expected); a number of more than 12 digits") }
+                guard let number = DecimalScanner.digits(in: bytes, at: &i, end: end, atMost: 12) else {
+                    throw fail(line, "\(expected); a number of more than 12 digits")
                 }
-                guard digits > 0 else { throw fail(line, "\(expected), got \"\(preview(start, end))\"") }
-                fields.append(negative ? -value : value)
+                guard number.count > 0 else { throw fail(line, "\(expected), got \"\(preview(start, end))\"") }
+                fields.append(negative ? -number.value : number.value)
                 while i < end && bytes[i] == 0x20 { i += 1 }
                 guard i < end else { throw fail(line, "\(expected): the list is not closed with ']'") }
                 if bytes[i] == UInt8(ascii: "]") { break }

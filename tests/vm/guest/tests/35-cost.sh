@@ -203,3 +203,76 @@ if require_gestured cost:updates; then
     wait_for 20 "gesturectl monitor to subscribe again" eval '[ "$(grep -c "\"type\":\"subscribed\"" "$MONITOR")" -ge 2 ]' \
         || fail cost:monitor-again "gesturectl monitor did not subscribe again: $(tail -2 "$WORK/monitor.stderr")"
 fi
+
+# Instructions per frame of gestured and of lisgd, each under callgrind, on the same replays (the three
+# recordings once each and the sentinel), gestured with one client subscribed with updates off: the
+# deterministic comparison that TCG's timing noise cannot give. Each program runs twice under callgrind,
+# once idle (started, the panel open, its client subscribed, stopped) and once with the replays, and the
+# difference of the two runs' instruction totals, over the frames replayed, is its cost per frame: start-up
+# and exit cancel out. gestured runs as a second instance beside the service, on a socket of its own.
+cg_socket=/run/vmtest-callgrind.sock
+# callgrind_total FILE — the instructions callgrind counted (its "totals:" or "summary:" line).
+callgrind_total() { awk '/^(summary|totals):/ { print $2; exit }' "$1" 2>/dev/null; }
+# callgrind_run NAME REPLAY — one run of both programs under callgrind on node $node; REPLAY 1 plays the
+# recordings, 0 none. Leaves $WORK/callgrind-NAME-{gestured,lisgd}.out.
+callgrind_run() {
+    local name=$1 replay=$2 g l c
+    rm -f "$cg_socket" /run/lisgd.out; touch /run/lisgd.out
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind-$name-lisgd.out" \
+        lisgd -d "$node" "${lisgd_args[@]}" > /dev/null 2> "$WORK/callgrind-$name-lisgd.stderr" &
+    l=$!
+    valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind-$name-gestured.out" \
+        /usr/bin/gestured --socket "$cg_socket" > "$WORK/callgrind-$name-gestured.stderr" 2>&1 &
+    g=$!
+    wait_for 300 "lisgd under callgrind to open $node" has_fd_open "$l" "$node" || { kill "$l" "$g"; wait "$l" "$g"; return 1; }
+    wait_for 300 "gestured under callgrind to open $node" has_fd_open "$g" "$node" || { kill "$l" "$g"; wait "$l" "$g"; return 1; }
+    wait_for 300 "gestured under callgrind to listen" test -S "$cg_socket" || { kill "$l" "$g"; wait "$l" "$g"; return 1; }
+    "$RIG/bin/gesture-latency" "$cg_socket" --no-updates > "$WORK/callgrind-$name-client.txt" 2> "$WORK/callgrind-$name-client.stderr" &
+    c=$!
+    wait_for 120 "the callgrind pass's client to subscribe" file_has_line "$WORK/callgrind-$name-client.stderr" subscribed \
+        || { kill "$l" "$g" "$c"; wait "$l" "$g" "$c"; return 1; }
+    local ok=0
+    if [ "$replay" = 1 ]; then
+        for cg_name in "${cost_names[@]}"; do evemu-play "$node" < "$REC/$(cost_events "$cg_name")"; done
+        evemu-play "$node" < "$REC/$cost_desc.sentinel.events"
+        wait_for 300 "gestured under callgrind to finish $cg_want gestures" at_least "$cg_want" finished_in "$WORK/callgrind-$name-client.txt" \
+            && wait_for 300 "lisgd under callgrind to recognize the sentinel" file_has_line /run/lisgd.out '^1-DRUL$' || ok=1
+    else
+        sleep 2
+    fi
+    kill "$c" 2>/dev/null; wait "$c" 2>/dev/null
+    # SIGTERM: gestured stops through its signalfd, lisgd by the signal; callgrind writes its file either way.
+    kill -TERM "$g" "$l" 2>/dev/null; wait "$g" "$l" 2>/dev/null
+    return "$ok"
+}
+if ! command -v valgrind > /dev/null; then
+    fail cost:callgrind "valgrind is not in the guest image (tests/vm/run.sh's GUEST_PACKAGES)"
+elif require_gestured cost:callgrind; then
+    cg_want=0
+    for name in "${cost_names[@]}"; do cg_want=$(( cg_want + $(grep -cE '"phase":"(end|cancel)"' "$RIG/expected/$name.jsonl") )); done
+    cg_want=$(( cg_want + $(grep -cE '"phase":"(end|cancel)"' "$RIG/expected/$cost_desc.sentinel.jsonl") ))
+    cg_frames=0
+    for name in "${cost_names[@]}"; do
+        cg_frames=$(( cg_frames + $(grep -cE '^E: [0-9.]+ 0000 0000 0+([[:space:]]|$)' "$REC/$(cost_events "$name")") ))
+    done
+    cg_frames=$(( cg_frames + $(grep -cE '^E: [0-9.]+ 0000 0000 0+([[:space:]]|$)' "$REC/$cost_desc.sentinel.events") ))
+    if create_device "$REC/$cost_desc"; then
+        node=$DEV_NODE
+        if callgrind_run idle 0 && callgrind_run replay 1; then
+            g_idle=$(callgrind_total "$WORK/callgrind-idle-gestured.out"); g_replay=$(callgrind_total "$WORK/callgrind-replay-gestured.out")
+            l_idle=$(callgrind_total "$WORK/callgrind-idle-lisgd.out"); l_replay=$(callgrind_total "$WORK/callgrind-replay-lisgd.out")
+            line=$(awk -v f="$cg_frames" -v gi="${g_idle:-0}" -v gr="${g_replay:-0}" -v li="${l_idle:-0}" -v lr="${l_replay:-0}" 'BEGIN {
+                g = (gr - gi) / f; l = (lr - li) / f
+                printf "gestured %.0f, lisgd %.0f instructions per frame: %.2fx lisgd (goal <= 1.0x)", g, l, (l > 0 ? g / l : 0) }')
+            echo "$cg_frames ${g_idle:-} ${g_replay:-} ${l_idle:-} ${l_replay:-}" > "$WORK/cost-callgrind.txt"
+            report "Under callgrind, updates off, the 3 EP0430M09 recordings once and the sentinel ($cg_frames frames): $line"
+            check cost:callgrind "$line (totals idle/replay: gestured $g_idle/$g_replay, lisgd $l_idle/$l_replay)" \
+                eval '[ -n "$g_idle" ] && [ -n "$g_replay" ] && [ -n "$l_idle" ] && [ -n "$l_replay" ] && [ "$g_replay" -gt "$g_idle" ] && [ "$l_replay" -gt "$l_idle" ]'
+        else
+            fail cost:callgrind "a run under callgrind did not finish: $(tail -3 "$WORK"/callgrind-*-gestured.stderr "$WORK"/callgrind-*-lisgd.stderr 2>/dev/null | tr '\n' ' ' | cut -c1-400)"
+        fi
+        destroy_device "$DEV_PID" "$node"
+    else
+        fail cost:callgrind "evemu-device made no device"
+    fi
+fi
