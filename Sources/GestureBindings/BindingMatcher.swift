@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import GestureConfig
+import GestureCore
 import GestureProtocol
 import GestureVocabulary
 
@@ -200,5 +204,111 @@ public struct BindingMatcher {
         while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
         let text = String(fraction)
         return "\(sign)\(whole)." + String(repeating: "0", count: digits - text.count) + text
+    }
+}
+
+/// Why a gesture's end fired no binding: the binding that came closest (the fewest keys that did not
+/// match, a binding for another kind of gesture farthest of all; the first in the file among equals) and the first of its keys that did not, with the value
+/// (`gesturectl bind --verbose`).
+public struct BindingMiss: Equatable, Sendable {
+    public var binding: Binding
+    /// The key that did not match ("direction").
+    public var key: String
+    /// "direction is none: moved 35° off down"
+    public var explanation: String
+
+    /// The log line: "binding 2 (bindings.toml:7:1): direction is none: moved 35° off down".
+    public var line: String { "\(escapingControlCharacters(binding.label)): \(explanation)" }
+}
+
+extension BindingMatcher {
+    /// For an `end` that fired nothing: the `on = "end"` binding that came closest, and why it did not
+    /// match; nil when there is no such binding, or for other phases.
+    public func nearestMiss(for e: GestureEvent, deviceID: String?, deviceName: String?, app: FocusedApp = .unknown) -> BindingMiss? {
+        guard e.phase == .end else { return nil }
+        var best: (misses: Int, miss: BindingMiss)?
+        for b in bindings where b.trigger == .end {
+            let misses = b.mismatches(e, deviceID: deviceID, deviceName: deviceName, app: app)
+            guard let first = misses.first else { continue }
+            // Another kind of gesture is further than any number of keys of the right kind.
+            let distance = misses.count + (first.key == "gesture" ? 100 : 0)
+            if best == nil || distance < best!.misses {
+                best = (distance, BindingMiss(binding: b, key: first.key, explanation: first.text))
+            }
+        }
+        return best?.miss
+    }
+}
+
+extension Binding {
+    /// The keys of this binding that `e` does not match, in the order the file's keys are listed, each
+    /// with what the event had.
+    func mismatches(_ e: GestureEvent, deviceID: String?, deviceName: String?, app: FocusedApp) -> [(key: String, text: String)] {
+        var out: [(String, String)] = []
+        if !possibleKinds.contains(e.kind) {
+            out.append(("gesture", "gesture is \(e.kind.rawValue), not \(possibleKinds.map(\.rawValue).sorted().joined(separator: " or "))"))
+        }
+        if let fingers, !fingers.contains(e.fingers) {
+            let wanted = fingers.lowerBound == fingers.upperBound ? "\(fingers.lowerBound)" : "\(fingers.lowerBound)-\(fingers.upperBound)"
+            out.append(("fingers", "fingers is \(e.fingers), not \(wanted)"))
+        }
+        for c in fieldConditions where !c.accepts(e[c.field]) {
+            out.append((c.field.name, Binding.explainField(c, e)))
+        }
+        switch committed {
+        case .committed where e.committed != true:
+            out.append(("committed", "did not commit (the daemon's commit rules, docs/gestures.md); committed = \"any\" fires anyway"))
+        case .notCommitted where e.committed != false:
+            out.append(("committed", "committed, and this binding wants committed = false"))
+        default: break
+        }
+        if let region, !region.contains(e) {
+            out.append((
+                region.isMillimetres ? "region_mm" : "region",
+                "at (\(formatNumber((e.position.x * 1000).rounded() / 1000)), \(formatNumber((e.position.y * 1000).rounded() / 1000))), "
+                    + "\(formatNumber(e.positionMM.x.rounded())) × \(formatNumber(e.positionMM.y.rounded())) mm: outside \(region.described)"))
+        }
+        if !acceptsDevice(id: deviceID, name: deviceName) {
+            out.append(("device", "device is \(quoted(deviceName ?? deviceID ?? "unknown")), not \(quoted(device ?? ""))"))
+        }
+        if !acceptsApp(app) {
+            let focused: String
+            switch app {
+            case .unknown: focused = "unknown (no compositor says which app is focused)"
+            case .none: focused = "none"
+            case .app(let id): focused = quoted(id)
+            }
+            out.append(("app", "the focused app is \(focused)"))
+        }
+        return out
+    }
+
+    /// "direction is none: moved 35° off down", "edge is top", "taps is 1".
+    static func explainField(_ c: FieldCondition, _ e: GestureEvent) -> String {
+        guard let value = e[c.field] else {
+            if c.field == EventFields.direction {
+                let t = e.translationMM
+                guard e.committed == true else { return "direction is none: the pan did not commit" }
+                // The nearest of the four directions, and how far off it the movement went.
+                let degrees = atan2Degrees(t.y, t.x)
+                let directions: [(SwipeDirection, Double)] = [(.right, 0), (.down, 90), (.left, 180), (.up, -90)]
+                let nearest = directions.min { angleBetween(degrees, $0.1) < angleBetween(degrees, $1.1) }!
+                let off = Int(angleBetween(degrees, nearest.1).rounded())
+                return "direction is none: moved \(off)° off \(nearest.0.rawValue), beyond the daemon's pan.angle_tolerance_degrees"
+            }
+            return "\(c.field.name) is not set on \(e.kind.rawValue) gestures"
+        }
+        return "\(c.field.name) is \(GestureEventText.words(value, decimals: 2))"
+    }
+
+    private static func angleBetween(_ a: Double, _ b: Double) -> Double {
+        var d = abs(a - b).truncatingRemainder(dividingBy: 360)
+        if d > 180 { d = 360 - d }
+        return d
+    }
+
+    /// The angle of (x, y), y pointing down, in degrees from the right, -180...180.
+    private static func atan2Degrees(_ y: Double, _ x: Double) -> Double {
+        atan2(y, x) * 180 / Double.pi
     }
 }

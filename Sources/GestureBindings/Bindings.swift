@@ -45,6 +45,11 @@ public enum BindingRegion: Equatable, Sendable {
         }
     }
 
+    var isMillimetres: Bool {
+        if case .millimetres = self { return true }
+        return false
+    }
+
     var described: String {
         switch self {
         case .normalized(let x, let y): return "region x \(formatNumber(x.lowerBound))-\(formatNumber(x.upperBound)), y \(formatNumber(y.lowerBound))-\(formatNumber(y.upperBound))"

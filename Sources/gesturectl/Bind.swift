@@ -26,7 +26,8 @@ private let bindUsage = """
                        else \(ProtocolConstants.defaultSocketPath))
       --check          validate FILE, print what each binding does and which cannot work in this
                        session (app, keys), and exit (0 when it is usable)
-      --verbose        also log each command started and exited, and the subscription
+      --verbose        also log each command started and exited, the subscription, and for each
+                       gesture end that fired nothing the binding that came closest and why
 
     """
 
@@ -102,6 +103,10 @@ struct BindingsSource: ActionSource {
             holdDeadlines[BindingMatcher.GestureKey(device: deviceID ?? "", id: event.id)] = nil
         }
         return firings.map(action)
+    }
+
+    func unmatched(_ event: GestureEvent, deviceID: String?, deviceName: String?) -> String? {
+        matcher.nearestMiss(for: event, deviceID: deviceID, deviceName: deviceName, app: support.link?.focusedApp ?? .unknown)?.line
     }
 
     mutating func dueActions(now t: Int64) -> [Action] {

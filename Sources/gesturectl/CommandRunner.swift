@@ -40,6 +40,9 @@ protocol ActionSource {
     /// The actions `event` fires; it happened at `happenedAt` (ms, CLOCK_MONOTONIC: EventAges), which the
     /// runner also gives the actions as their `due`.
     mutating func actions(for event: GestureEvent, deviceID: String?, deviceName: String?, happenedAt: Int64) -> [Action]
+    /// For --verbose: why `event`, which fired nothing, matched no binding (the one that came closest and
+    /// its key that did not match); nil when there is nothing to say.
+    func unmatched(_ event: GestureEvent, deviceID: String?, deviceName: String?) -> String?
     /// SIGHUP: reread the source; nil when it cannot be reloaded. Returns log lines.
     mutating func reload() -> [String]?
     /// The compositor connection the source uses (focused app, keys), polled with the daemon's socket.
@@ -440,10 +443,14 @@ final class CommandRunner<Source: ActionSource> {
                 eventTime: g.event.timeMicroseconds, device: g.device, source: g.device.flatMap { devices[$0]?.source }, now: t,
                 bound: Self.maximumActionAgeMilliseconds * 1000)
             let happened = (t - age) / 1000
-            for var action in source.actions(for: g.event, deviceID: g.device, deviceName: name, happenedAt: happened) {
+            let actions = source.actions(for: g.event, deviceID: g.device, deviceName: name, happenedAt: happened)
+            for var action in actions {
                 action.due = happened
                 action.gesture = "gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "")
                 fire(action)
+            }
+            if actions.isEmpty, log.verbose, let why = source.unmatched(g.event, deviceID: g.device, deviceName: name) {
+                log.info("gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "") + " (\(g.event.kind.rawValue), \(g.event.fingers) finger\(g.event.fingers == 1 ? "" : "s")) fired nothing: closest was \(why)")
             }
         case .deviceAdded(let d):
             devices[d.id] = d

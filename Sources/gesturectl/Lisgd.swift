@@ -345,6 +345,9 @@ struct LisgdSource: ActionSource {
         return screens[id] ?? Vector2(e.positionMM.x, e.positionMM.y)
     }
 
+    /// lisgd's own --verbose says what it did not match (below).
+    func unmatched(_ event: GestureEvent, deviceID: String?, deviceName: String?) -> String? { nil }
+
     mutating func actions(for e: GestureEvent, deviceID: String?, deviceName: String?, happenedAt: Int64) -> [Action] {
         guard e.kind == .pan || e.kind == .edgeSwipe else { return [] }
         if options.device != nil {

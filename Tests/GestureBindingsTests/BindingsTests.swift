@@ -635,4 +635,37 @@ struct BindingsHardeningTests {
             bindingErrors("[[binding]]\nheld_seconds = 0\nshell = \"x\"\n")
                 == ["bindings.toml:2:1: binding[1].held_seconds: expected the seconds the fingers must be down, from the landing, above 0 and at most 600, got the integer 0"])
     }
+
+    /// `bind --verbose`: a three-finger swipe down at about 35° ends committed with no direction; the
+    /// binding for a swipe down comes closest, and its direction key is named with the angle.
+    @Test func anEndThatFiresNothingNamesTheClosestBindingAndItsKey() throws {
+        let b = try bindings(
+            """
+            [[binding]]
+            gesture = "pinch"
+            shell = "zoom"
+
+            [[binding]]
+            fingers = 3
+            direction = "down"
+            shell = "close"
+            """)
+        let matcher = BindingMatcher(bindings: b)
+        // 35° off down, towards the right: (sin 35°, cos 35°) × 40 mm.
+        let swipe = event(.pan, .end, fingers: 3, committed: true, translationMM: Vector2(22.94, 32.77))
+        let miss = try #require(matcher.nearestMiss(for: swipe, deviceID: "event5", deviceName: "panel"))
+        #expect(miss.binding.index == 2 && miss.key == "direction")
+        #expect(
+            miss.line == "binding 2 (bindings.toml:5:1): direction is none: moved 35° off down, beyond the daemon's pan.angle_tolerance_degrees",
+            "\(miss.line)")
+        // Two fingers down, straight: the fingers are what did not match.
+        let two = event(.pan, .end, fingers: 2, committed: true, direction: .down, translationMM: Vector2(0, 40))
+        #expect(matcher.nearestMiss(for: two, deviceID: nil, deviceName: nil)?.explanation == "fingers is 2, not 3")
+        // Not committed: said so.
+        let short = event(.pan, .end, fingers: 3, committed: false, translationMM: Vector2(0, 8))
+        #expect(matcher.nearestMiss(for: short, deviceID: nil, deviceName: nil)?.key == "direction")
+        #expect(matcher.nearestMiss(for: short, deviceID: nil, deviceName: nil)?.explanation == "direction is none: the pan did not commit")
+        // Only ends are explained.
+        #expect(matcher.nearestMiss(for: event(.pan, .begin, fingers: 3), deviceID: nil, deviceName: nil) == nil)
+    }
 }
