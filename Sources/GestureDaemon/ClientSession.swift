@@ -14,6 +14,15 @@ public protocol SessionHost {
     func setOrientation(
         _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
     ) -> Result<OrientationChange, ProtocolError>
+    /// Carries out a `focus` request of `session`: `app` (an app_id, nil for none) is the focused app until
+    /// another focus request or until `session` disconnects. Returns the error to reply with (rate-limited).
+    func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError?
+}
+
+extension SessionHost {
+    public func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
+        ProtocolError(.invalidRequest, "this daemon takes no focus requests")
+    }
 }
 
 /// What an `orientation` request did: the devices it named, each with its orientation now, and how many
@@ -304,6 +313,12 @@ public final class ClientSession {
                 error.id = message.id
                 return .error(error)
             }
+        case .focus(let app):
+            if var error = host.setFocus(app, requestedBy: self) {
+                error.id = message.id
+                return .error(error)
+            }
+            return .focused(id: message.id, appID: app)
         }
     }
 

@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureCore
 import GestureProtocol
 import Glibc
@@ -22,6 +23,9 @@ final class DeviceHub {
     let retiringCopies = RetiringCopies()
     /// The devices due at a timer's expiry, in time order (kept with its capacity: `serviceDue`).
     private var due: [(wake: Int64, index: Int)] = []
+    /// The focused app's app_id as the last `focus` request said (nil: none known); the [[exclusion]]
+    /// sections naming it apply while it is.
+    private(set) var focusedApp: String?
     /// Orientation changes logged at most 10 a minute, with a count of those not logged.
     private var changeLog = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
     /// Whether the engines make running gestures' updates (`GestureEngine.reportsUpdates`); off while no
@@ -165,6 +169,7 @@ final class DeviceHub {
             return .cannotWatch(error)
         }
         runtimes.append(runtime)
+        applyExclusions(to: runtime)
         // What the panel has now: after a restart, fingers may be down, and the current slot is whatever
         // the kernel last used. Those fingers rest until they lift.
         if let state = source.panelState {
@@ -276,6 +281,7 @@ final class DeviceHub {
                 continue
             }
             runtime.reload(settings, monotonicNow: now)
+            applyExclusions(to: runtime)
         }
         discoverPresent()
     }
@@ -320,6 +326,37 @@ extension DeviceHub: DeviceRequests {
             delivery.notify(.deviceChanged(runtime.info), about: runtime.info)
         }
         return .success(OrientationChange(devices: named.map(\.info), claimedTouches: claimedTouches))
+    }
+
+    /// The `focus` request: the exclusions of every device are worked out again for the new focused app.
+    func setFocus(_ app: String?, by label: String) {
+        guard app != focusedApp else { return }
+        let previous = focusedApp
+        focusedApp = app
+        for runtime in runtimes {
+            let before = runtime.info
+            applyExclusions(to: runtime)
+            if runtime.info != before { delivery.notify(.deviceChanged(runtime.info), about: runtime.info) }
+        }
+        logChange("focused app \(app.map { "\"\(escapingControlCharacters($0))\"" } ?? "none") (was \(previous.map { "\"\(escapingControlCharacters($0))\"" } ?? "none")), set by \(label)")
+    }
+
+    /// Gives the device's engine the exclusions in force (the [[exclusion]] sections that apply to it and
+    /// hold for the focused app), and says them in its `DeviceInfo`. Run when they may change (a device
+    /// added, a reload, a focus request), never per frame; the engine is told only when they did change.
+    func applyExclusions(to runtime: DeviceRuntime) {
+        var list: [EdgeExclusion] = []
+        var shown: [ExclusionInForce] = []
+        for section in runtime.settings.exclusionSections where section.holds(forApp: focusedApp) {
+            for e in section.exclusions {
+                list.append(e)
+                shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: "\(section.location)"))
+            }
+        }
+        let exclusions = EdgeExclusions(list)
+        if exclusions != runtime.engine.exclusions { runtime.engine.setExclusions(exclusions) }
+        runtime.info.focusedApp = focusedApp
+        runtime.info.exclusions = shown
     }
 
     /// A change made at a client's request, logged at most 10 a minute (with a count of those that were not).

@@ -13,6 +13,9 @@ public enum Request: Equatable, Sendable {
     /// Set the orientation of the devices `device` names (an id, a name or "vvvv:pppp"), or of every
     /// device when it is nil.
     case orientation(DeviceOrientation, device: String?)
+    /// Tell the daemon which app is focused (its app_id), nil when none is: the [[exclusion]] sections
+    /// naming it apply while it is.
+    case focus(appID: String?)
 
     /// The request's `type` on the wire.
     public var typeName: String {
@@ -22,11 +25,12 @@ public enum Request: Equatable, Sendable {
         case .devices: return "devices"
         case .ping: return "ping"
         case .orientation: return "orientation"
+        case .focus: return "focus"
         }
     }
 
     /// Every request type, for messages naming them.
-    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation"]
+    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation", "focus"]
 }
 
 /// A request with the `id` the client chose (any JSON value, echoed in the reply), or none.
@@ -48,6 +52,8 @@ public struct RequestMessage: Equatable, Sendable {
         case .orientation(let orientation, let device):
             members.append(("orientation", .integer(orientation.rawValue)))
             if let device { members.append(("device", .string(device))) }
+        case .focus(let app):
+            members.append(("app_id", app.map(JSONValue.string) ?? .null))
         case .unsubscribe, .devices, .ping: break
         }
         return JSONValue.object(members).serialized
@@ -87,6 +93,7 @@ public struct RequestMessage: Equatable, Sendable {
         case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates"]
         case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
         case "orientation": allowed = ["type", "id", "orientation", "device"]
+        case "focus": allowed = ["type", "id", "app_id"]
         default:
             return .failure(
                 ProtocolError(
@@ -113,6 +120,19 @@ public struct RequestMessage: Equatable, Sendable {
                 return .success(RequestMessage(id: id, .orientation(orientation, device: device)))
             } catch {
                 return .failure(ProtocolError(.invalidRequest, error.message, id: id))
+            }
+        case "focus":
+            switch value["app_id"] {
+            case .none:
+                return .failure(ProtocolError(.invalidRequest, "a focus request needs \"app_id\": the focused app's app_id, or null when none is", id: id))
+            case .some(.null):
+                return .success(RequestMessage(id: id, .focus(appID: nil)))
+            case .some(let app):
+                guard let s = app.stringValue, !s.isEmpty, s.utf8.count <= 512 else {
+                    return .failure(
+                        ProtocolError(.invalidRequest, "\"app_id\" must be a non-empty string of at most 512 bytes, or null, not \(app.serialized)", id: id))
+                }
+                return .success(RequestMessage(id: id, .focus(appID: s)))
             }
         case "unsubscribe": return .success(RequestMessage(id: id, .unsubscribe))
         case "devices": return .success(RequestMessage(id: id, .devices))

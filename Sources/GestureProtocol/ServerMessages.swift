@@ -41,6 +41,8 @@ public enum ServerMessage: Equatable, Sendable {
     /// many touches the turn claimed (passthrough: touches held back when it came, which applications
     /// therefore never see; 0 without passthrough or with nothing held back).
     case oriented(id: JSONValue?, devices: [DeviceInfo], claimedTouches: Int = 0)
+    /// The reply to `focus`: the focused app now (nil: none) and the devices whose exclusions it changed.
+    case focused(id: JSONValue?, appID: String?)
     case error(ProtocolError)
     case deviceAdded(DeviceInfo)
     case deviceRemoved(DeviceInfo)
@@ -58,6 +60,7 @@ public enum ServerMessage: Equatable, Sendable {
         public static let devices = "devices"
         public static let pong = "pong"
         public static let oriented = "oriented"
+        public static let focused = "focused"
         public static let error = "error"
         public static let deviceAdded = "device-added"
         public static let deviceRemoved = "device-removed"
@@ -95,6 +98,9 @@ public enum ServerMessage: Equatable, Sendable {
             members = withID(TypeName.oriented, id)
             members.append(("devices", .array(devices.map(\.json))))
             members.append(("claimed_touches", .integer(claimedTouches)))
+        case .focused(let id, let app):
+            members = withID(TypeName.focused, id)
+            members.append(("app_id", app.map(JSONValue.string) ?? .null))
         case .error(let error):
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
@@ -170,6 +176,8 @@ public enum ServerMessage: Equatable, Sendable {
             return .oriented(
                 id: id, devices: try decodeDevices(value["devices"] ?? .array([])),
                 claimedTouches: value["claimed_touches"]?.intValue ?? 0)
+        case TypeName.focused:
+            return .focused(id: id, appID: value["app_id"]?.stringValue)
         case TypeName.error:
             let codeText = value["code"]?.stringValue ?? ""
             let message = value["message"]?.stringValue ?? "(no message)"
