@@ -21,7 +21,9 @@ final class ClientHub {
     private var focusRate = RequestRate()
     /// The session whose `focus` request set the focus in force; when it disconnects the focus is forgotten.
     private var focusSetter: UInt64?
-    /// Where a focus forgotten at a disconnect is carried out (set by the daemon).
+    /// The sessions that set exclusions (`exclude`): theirs go when they disconnect.
+    var excluders: Set<UInt64> = []
+    /// Where a focus or exclusions forgotten at a disconnect are carried out (the devices).
     weak var focusDevices: DeviceRequests?
     /// The daemon's own user: its own tools are not counted against max_clients_per_uid.
     private let ownUID = getuid()
@@ -201,6 +203,9 @@ final class ClientHub {
         _ = session.flush()
         watches.remove(session.token, fd: session.fd)
         if session.takesUpdates { refreshUpdatesWanted() }
+        if excluders.remove(session.token) != nil {
+            focusDevices?.setClientExclusions([], token: session.token, label: session.label, uid: session.uid)
+        }
         if focusSetter == session.token {
             focusSetter = nil
             focusDevices?.setFocus(nil, by: "\(session.label) (disconnected)")
@@ -318,6 +323,10 @@ protocol DeviceRequests: AnyObject {
     func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<OrientationChange, ProtocolError>
     /// The focused app is `app` (nil: none known) from now on.
     func setFocus(_ app: String?, by label: String)
+    /// The exclusions of the client `token` become those of `list` its user's cap allows.
+    @discardableResult
+    func setClientExclusions(_ list: [RequestedExclusion], token: UInt64, label: String, uid: UInt32?)
+        -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
 }
 
 /// The requests of a session that reach beyond it: about the devices, and an `orientation` request within
@@ -345,6 +354,14 @@ struct SessionRequests: SessionHost {
         clients.focusSet(by: session)
         devices.setFocus(app, by: session.label)
         return nil
+    }
+
+    /// The `exclude` request: that session's exclusions, within its user's cap, until it disconnects.
+    func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
+        clients.focusDevices = devices
+        let result = devices.setClientExclusions(list, token: session.token, label: session.label, uid: session.uid)
+        if result.accepted.isEmpty { clients.excluders.remove(session.token) } else { clients.excluders.insert(session.token) }
+        return result
     }
 }
 

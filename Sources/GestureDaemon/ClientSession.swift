@@ -17,11 +17,17 @@ public protocol SessionHost {
     /// Carries out a `focus` request of `session`: `app` (an app_id, nil for none) is the focused app until
     /// another focus request or until `session` disconnects. Returns the error to reply with (rate-limited).
     func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError?
+    /// Carries out an `exclude` request of `session`: its exclusions become those of `list` the cap allows
+    /// (replacing its earlier ones, until it disconnects). Returns those taken and those refused.
+    func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
 }
 
 extension SessionHost {
     public func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
         ProtocolError(.invalidRequest, "this daemon takes no focus requests")
+    }
+    public func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
+        ([], list.map { RefusedExclusion(exclusion: $0, reason: .unknownDevice, message: "this daemon reads no devices") })
     }
 }
 
@@ -319,6 +325,9 @@ public final class ClientSession {
                 return .error(error)
             }
             return .focused(id: message.id, appID: app)
+        case .exclude(let list):
+            let (accepted, refused) = host.setExclusions(list, requestedBy: self)
+            return .excluded(id: message.id, accepted: accepted, refused: refused)
         }
     }
 

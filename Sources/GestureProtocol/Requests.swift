@@ -16,6 +16,9 @@ public enum Request: Equatable, Sendable {
     /// Tell the daemon which app is focused (its app_id), nil when none is: the [[exclusion]] sections
     /// naming it apply while it is.
     case focus(appID: String?)
+    /// Set this client's exclusions (parts of edges that are no edge zone while it is connected),
+    /// replacing the ones it set before; an empty list clears them.
+    case exclude([RequestedExclusion])
 
     /// The request's `type` on the wire.
     public var typeName: String {
@@ -26,11 +29,102 @@ public enum Request: Equatable, Sendable {
         case .ping: return "ping"
         case .orientation: return "orientation"
         case .focus: return "focus"
+        case .exclude: return "exclude"
         }
     }
 
     /// Every request type, for messages naming them.
-    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation", "focus"]
+    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation", "focus", "exclude"]
+}
+
+/// One exclusion an `exclude` request asks for: a side's part (`from`...`to`, 0...1 as a binding's
+/// `edge_position`), or a whole corner, on the devices `device` names (an id, a name or "vvvv:pppp"; every
+/// device when nil).
+public struct RequestedExclusion: Equatable, Sendable {
+    public var edge: Edge
+    public var from: Double
+    public var to: Double
+    public var device: String?
+
+    public init(edge: Edge, from: Double = 0, to: Double = 1, device: String? = nil) {
+        self.edge = edge
+        self.from = from
+        self.to = to
+        self.device = device
+    }
+
+    /// Most exclusions one request may hold.
+    public static let maximumPerRequest = 16
+
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("edge", .string(edge.rawValue)), ("from", .double(from)), ("to", .double(to))]
+        if let device { members.append(("device", .string(device))) }
+        return .object(members)
+    }
+
+    static func decodeList(_ value: JSONValue?) throws(ProtocolDecodingError) -> [RequestedExclusion] {
+        guard let value else { throw ProtocolDecodingError("an exclude request needs \"exclusions\": an array of {\"edge\", \"from\", \"to\", \"device\"} (empty to clear)") }
+        guard let items = value.arrayValue else { throw ProtocolDecodingError("\"exclusions\" must be an array, not \(value.typeNameWithArticle)") }
+        guard items.count <= maximumPerRequest else {
+            throw ProtocolDecodingError("\"exclusions\" holds \(items.count) exclusions; at most \(maximumPerRequest) in one request")
+        }
+        var list: [RequestedExclusion] = []
+        for item in items {
+            guard case .object(let members) = item else { throw ProtocolDecodingError("an exclusion is an object, not \(item.typeNameWithArticle)") }
+            if let unknown = members.first(where: { !["edge", "from", "to", "device"].contains($0.key) }) {
+                throw ProtocolDecodingError("unknown field \"\(unknown.key)\" in an exclusion (allowed: device, edge, from, to)")
+            }
+            guard let name = item["edge"]?.stringValue, let edge = Edge(rawValue: name) else {
+                throw ProtocolDecodingError(
+                    "an exclusion's \"edge\" is one of \(Edge.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \(item["edge"]?.serialized ?? "missing")")
+            }
+            let from = item["from"]?.doubleValue ?? 0
+            let to = item["to"]?.doubleValue ?? 1
+            if (item["from"] != nil && item["from"]?.doubleValue == nil) || (item["to"] != nil && item["to"]?.doubleValue == nil)
+                || !(0 <= from && from < to && to <= 1)
+            {
+                throw ProtocolDecodingError("an exclusion's \"from\" and \"to\" are numbers with 0 <= from < to <= 1 (the part along the edge, as edge_position)")
+            }
+            if edge.isCorner, item["from"] != nil || item["to"] != nil {
+                throw ProtocolDecodingError("a corner is excluded whole: leave \"from\" and \"to\" out for \(edge.rawValue)")
+            }
+            var device: String?
+            if let d = item["device"] {
+                guard let s = d.stringValue, !s.isEmpty else { throw ProtocolDecodingError("an exclusion's \"device\" is a device's id, name or vvvv:pppp") }
+                device = s
+            }
+            list.append(RequestedExclusion(edge: edge, from: from, to: to, device: device))
+        }
+        return list
+    }
+}
+
+/// Why the daemon did not take one exclusion of an `exclude` request.
+public enum ExclusionRefusal: String, Equatable, Sendable, CaseIterable {
+    /// Taking it would pass the length of an edge one user's clients may exclude together.
+    case overCap = "over-cap"
+    /// It names a device the daemon does not read.
+    case unknownDevice = "unknown-device"
+}
+
+/// An exclusion refused, with why.
+public struct RefusedExclusion: Equatable, Sendable {
+    public var exclusion: RequestedExclusion
+    public var reason: ExclusionRefusal
+    public var message: String
+
+    public init(exclusion: RequestedExclusion, reason: ExclusionRefusal, message: String) {
+        self.exclusion = exclusion
+        self.reason = reason
+        self.message = message
+    }
+
+    public var json: JSONValue {
+        guard case .object(var members) = exclusion.json else { return .null }
+        members.append(("reason", .string(reason.rawValue)))
+        members.append(("message", .string(message)))
+        return .object(members)
+    }
 }
 
 /// A request with the `id` the client chose (any JSON value, echoed in the reply), or none.
@@ -54,6 +148,8 @@ public struct RequestMessage: Equatable, Sendable {
             if let device { members.append(("device", .string(device))) }
         case .focus(let app):
             members.append(("app_id", app.map(JSONValue.string) ?? .null))
+        case .exclude(let list):
+            members.append(("exclusions", .array(list.map(\.json))))
         case .unsubscribe, .devices, .ping: break
         }
         return JSONValue.object(members).serialized
@@ -94,6 +190,7 @@ public struct RequestMessage: Equatable, Sendable {
         case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
         case "orientation": allowed = ["type", "id", "orientation", "device"]
         case "focus": allowed = ["type", "id", "app_id"]
+        case "exclude": allowed = ["type", "id", "exclusions"]
         default:
             return .failure(
                 ProtocolError(
@@ -133,6 +230,12 @@ public struct RequestMessage: Equatable, Sendable {
                         ProtocolError(.invalidRequest, "\"app_id\" must be a non-empty string of at most 512 bytes, or null, not \(app.serialized)", id: id))
                 }
                 return .success(RequestMessage(id: id, .focus(appID: s)))
+            }
+        case "exclude":
+            do {
+                return .success(RequestMessage(id: id, .exclude(try RequestedExclusion.decodeList(value["exclusions"]))))
+            } catch {
+                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
             }
         case "unsubscribe": return .success(RequestMessage(id: id, .unsubscribe))
         case "devices": return .success(RequestMessage(id: id, .devices))

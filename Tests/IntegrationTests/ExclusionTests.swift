@@ -81,4 +81,50 @@ import GestureVocabulary
         }
         #expect(limited?.code == .rateLimited && limited?.retryAfter != nil, "\(String(describing: limited))")
     }
+
+    /// A client keeps a part of an edge while it is connected (the replay's top edge swipe becomes a pan);
+    /// another client of the same user is refused what would pass 32 mm of that edge together, with why;
+    /// the exclusions go with their client.
+    @Test func clientExclusionsAreCappedPerUserAndGoWithTheirClient() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
+        let client = try daemon.connect()
+        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false))
+        #expect(try nextEnd(client, from: daemon).kind == .edgeSwipe)
+
+        // The panel is 300 mm wide (assumed): 0.45...0.55 of the top edge is 30 mm.
+        let game = try daemon.connect()
+        guard case .excluded(_, let accepted, let refused) = try game.request(.exclude([RequestedExclusion(edge: .top, from: 0.45, to: 0.55)])) else {
+            throw TestFailure("exclude not answered with excluded")
+        }
+        #expect(accepted == [RequestedExclusion(edge: .top, from: 0.45, to: 0.55)] && refused.isEmpty)
+        let changed = try nextDeviceChange(client, from: daemon)
+        #expect(changed.exclusions.count == 1 && changed.exclusions.first?.source.hasPrefix("client ") == true, "\(changed.exclusions)")
+        var excluded = try nextEnd(client, from: daemon)
+        if excluded.kind == .edgeSwipe { excluded = try nextEnd(client, from: daemon) }
+        #expect(excluded.kind == .pan && excluded.startEdge == nil, "excluded: \(excluded)")
+
+        // The same user's second client: 15 mm more of the top edge passes 32 mm; the left edge's 18 mm
+        // does not; a device the daemon does not read is refused too.
+        let other = try daemon.connect()
+        guard case .excluded(_, let taken, let notTaken) = try other.request(
+            .exclude([RequestedExclusion(edge: .top, from: 0, to: 0.05), RequestedExclusion(edge: .left, from: 0, to: 0.1),
+                      RequestedExclusion(edge: .right, device: "event99")]))
+        else { throw TestFailure("exclude not answered with excluded") }
+        #expect(taken == [RequestedExclusion(edge: .left, from: 0, to: 0.1)])
+        #expect(notTaken.map(\.reason) == [.overCap, .unknownDevice])
+        #expect(notTaken.first?.message.contains("32 mm") == true, "\(notTaken)")
+        #expect(try nextDeviceChange(client, from: daemon).exclusions.count == 2)
+
+        // A new set replaces the old; the game leaving takes its exclusion with it.
+        game.close()
+        let after = try nextDeviceChange(client, from: daemon)
+        #expect(after.exclusions.map(\.edge) == [.left])
+        var swipe = try nextEnd(client, from: daemon)
+        if swipe.kind == .pan { swipe = try nextEnd(client, from: daemon) }
+        #expect(swipe.kind == .edgeSwipe, "after the game left: \(swipe)")
+        guard case .excluded(_, let none, _) = try other.request(.exclude([])) else { throw TestFailure("no excluded") }
+        #expect(none.isEmpty)
+        #expect(try nextDeviceChange(client, from: daemon).exclusions.isEmpty)
+    }
 }

@@ -90,6 +90,10 @@ import Testing
             (.pong(id: id), .pong(id: nil)),
             (.oriented(id: id, devices: [device]), .oriented(id: nil, devices: [])),
             (.focused(id: id, appID: "foot"), .focused(id: nil, appID: nil)),
+            (.excluded(
+                id: id, accepted: [RequestedExclusion(edge: .left)],
+                refused: [RefusedExclusion(exclusion: RequestedExclusion(edge: .left), reason: .overCap, message: "x")]),
+             .excluded(id: nil, accepted: [], refused: [])),
             (.error(ProtocolError(.rateLimited, "x", id: id, retryAfter: 0.03)), .error(ProtocolError(.invalidRequest, "x"))),
             (.deviceAdded(device), .deviceAdded(device)),
             (.deviceRemoved(device), .deviceRemoved(device)),
@@ -142,7 +146,7 @@ import Testing
         return (sets, before)
     }
 
-    static let requestTypes: Set<String> = ["subscribe", "unsubscribe", "ping", "orientation", "focus"]
+    static let requestTypes: Set<String> = ["subscribe", "unsubscribe", "ping", "orientation", "focus", "exclude"]
 
     @Test func everyJSONExampleHasTheKeysTheDaemonWrites() throws {
         let text = try String(contentsOfFile: Paths.packageRoot + "/docs/protocol.md", encoding: .utf8)
