@@ -57,7 +57,9 @@ public struct RequestedExclusion: Equatable, Sendable {
     public static let maximumPerRequest = 16
 
     public var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("edge", .string(edge.rawValue)), ("from", .double(from)), ("to", .double(to))]
+        // A corner is excluded whole: it has no part to say.
+        var members: [(key: String, value: JSONValue)] = [("edge", .string(edge.rawValue))]
+        if !edge.isCorner { members += [("from", .double(from)), ("to", .double(to))] }
         if let device { members.append(("device", .string(device))) }
         return .object(members)
     }
