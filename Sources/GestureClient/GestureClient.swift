@@ -212,7 +212,9 @@ public final class GestureClient {
                 .unsubscribed(let replyID) where replyID == id,
                 .devices(let replyID, _) where replyID == id,
                 .pong(let replyID) where replyID == id,
-                .oriented(let replyID, _, _) where replyID == id:
+                .oriented(let replyID, _, _) where replyID == id,
+                .focused(let replyID, _) where replyID == id,
+                .excluded(let replyID, _, _) where replyID == id:
                 return message
             case .error(let error) where error.id == id:
                 throw .daemon(error)

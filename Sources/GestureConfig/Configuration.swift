@@ -1,3 +1,4 @@
+import GestureVocabulary
 import GestureCore
 import GestureProtocol
 
@@ -114,6 +115,40 @@ public struct DeviceSection: Equatable, Sendable {
 }
 
 
+/// One [[exclusion]] section: parts of the edges that are no edge zone while the focused app matches
+/// (always, without `app`), on the devices it names (every device, without `device`).
+public struct ExclusionSection: Equatable, Sendable {
+    /// Globs on the focused app's app_id; nil: whatever is focused (or nothing).
+    public var apps: [String]?
+    /// The sides and corners, with the part of each side (`edge_position`, 0...1 along it).
+    public var exclusions: [EdgeExclusion]
+    /// A glob on the device's name, or its "vvvv:pppp"; nil: every device.
+    public var device: String?
+    /// Where the section starts ("gestured.toml:40:1"), said in `devices` as the exclusion's source.
+    public var location: ConfigLocation
+
+    public init(apps: [String]? = nil, exclusions: [EdgeExclusion] = [], device: String? = nil, location: ConfigLocation = ConfigLocation(file: "")) {
+        self.apps = apps
+        self.exclusions = exclusions
+        self.device = device
+        self.location = location
+    }
+
+    /// Whether the section holds for `app` (the focused app's app_id, nil when none is known).
+    public func holds(forApp app: String?) -> Bool {
+        guard let apps else { return true }
+        guard let app else { return false }
+        return apps.contains { Glob($0, pathname: false).matches(app) }
+    }
+
+    /// Whether the section applies to `device`.
+    public func applies(to description: DeviceDescription) -> Bool {
+        guard let pattern = device else { return true }
+        if ConfigDecoder.vendorProduct(pattern) != nil { return pattern.lowercased() == description.vendorProduct.lowercased() }
+        return Glob(pattern, pathname: false).matches(description.name)
+    }
+}
+
 /// What applies to one device once every matching [[device]] section has been applied over the
 /// [recognizer] defaults.
 public struct ResolvedDeviceSettings: Equatable, Sendable {
@@ -126,6 +161,8 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     /// Passthrough (touch ownership): the daemon grabs the device and re-emits, through a uinput copy of it,
     /// every touch that no system gesture owns.
     public var passthrough: Bool
+    /// The [[exclusion]] sections that apply to the device (whichever app they name), in file order.
+    public var exclusionSections: [ExclusionSection] = []
     /// Indices into `Configuration.devices` of the sections that matched, in the order applied.
     public var matchedSections: [Int]
     /// Settings dropped because combining sections made them contradict (e.g. min_fingers above
@@ -154,6 +191,8 @@ public struct Configuration: Equatable, Sendable {
     public var recognizer: RecognizerSettings
     /// The [[device]] sections in file order.
     public var devices: [DeviceSection]
+    /// The [[exclusion]] sections in file order.
+    public var exclusions: [ExclusionSection] = []
     /// Things that are allowed but probably not meant (a world-writable socket); the daemon logs them.
     public var warnings: [ConfigDiagnostic]
 

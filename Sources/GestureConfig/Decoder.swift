@@ -1,3 +1,4 @@
+import GestureVocabulary
 import GestureCore
 
 /// Turns the TOML tree into a Configuration, collecting every problem rather than stopping at the first.
@@ -224,6 +225,17 @@ struct ConfigDecoder {
                     error(
                         member.keyPosition, "device",
                         "expected [[device]] sections, got \(member.value.described)")
+                }
+            case "exclusion":
+                switch member.value.kind {
+                case .array(let elements):
+                    for (index, element) in elements.enumerated() {
+                        if let section = decodeExclusion(element, index: index) { configuration.exclusions.append(section) }
+                    }
+                case .table:
+                    error(member.keyPosition, "exclusion", "exclusion sections are an array of tables: write [[exclusion]], not [exclusion]")
+                default:
+                    error(member.keyPosition, "exclusion", "expected [[exclusion]] sections, got \(member.value.described)")
                 }
             default:
                 unknown(member, path: member.key, allowed: topLevelKeys, here: "")
@@ -565,6 +577,98 @@ struct ConfigDecoder {
         combined.apply(section.recognizerOverrides)
         checkFingers(combined, setKeys: overridePositions, displayPrefix: prefix, base: "[recognizer]")
         return problemCount == errorsBefore ? section : nil
+    }
+
+    /// One [[exclusion]] section: `edges` required; `app`, `edge_position` and `device` optional.
+    private mutating func decodeExclusion(_ element: TOMLValue, index: Int) -> ExclusionSection? {
+        let prefix = "exclusion[\(index + 1)]"
+        guard case .table(let members) = element.kind else {
+            error(element.position, prefix, "expected an [[exclusion]] table, got \(element.described)")
+            return nil
+        }
+        let errorsBefore = problemCount
+        var section = ExclusionSection(location: ConfigLocation(file: file, element.position))
+        var edges: [Edge]?
+        var part: (from: Double, to: Double)?
+        var partPosition: SourcePosition?
+        for member in members {
+            let path = "\(prefix).\(member.key)"
+            switch member.key {
+            case "app":
+                var globs: [String] = []
+                let items: [TOMLValue]
+                if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
+                for item in items {
+                    guard case .string(let s) = item.kind, !s.isEmpty else {
+                        error(member.keyPosition, path, "expected an app_id glob (\"org.gnome.Maps\", \"krita*\") or a list of them, got \(item.described)")
+                        continue
+                    }
+                    if let problem = Glob.problem(in: s) {
+                        error(member.keyPosition, path, "is not a valid glob: \(problem)")
+                        continue
+                    }
+                    globs.append(s)
+                }
+                if items.isEmpty { error(member.keyPosition, path, "must name at least one app (leave app out for every app)") }
+                section.apps = globs
+            case "edges":
+                let items: [TOMLValue]
+                if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
+                var list: [Edge] = []
+                let names = Edge.allCases.map(\.rawValue)
+                for item in items {
+                    guard case .string(let s) = item.kind, let edge = Edge(rawValue: s) else {
+                        let hint: String
+                        if case .string(let s) = item.kind, let near = closest(to: s, among: names) { hint = " (did you mean \(near)?)" } else { hint = "" }
+                        error(member.keyPosition, path, "expected sides and corners (\(names.joined(separator: ", "))), got \(item.described)\(hint)")
+                        continue
+                    }
+                    list.append(edge)
+                }
+                if items.isEmpty { error(member.keyPosition, path, "must name at least one side or corner") }
+                edges = list
+            case "edge_position":
+                if case .array(let e) = member.value.kind, e.count == 2, let lo = ConfigDecoder.number(e[0]), let hi = ConfigDecoder.number(e[1]),
+                    0 <= lo, lo < hi, hi <= 1
+                {
+                    part = (lo, hi)
+                    partPosition = member.keyPosition
+                } else {
+                    error(
+                        member.keyPosition, path,
+                        "expected a range [from, to] with 0 <= from < to <= 1 (0 is the top end of left and right, the left end of top and bottom), got \(member.value.described)")
+                }
+            case "device":
+                guard let s = string(member, keyPath: path, expecting: "a device name glob or \"vvvv:pppp\"") else { continue }
+                if s.isEmpty {
+                    error(member.keyPosition, path, "must not be empty (leave device out for every device)")
+                } else if let problem = Glob.problem(in: s) {
+                    error(member.keyPosition, path, "is not a valid glob: \(problem)")
+                } else {
+                    section.device = s
+                }
+            default:
+                unknown(member, path: path, allowed: exclusionKeys, here: "exclusion")
+            }
+        }
+        guard let edges else {
+            error(element.position, prefix, "an [[exclusion]] section needs edges (such as edges = [\"left\"])")
+            return nil
+        }
+        if let partPosition, edges.contains(where: \.isCorner) {
+            error(partPosition, "\(prefix).edge_position", "a corner is excluded whole: edge_position applies to sides; give the corners their own section")
+        }
+        section.exclusions = edges.map { EdgeExclusion(edge: $0, from: part?.from ?? 0, to: part?.to ?? 1) }
+        return problemCount == errorsBefore ? section : nil
+    }
+
+    /// A TOML number (integer or float) as a Double.
+    static func number(_ v: TOMLValue) -> Double? {
+        switch v.kind {
+        case .integer(let i): return Double(i)
+        case .float(let d): return d.isFinite ? d : nil
+        default: return nil
+        }
     }
 
     private mutating func calibration(_ member: TOMLMember, keyPath: String) -> [Double]? {

@@ -52,6 +52,7 @@ extension Configuration {
             }
             resolved.recognizer = candidate
         }
+        resolved.exclusionSections = exclusions.filter { $0.applies(to: device) }
         return resolved
     }
 }

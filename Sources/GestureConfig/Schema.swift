@@ -32,7 +32,10 @@ let deviceOwnKeys = [
     "panel_height_mm", "panel_diagonal_inches", "panel_aspect", "ignore", "grab", "passthrough",
 ]
 
-let topLevelKeys = ["daemon", "recognizer", "device"]
+/// Keys of an [[exclusion]] section, in file order.
+let exclusionKeys = ["app", "edges", "edge_position", "device"]
+
+let topLevelKeys = ["daemon", "recognizer", "device", "exclusion"]
 
 /// Ranges of the daemon and device settings (the recognizer's are in `recognizerKeys`).
 enum Limits {

@@ -74,6 +74,8 @@ public struct GestureEngine: Sendable {
     public private(set) var deviceWarnings: [CoreWarning] = []
     /// Where gesture ids come from.
     public let ids: GestureIDSource
+    /// The parts of the edges that are no edge zone now (`setExclusions`).
+    public private(set) var exclusions = EdgeExclusions()
     /// Time of the last event processed, microseconds (event clock).
     public private(set) var lastEventTimeMicroseconds: Int64?
     private var assembler: FrameAssembler
@@ -149,6 +151,27 @@ public struct GestureEngine: Sendable {
                         + "(\(axes.x.minimum)…\(axes.x.maximum) × \(axes.y.minimum)…\(axes.y.maximum)) makes a square panel, "
                         + "\(geometry.sizeDescription.prefix { $0 != "," }); most panels are not: set panel_aspect "
                         + "(\"16:9\" for most monitors and kiosks, \"16:10\" or \"3:2\" for many laptops and tablets) for this device"))
+        }
+    }
+
+    /// Takes the parts of the edges that are no edge zone from now on (an app keeps them: the configured
+    /// exclusions matching the focused app, and clients' `exclude` requests, worked out by the driver when
+    /// they change). Nothing in flight is cancelled: a touch that lands in an excluded part is an ordinary
+    /// touch, and with passthrough is not withheld.
+    public mutating func setExclusions(_ new: EdgeExclusions) {
+        exclusions = new
+        recognizer.setExclusions(new)
+    }
+
+    /// Whether `e` (a `begin`) is an app touch: a tap, hold or pan of one finger that did not land in an
+    /// edge zone in force (nor a corner). Edge swipes, gestures of more fingers and pinches are not.
+    public func isAppTouch(_ e: GestureEvent) -> Bool {
+        guard e.fingers == 1 else { return false }
+        switch e.kind {
+        case .pan: return e.startEdge == nil
+        case .tap, .hold:
+            return settings.edgeZones.zones(at: e.positionMM, screenSizeMM: geometry.screenSizeMM, excluding: exclusions).isEmpty
+        default: return false
         }
     }
 
@@ -349,6 +372,7 @@ public struct GestureEngine: Sendable {
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
         recognizer.reportsUpdates = reportsUpdates
+        recognizer.setExclusions(exclusions)
         if !assembler.frame.contacts.isEmpty {
             recognize(&out, &touches) { $0.waitForLift($1, &$2) }
         }
@@ -370,6 +394,7 @@ public struct GestureEngine: Sendable {
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
         recognizer.reportsUpdates = reportsUpdates
+        recognizer.setExclusions(exclusions)
     }
 }
 

@@ -16,6 +16,15 @@ final class ClientHub {
     private let watches: Watches
     /// How fast each user's clients may change the daemon's state.
     private var requestRate = RequestRate()
+    /// How fast each user's clients may change the focused app (`focus`), apart from orientation changes
+    /// (the companion sends both, and a burst of one must not starve the other).
+    private var focusRate = RequestRate()
+    /// The session whose `focus` request set the focus in force; when it disconnects the focus is forgotten.
+    private var focusSetter: UInt64?
+    /// The sessions that set exclusions (`exclude`): theirs go when they disconnect.
+    var excluders: Set<UInt64> = []
+    /// Where a focus or exclusions forgotten at a disconnect are carried out (the devices).
+    weak var focusDevices: DeviceRequests?
     /// The daemon's own user: its own tools are not counted against max_clients_per_uid.
     private let ownUID = getuid()
     private(set) var listener: Listener?
@@ -194,6 +203,13 @@ final class ClientHub {
         _ = session.flush()
         watches.remove(session.token, fd: session.fd)
         if session.takesUpdates { refreshUpdatesWanted() }
+        if excluders.remove(session.token) != nil {
+            focusDevices?.setClientExclusions([], token: session.token, label: session.label, uid: session.uid)
+        }
+        if focusSetter == session.token {
+            focusSetter = nil
+            focusDevices?.setFocus(nil, by: "\(session.label) (disconnected)")
+        }
         if log { logDisconnection(session, reason: reason) }
         // The session closes its descriptor when the last reference goes, which is now.
         resumeListener()
@@ -305,6 +321,12 @@ extension ClientHub: DeviceDelivery {
 protocol DeviceRequests: AnyObject {
     var deviceInfos: [DeviceInfo] { get }
     func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<OrientationChange, ProtocolError>
+    /// The focused app is `app` (nil: none known) from now on.
+    func setFocus(_ app: String?, by label: String)
+    /// The exclusions of the client `token` become those of `list` its user's cap allows.
+    @discardableResult
+    func setClientExclusions(_ list: [RequestedExclusion], token: UInt64, label: String, uid: UInt32?)
+        -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
 }
 
 /// The requests of a session that reach beyond it: about the devices, and an `orientation` request within
@@ -323,9 +345,43 @@ struct SessionRequests: SessionHost {
         if let refusal = clients.admitOrientation(from: session) { return .failure(refusal) }
         return devices.setOrientation(orientation, device: device, by: session.label)
     }
+
+    /// The `focus` request, within its user's rate: the focus is that session's until it disconnects or
+    /// another focus request comes.
+    func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
+        clients.focusDevices = devices
+        if let refusal = clients.admitFocus(from: session) { return refusal }
+        clients.focusSet(by: session)
+        devices.setFocus(app, by: session.label)
+        return nil
+    }
+
+    /// The `exclude` request: that session's exclusions, within its user's cap, until it disconnects.
+    func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
+        clients.focusDevices = devices
+        let result = devices.setClientExclusions(list, token: session.token, label: session.label, uid: session.uid)
+        if result.accepted.isEmpty { clients.excluders.remove(session.token) } else { clients.excluders.insert(session.token) }
+        return result
+    }
 }
 
 extension ClientHub {
+    func focusSet(by session: ClientSession) { focusSetter = session.token }
+
+    /// Whether `session`'s user may change the focus now; nil: yes, else the `rate-limited` error.
+    func admitFocus(from session: ClientSession) -> ProtocolError? {
+        let rate = focusRate.admit(uid: session.uid ?? UInt32.max, now: SystemCall.monotonicMicroseconds())
+        guard rate.admitted else {
+            let seconds = (Double(rate.retryAfterMicroseconds) / 1_000_000 * 100).rounded(.up) / 100
+            return ProtocolError(
+                .rateLimited,
+                "at most \(Int(RequestRate.perSecond)) focus changes a second for each user (after a burst of "
+                    + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s",
+                retryAfter: seconds)
+        }
+        return nil
+    }
+
     /// Whether `session`'s user may change the orientation now (`RequestRate`); nil: yes. Otherwise the
     /// `rate-limited` error to reply with.
     func admitOrientation(from session: ClientSession) -> ProtocolError? {

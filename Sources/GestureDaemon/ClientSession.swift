@@ -14,6 +14,21 @@ public protocol SessionHost {
     func setOrientation(
         _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
     ) -> Result<OrientationChange, ProtocolError>
+    /// Carries out a `focus` request of `session`: `app` (an app_id, nil for none) is the focused app until
+    /// another focus request or until `session` disconnects. Returns the error to reply with (rate-limited).
+    func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError?
+    /// Carries out an `exclude` request of `session`: its exclusions become those of `list` the cap allows
+    /// (replacing its earlier ones, until it disconnects). Returns those taken and those refused.
+    func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
+}
+
+extension SessionHost {
+    public func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
+        ProtocolError(.invalidRequest, "this daemon takes no focus requests")
+    }
+    public func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
+        ([], list.map { RefusedExclusion(exclusion: $0, reason: .unknownDevice, message: "this daemon reads no devices") })
+    }
 }
 
 /// What an `orientation` request did: the devices it named, each with its orientation now, and how many
@@ -304,6 +319,15 @@ public final class ClientSession {
                 error.id = message.id
                 return .error(error)
             }
+        case .focus(let app):
+            if var error = host.setFocus(app, requestedBy: self) {
+                error.id = message.id
+                return .error(error)
+            }
+            return .focused(id: message.id, appID: app)
+        case .exclude(let list):
+            let (accepted, refused) = host.setExclusions(list, requestedBy: self)
+            return .excluded(id: message.id, accepted: accepted, refused: refused)
         }
     }
 

@@ -1,6 +1,8 @@
+import GestureConfig
 import GestureCore
 import GestureProtocol
 import Glibc
+import GestureVocabulary
 import SystemCalls
 
 /// The daemon's devices: the touchscreens udev finds and follows through hotplug (`DeviceDiscovery`), the
@@ -22,6 +24,15 @@ final class DeviceHub {
     let retiringCopies = RetiringCopies()
     /// The devices due at a timer's expiry, in time order (kept with its capacity: `serviceDue`).
     private var due: [(wake: Int64, index: Int)] = []
+    /// The focused app's app_id as the last `focus` request said (nil: none known); the [[exclusion]]
+    /// sections naming it apply while it is.
+    private(set) var focusedApp: String?
+    /// Each client's exclusions (`exclude`), by its session's token, with its label and user.
+    private var clientExclusions: [UInt64: (label: String, uid: UInt32?, list: [RequestedExclusion])] = [:]
+    /// The length of each edge of a device the clients of one user may exclude together, millimetres:
+    /// Android's cap (200 dp, 32 mm), so that an app written for it fits, and the smallest panels gestured
+    /// meets (a 5.5-inch phone's 68 mm short side) keep at least half of every edge for system gestures.
+    static let exclusionCapMM = 32.0
     /// Orientation changes logged at most 10 a minute, with a count of those not logged.
     private var changeLog = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
     /// Whether the engines make running gestures' updates (`GestureEngine.reportsUpdates`); off while no
@@ -165,6 +176,7 @@ final class DeviceHub {
             return .cannotWatch(error)
         }
         runtimes.append(runtime)
+        applyExclusions(to: runtime)
         // What the panel has now: after a restart, fingers may be down, and the current slot is whatever
         // the kernel last used. Those fingers rest until they lift.
         if let state = source.panelState {
@@ -276,6 +288,7 @@ final class DeviceHub {
                 continue
             }
             runtime.reload(settings, monotonicNow: now)
+            applyExclusions(to: runtime)
         }
         discoverPresent()
     }
@@ -321,6 +334,103 @@ extension DeviceHub: DeviceRequests {
         }
         return .success(OrientationChange(devices: named.map(\.info), claimedTouches: claimedTouches))
     }
+
+    /// The `focus` request: the exclusions of every device are worked out again for the new focused app.
+    func setFocus(_ app: String?, by label: String) {
+        guard app != focusedApp else { return }
+        let previous = focusedApp
+        focusedApp = app
+        for runtime in runtimes {
+            let before = runtime.info
+            applyExclusions(to: runtime)
+            if runtime.info != before { delivery.notify(.deviceChanged(runtime.info), about: runtime.info) }
+        }
+        logChange("focused app \(app.map { "\"\(escapingControlCharacters($0))\"" } ?? "none") (was \(previous.map { "\"\(escapingControlCharacters($0))\"" } ?? "none")), set by \(label)")
+    }
+
+    /// Gives the device's engine the exclusions in force (the [[exclusion]] sections that apply to it and
+    /// hold for the focused app), and says them in its `DeviceInfo`. Run when they may change (a device
+    /// added, a reload, a focus request), never per frame; the engine is told only when they did change.
+    func applyExclusions(to runtime: DeviceRuntime) {
+        var list: [EdgeExclusion] = []
+        var shown: [ExclusionInForce] = []
+        for section in runtime.settings.exclusionSections where section.holds(forApp: focusedApp) {
+            for e in section.exclusions {
+                list.append(e)
+                shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: "\(section.location)"))
+            }
+        }
+        for token in clientExclusions.keys.sorted() {
+            guard let entry = clientExclusions[token] else { continue }
+            for e in entry.list where e.device.map(runtime.info.isNamed(by:)) ?? true {
+                let exclusion = EdgeExclusion(edge: e.edge, from: e.from, to: e.to)
+                list.append(exclusion)
+                shown.append(ExclusionInForce(edge: exclusion.edge, from: exclusion.from, to: exclusion.to, source: entry.label))
+            }
+        }
+        let exclusions = EdgeExclusions(list)
+        if exclusions != runtime.engine.exclusions { runtime.engine.setExclusions(exclusions) }
+        runtime.info.focusedApp = focusedApp
+        runtime.info.exclusions = shown
+    }
+
+    /// The `exclude` request of the client `token`: its exclusions become those of `list`, in order, that
+    /// keep each edge of each device they apply to within `exclusionCapMM` summed over the clients of its
+    /// user; the others are refused with why. Every device's exclusions are worked out again.
+    @discardableResult
+    func setClientExclusions(_ list: [RequestedExclusion], token: UInt64, label: String, uid: UInt32?)
+        -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
+    {
+        clientExclusions[token] = nil
+        let others = clientExclusions.values.filter { $0.uid == uid }.flatMap(\.list)
+        var accepted: [RequestedExclusion] = []
+        var refused: [RefusedExclusion] = []
+        for item in list {
+            let named = runtimes.filter { runtime in item.device.map(runtime.info.isNamed(by:)) ?? true }
+            if let device = item.device, named.isEmpty {
+                refused.append(RefusedExclusion(exclusion: item, reason: .unknownDevice, message: "no device has the id, name or vendor:product \"\(device)\""))
+                continue
+            }
+            var over: String?
+            check: for runtime in named {
+                for side in Edge.sides where DeviceHub.cost(item, side, runtime) > 0 {
+                    let used = (others + accepted).reduce(0.0) { sum, e in
+                        sum + ((e.device.map(runtime.info.isNamed(by:)) ?? true) ? DeviceHub.cost(e, side, runtime) : 0)
+                    }
+                    let cost = DeviceHub.cost(item, side, runtime)
+                    if used + cost > DeviceHub.exclusionCapMM + 1e-6 {
+                        over = "excluding \(Self.millimetres(cost)) mm of the \(side.rawValue) edge of \(runtime.info.id) would make \(Self.millimetres(used + cost)) mm "
+                            + "for uid \(uid.map(String.init) ?? "unknown"), over the \(Int(DeviceHub.exclusionCapMM)) mm of each edge one user's clients may exclude together "
+                            + "(\(Self.millimetres(max(0, DeviceHub.exclusionCapMM - used))) mm left)"
+                        break check
+                    }
+                }
+            }
+            if let over {
+                refused.append(RefusedExclusion(exclusion: item, reason: .overCap, message: over))
+            } else {
+                accepted.append(item)
+            }
+        }
+        if !accepted.isEmpty { clientExclusions[token] = (label, uid, accepted) }
+        for runtime in runtimes {
+            let before = runtime.info
+            applyExclusions(to: runtime)
+            if runtime.info != before { delivery.notify(.deviceChanged(runtime.info), about: runtime.info) }
+        }
+        return (accepted, refused)
+    }
+
+    /// What `e` takes of `side` of the device, millimetres: its length when it is on that side, a corner's
+    /// when it is a corner of that side, else nothing.
+    static func cost(_ e: RequestedExclusion, _ side: Edge, _ runtime: DeviceRuntime) -> Double {
+        let onSide = e.edge == side || (e.edge.sidesOfCorner.map { $0.0 == side || $0.1 == side } ?? false)
+        guard onSide else { return 0 }
+        return EdgeExclusion(edge: e.edge, from: e.from, to: e.to).lengthMM(
+            screenSizeMM: runtime.engine.geometry.screenSizeMM, zones: runtime.engine.settings.edgeZones)
+    }
+
+    private static func millimetres(_ mm: Double) -> String { String((mm * 10).rounded() / 10) }
 
     /// A change made at a client's request, logged at most 10 a minute (with a count of those that were not).
     private func logChange(_ line: String) {

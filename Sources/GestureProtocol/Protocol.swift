@@ -67,6 +67,33 @@ public enum DeviceOrientation: Int, Equatable, Sendable, CaseIterable {
     public static let allowedText = "0, 90, 180 or 270"
 }
 
+/// A part of an edge that is no edge zone on a device, and where it came from: "gestured.toml:12:1" for an
+/// [[exclusion]] section (which holds while the focused app matches it).
+public struct ExclusionInForce: Equatable, Sendable {
+    public var edge: Edge
+    public var from: Double
+    public var to: Double
+    public var source: String
+
+    public init(edge: Edge, from: Double, to: Double, source: String) {
+        self.edge = edge
+        self.from = from
+        self.to = to
+        self.source = source
+    }
+
+    public var json: JSONValue {
+        .object([("edge", .string(edge.rawValue)), ("from", .double(from)), ("to", .double(to)), ("source", .string(source))])
+    }
+
+    init?(json: JSONValue) {
+        guard let edge = json["edge"]?.stringValue.flatMap(Edge.init(rawValue:)), let from = json["from"]?.doubleValue,
+            let to = json["to"]?.doubleValue
+        else { return nil }
+        self.init(edge: edge, from: from, to: to, source: json["source"]?.stringValue ?? "")
+    }
+}
+
 /// What the daemon tells clients about one device (in `hello`, `devices` replies and notifications).
 public struct DeviceInfo: Equatable, Sendable {
     /// Unique while the daemon runs: the kernel name for evdev devices (`event5`), `replay1`, … for
@@ -93,6 +120,11 @@ public struct DeviceInfo: Equatable, Sendable {
     /// The panel's physical size in use (in its own axes) and where it came from; absent from daemons
     /// that do not say.
     public var size: PanelSize?
+    /// The focused app's app_id as the daemon was last told (`focus` request); absent when none is known.
+    public var focusedApp: String?
+    /// The parts of the device's edges that are no edge zone now, each with where it came from; absent
+    /// when there are none.
+    public var exclusions: [ExclusionInForce] = []
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
@@ -131,6 +163,8 @@ public struct DeviceInfo: Equatable, Sendable {
             members.append(("size_mm", .object([("width", .double(size.widthMM)), ("height", .double(size.heightMM))])))
             members.append(("size_source", .string(size.source.rawValue)))
         }
+        if let focusedApp { members.append(("focused_app", .string(focusedApp))) }
+        if !exclusions.isEmpty { members.append(("exclusions", .array(exclusions.map(\.json)))) }
         return .object(members)
     }
 
@@ -158,6 +192,8 @@ public struct DeviceInfo: Equatable, Sendable {
         } else {
             self.size = nil
         }
+        self.focusedApp = json["focused_app"]?.stringValue
+        self.exclusions = (json["exclusions"]?.arrayValue ?? []).compactMap(ExclusionInForce.init(json:))
     }
 }
 

@@ -13,6 +13,12 @@ public enum Request: Equatable, Sendable {
     /// Set the orientation of the devices `device` names (an id, a name or "vvvv:pppp"), or of every
     /// device when it is nil.
     case orientation(DeviceOrientation, device: String?)
+    /// Tell the daemon which app is focused (its app_id), nil when none is: the [[exclusion]] sections
+    /// naming it apply while it is.
+    case focus(appID: String?)
+    /// Set this client's exclusions (parts of edges that are no edge zone while it is connected),
+    /// replacing the ones it set before; an empty list clears them.
+    case exclude([RequestedExclusion])
 
     /// The request's `type` on the wire.
     public var typeName: String {
@@ -22,11 +28,105 @@ public enum Request: Equatable, Sendable {
         case .devices: return "devices"
         case .ping: return "ping"
         case .orientation: return "orientation"
+        case .focus: return "focus"
+        case .exclude: return "exclude"
         }
     }
 
     /// Every request type, for messages naming them.
-    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation"]
+    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation", "focus", "exclude"]
+}
+
+/// One exclusion an `exclude` request asks for: a side's part (`from`...`to`, 0...1 as a binding's
+/// `edge_position`), or a whole corner, on the devices `device` names (an id, a name or "vvvv:pppp"; every
+/// device when nil).
+public struct RequestedExclusion: Equatable, Sendable {
+    public var edge: Edge
+    public var from: Double
+    public var to: Double
+    public var device: String?
+
+    public init(edge: Edge, from: Double = 0, to: Double = 1, device: String? = nil) {
+        self.edge = edge
+        self.from = from
+        self.to = to
+        self.device = device
+    }
+
+    /// Most exclusions one request may hold.
+    public static let maximumPerRequest = 16
+
+    public var json: JSONValue {
+        // A corner is excluded whole: it has no part to say.
+        var members: [(key: String, value: JSONValue)] = [("edge", .string(edge.rawValue))]
+        if !edge.isCorner { members += [("from", .double(from)), ("to", .double(to))] }
+        if let device { members.append(("device", .string(device))) }
+        return .object(members)
+    }
+
+    static func decodeList(_ value: JSONValue?) throws(ProtocolDecodingError) -> [RequestedExclusion] {
+        guard let value else { throw ProtocolDecodingError("an exclude request needs \"exclusions\": an array of {\"edge\", \"from\", \"to\", \"device\"} (empty to clear)") }
+        guard let items = value.arrayValue else { throw ProtocolDecodingError("\"exclusions\" must be an array, not \(value.typeNameWithArticle)") }
+        guard items.count <= maximumPerRequest else {
+            throw ProtocolDecodingError("\"exclusions\" holds \(items.count) exclusions; at most \(maximumPerRequest) in one request")
+        }
+        var list: [RequestedExclusion] = []
+        for item in items {
+            guard case .object(let members) = item else { throw ProtocolDecodingError("an exclusion is an object, not \(item.typeNameWithArticle)") }
+            if let unknown = members.first(where: { !["edge", "from", "to", "device"].contains($0.key) }) {
+                throw ProtocolDecodingError("unknown field \"\(unknown.key)\" in an exclusion (allowed: device, edge, from, to)")
+            }
+            guard let name = item["edge"]?.stringValue, let edge = Edge(rawValue: name) else {
+                throw ProtocolDecodingError(
+                    "an exclusion's \"edge\" is one of \(Edge.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \(item["edge"]?.serialized ?? "missing")")
+            }
+            let from = item["from"]?.doubleValue ?? 0
+            let to = item["to"]?.doubleValue ?? 1
+            if (item["from"] != nil && item["from"]?.doubleValue == nil) || (item["to"] != nil && item["to"]?.doubleValue == nil)
+                || !(0 <= from && from < to && to <= 1)
+            {
+                throw ProtocolDecodingError("an exclusion's \"from\" and \"to\" are numbers with 0 <= from < to <= 1 (the part along the edge, as edge_position)")
+            }
+            if edge.isCorner, item["from"] != nil || item["to"] != nil {
+                throw ProtocolDecodingError("a corner is excluded whole: leave \"from\" and \"to\" out for \(edge.rawValue)")
+            }
+            var device: String?
+            if let d = item["device"] {
+                guard let s = d.stringValue, !s.isEmpty else { throw ProtocolDecodingError("an exclusion's \"device\" is a device's id, name or vvvv:pppp") }
+                device = s
+            }
+            list.append(RequestedExclusion(edge: edge, from: from, to: to, device: device))
+        }
+        return list
+    }
+}
+
+/// Why the daemon did not take one exclusion of an `exclude` request.
+public enum ExclusionRefusal: String, Equatable, Sendable, CaseIterable {
+    /// Taking it would pass the length of an edge one user's clients may exclude together.
+    case overCap = "over-cap"
+    /// It names a device the daemon does not read.
+    case unknownDevice = "unknown-device"
+}
+
+/// An exclusion refused, with why.
+public struct RefusedExclusion: Equatable, Sendable {
+    public var exclusion: RequestedExclusion
+    public var reason: ExclusionRefusal
+    public var message: String
+
+    public init(exclusion: RequestedExclusion, reason: ExclusionRefusal, message: String) {
+        self.exclusion = exclusion
+        self.reason = reason
+        self.message = message
+    }
+
+    public var json: JSONValue {
+        guard case .object(var members) = exclusion.json else { return .null }
+        members.append(("reason", .string(reason.rawValue)))
+        members.append(("message", .string(message)))
+        return .object(members)
+    }
 }
 
 /// A request with the `id` the client chose (any JSON value, echoed in the reply), or none.
@@ -48,6 +148,10 @@ public struct RequestMessage: Equatable, Sendable {
         case .orientation(let orientation, let device):
             members.append(("orientation", .integer(orientation.rawValue)))
             if let device { members.append(("device", .string(device))) }
+        case .focus(let app):
+            members.append(("app_id", app.map(JSONValue.string) ?? .null))
+        case .exclude(let list):
+            members.append(("exclusions", .array(list.map(\.json))))
         case .unsubscribe, .devices, .ping: break
         }
         return JSONValue.object(members).serialized
@@ -87,6 +191,8 @@ public struct RequestMessage: Equatable, Sendable {
         case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates"]
         case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
         case "orientation": allowed = ["type", "id", "orientation", "device"]
+        case "focus": allowed = ["type", "id", "app_id"]
+        case "exclude": allowed = ["type", "id", "exclusions"]
         default:
             return .failure(
                 ProtocolError(
@@ -111,6 +217,25 @@ public struct RequestMessage: Equatable, Sendable {
             do {
                 let (orientation, device) = try decodeOrientation(value)
                 return .success(RequestMessage(id: id, .orientation(orientation, device: device)))
+            } catch {
+                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
+            }
+        case "focus":
+            switch value["app_id"] {
+            case .none:
+                return .failure(ProtocolError(.invalidRequest, "a focus request needs \"app_id\": the focused app's app_id, or null when none is", id: id))
+            case .some(.null):
+                return .success(RequestMessage(id: id, .focus(appID: nil)))
+            case .some(let app):
+                guard let s = app.stringValue, !s.isEmpty, s.utf8.count <= 512 else {
+                    return .failure(
+                        ProtocolError(.invalidRequest, "\"app_id\" must be a non-empty string of at most 512 bytes, or null, not \(app.serialized)", id: id))
+                }
+                return .success(RequestMessage(id: id, .focus(appID: s)))
+            }
+        case "exclude":
+            do {
+                return .success(RequestMessage(id: id, .exclude(try RequestedExclusion.decodeList(value["exclusions"]))))
             } catch {
                 return .failure(ProtocolError(.invalidRequest, error.message, id: id))
             }

@@ -41,6 +41,10 @@ public enum ServerMessage: Equatable, Sendable {
     /// many touches the turn claimed (passthrough: touches held back when it came, which applications
     /// therefore never see; 0 without passthrough or with nothing held back).
     case oriented(id: JSONValue?, devices: [DeviceInfo], claimedTouches: Int = 0)
+    /// The reply to `focus`: the focused app now (nil: none) and the devices whose exclusions it changed.
+    case focused(id: JSONValue?, appID: String?)
+    /// The reply to `exclude`: the exclusions taken (the client's set now) and those refused, with why.
+    case excluded(id: JSONValue?, accepted: [RequestedExclusion], refused: [RefusedExclusion])
     case error(ProtocolError)
     case deviceAdded(DeviceInfo)
     case deviceRemoved(DeviceInfo)
@@ -58,6 +62,8 @@ public enum ServerMessage: Equatable, Sendable {
         public static let devices = "devices"
         public static let pong = "pong"
         public static let oriented = "oriented"
+        public static let focused = "focused"
+        public static let excluded = "excluded"
         public static let error = "error"
         public static let deviceAdded = "device-added"
         public static let deviceRemoved = "device-removed"
@@ -95,6 +101,13 @@ public enum ServerMessage: Equatable, Sendable {
             members = withID(TypeName.oriented, id)
             members.append(("devices", .array(devices.map(\.json))))
             members.append(("claimed_touches", .integer(claimedTouches)))
+        case .focused(let id, let app):
+            members = withID(TypeName.focused, id)
+            members.append(("app_id", app.map(JSONValue.string) ?? .null))
+        case .excluded(let id, let accepted, let refused):
+            members = withID(TypeName.excluded, id)
+            members.append(("accepted", .array(accepted.map(\.json))))
+            members.append(("refused", .array(refused.map(\.json))))
         case .error(let error):
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
@@ -170,6 +183,19 @@ public enum ServerMessage: Equatable, Sendable {
             return .oriented(
                 id: id, devices: try decodeDevices(value["devices"] ?? .array([])),
                 claimedTouches: value["claimed_touches"]?.intValue ?? 0)
+        case TypeName.focused:
+            return .focused(id: id, appID: value["app_id"]?.stringValue)
+        case TypeName.excluded:
+            func exclusion(_ v: JSONValue) -> RequestedExclusion? {
+                guard let edge = v["edge"]?.stringValue.flatMap(Edge.init(rawValue:)) else { return nil }
+                return RequestedExclusion(edge: edge, from: v["from"]?.doubleValue ?? 0, to: v["to"]?.doubleValue ?? 1, device: v["device"]?.stringValue)
+            }
+            let accepted = (value["accepted"]?.arrayValue ?? []).compactMap(exclusion)
+            let refused = (value["refused"]?.arrayValue ?? []).compactMap { v -> RefusedExclusion? in
+                guard let e = exclusion(v), let reason = v["reason"]?.stringValue.flatMap(ExclusionRefusal.init(rawValue:)) else { return nil }
+                return RefusedExclusion(exclusion: e, reason: reason, message: v["message"]?.stringValue ?? "")
+            }
+            return .excluded(id: id, accepted: accepted, refused: refused)
         case TypeName.error:
             let codeText = value["code"]?.stringValue ?? ""
             let message = value["message"]?.stringValue ?? "(no message)"

@@ -139,7 +139,7 @@ func runMonitor(_ args: [String]) -> Int32 {
                     print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
                     printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .unknown:
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown:
                     break
                 }
             }
@@ -190,7 +190,13 @@ func runDevices(_ args: [String]) -> Int32 {
                 + "\torientation \(d.orientation.rawValue)"
             if let size = d.size { line += "\tpanel \(size)" }
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
+            if let app = d.focusedApp { line += "\tfocused \(shown(app))" }
             print(line)
+            // The parts of its edges that are no edge zone now, one line each, with where each came from.
+            for e in d.exclusions {
+                let part = e.edge.isCorner ? "" : " \(e.from)...\(e.to)"
+                print("\texcluded \(e.edge.rawValue)\(part)\tfrom \(shown(e.source))")
+            }
         }
         return 0
     } catch {

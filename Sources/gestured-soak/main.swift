@@ -231,6 +231,8 @@ final class Client {
         case .pong(let id): reply("ping", id)
         case .devices(let id, _): reply("devices", id)
         case .oriented(let id, _, _): reply("orientation", id)
+        case .focused(let id, _): reply("focus", id)
+        case .excluded(let id, _, _): reply("exclude", id)
         case .error(let error): problem("error from the daemon: \(error)")
         case .deviceAdded, .deviceRemoved, .deviceChanged, .unknown: break
         case .gesture(let g): gesture(g)

@@ -36,7 +36,7 @@ import GestureVocabulary
         ("[1,2]", .invalidRequest, "a request is a JSON object, not an array", false),
         ("{\"id\":1}", .invalidRequest, "the request has no \"type\"", true),
         ("{\"type\":3,\"id\":1}", .invalidRequest, "\"type\" must be a string, not a number", true),
-        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation)", true),
+        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation, focus, exclude)", true),
         ("{\"type\":\"orientation\",\"id\":1}", .invalidRequest, "an orientation request needs \"orientation\": 0, 90, 180 or 270 (degrees clockwise)", true),
         ("{\"type\":\"orientation\",\"id\":1,\"orientation\":-90}", .invalidRequest, "\"orientation\" holds -90; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
         ("{\"type\":\"orientation\",\"id\":1,\"orientation\":null}", .invalidRequest, "\"orientation\" holds null; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
@@ -283,5 +283,30 @@ import GestureVocabulary
         // The specification: a relative or empty XDG_RUNTIME_DIR is ignored.
         #expect(paths(nil, ["XDG_RUNTIME_DIR": "run/user/1000"]) == [system])
         #expect(paths(nil, ["XDG_RUNTIME_DIR": ""]) == [system])
+    }
+}
+
+/// The requests of issue 29: `focus` and `exclude` read back what they encode, and refuse what is wrong.
+@Suite struct FocusAndExcludeDecodingTests {
+    @Test func roundTrips() throws {
+        for request in [
+            RequestMessage(id: .integer(1), .focus(appID: "foot")), RequestMessage(id: .integer(2), .focus(appID: nil)),
+            RequestMessage(id: .integer(3), .exclude([RequestedExclusion(edge: .left, from: 0.5, to: 1, device: "event5"), RequestedExclusion(edge: .topLeft)])),
+        ] {
+            #expect(try RequestMessage.decode(line: Array(request.encoded.utf8)).get() == request)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"type":"exclude","exclusions":[{"edge":"lfet"}]}"#, #"{"type":"exclude","exclusions":[{"edge":"left","from":0.7,"to":0.2}]}"#,
+        #"{"type":"exclude","exclusions":[{"edge":"top-left","from":0}]}"#, #"{"type":"exclude","exclusions":[{"edge":"left","size":3}]}"#,
+        #"{"type":"exclude"}"#, #"{"type":"focus","app_id":""}"#, #"{"type":"focus"}"#,
+    ])
+    func refused(_ line: String) {
+        guard case .failure(let error) = RequestMessage.decode(line: Array(line.utf8)) else {
+            Issue.record("\(line) was taken")
+            return
+        }
+        #expect(error.code == .invalidRequest)
     }
 }

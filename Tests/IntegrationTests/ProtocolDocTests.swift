@@ -89,6 +89,11 @@ import Testing
             (.devices(id: id, devices: [device]), .devices(id: nil, devices: [])),
             (.pong(id: id), .pong(id: nil)),
             (.oriented(id: id, devices: [device]), .oriented(id: nil, devices: [])),
+            (.focused(id: id, appID: "foot"), .focused(id: nil, appID: nil)),
+            (.excluded(
+                id: id, accepted: [RequestedExclusion(edge: .left)],
+                refused: [RefusedExclusion(exclusion: RequestedExclusion(edge: .left), reason: .overCap, message: "x")]),
+             .excluded(id: nil, accepted: [], refused: [])),
             (.error(ProtocolError(.rateLimited, "x", id: id, retryAfter: 0.03)), .error(ProtocolError(.invalidRequest, "x"))),
             (.deviceAdded(device), .deviceAdded(device)),
             (.deviceRemoved(device), .deviceRemoved(device)),
@@ -105,10 +110,12 @@ import Testing
     /// A device object: every key the encoder can write, and those the real daemon writes for every
     /// device (its replayed device in `hello`; a device without passthrough and without WL_OUTPUT).
     static func deviceKeySet() throws -> KeySet {
-        let full = DeviceInfo(
+        var full = DeviceInfo(
             id: "event5", name: "x", vendorProduct: "0000:0000", path: "/dev/input/event5", source: .evdev, slots: 1,
             orientation: .clockwise90, virtualPath: "/dev/input/event9", output: "DSI-1",
             size: PanelSize(widthMM: 1, heightMM: 1, source: .resolution))
+        full.focusedApp = "foot"
+        full.exclusions = [ExclusionInForce(edge: .left, from: 0, to: 0.5, source: "gestured.toml:3:1")]
         let daemon = try Daemon(["--replay", Paths.recordings + "dell_canvas_touch.evemu"])
         let hello = try daemon.connect().hello
         let real = try #require(hello.devices.first)
@@ -139,7 +146,7 @@ import Testing
         return (sets, before)
     }
 
-    static let requestTypes: Set<String> = ["subscribe", "unsubscribe", "ping", "orientation"]
+    static let requestTypes: Set<String> = ["subscribe", "unsubscribe", "ping", "orientation", "focus", "exclude"]
 
     @Test func everyJSONExampleHasTheKeysTheDaemonWrites() throws {
         let text = try String(contentsOfFile: Paths.packageRoot + "/docs/protocol.md", encoding: .utf8)

@@ -65,6 +65,37 @@ public struct EdgeZones: Equatable, Sendable {
         return set
     }
 
+    /// As `landedIn`, with the parts of the edges `exclusions` names taken out of the zones: a finger that
+    /// landed in an excluded part is in no zone of that side.
+    public func landedIn(
+        _ fingers: FingerSet, screenSizeMM: (width: Double, height: Double), excluding exclusions: EdgeExclusions
+    ) -> EdgeSet {
+        if exclusions.isEmpty { return landedIn(fingers, screenSizeMM: screenSizeMM) }
+        var set = EdgeSet()
+        for edge in Edge.sides {
+            let zone = self[edge]
+            guard zone.enabled else { continue }
+            let inside = fingers.fingers.allSatisfy { f in
+                EdgeZones.distanceFromEdge(edge, f.baselineMM, screenSizeMM: screenSizeMM) <= zone.widthMM
+                    && !exclusions.excludes(edge, f.baselineMM, zones: self, screenSizeMM: screenSizeMM)
+            }
+            if inside { set.insert(edge) }
+        }
+        return set
+    }
+
+    /// The sides in whose zone in force (`exclusions` taken out) the point `p` (millimetres) lies.
+    public func zones(at p: Vector2, screenSizeMM: (width: Double, height: Double), excluding exclusions: EdgeExclusions) -> EdgeSet {
+        var set = EdgeSet()
+        for edge in Edge.sides {
+            let zone = self[edge]
+            guard zone.enabled, EdgeZones.distanceFromEdge(edge, p, screenSizeMM: screenSizeMM) <= zone.widthMM else { continue }
+            if !exclusions.isEmpty, exclusions.excludes(edge, p, zones: self, screenSizeMM: screenSizeMM) { continue }
+            set.insert(edge)
+        }
+        return set
+    }
+
     // MARK: Configuration
 
     /// Each side's `enabled` and `zone_mm`, keys of the edge swipe's table (relative to it).

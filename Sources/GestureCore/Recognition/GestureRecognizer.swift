@@ -95,7 +95,12 @@ struct GestureRecognizer: Sendable {
         }
     }
 
-    let context: RecognizerContext
+    private(set) var context: RecognizerContext
+
+    /// The parts of the edges that are no edge zone from now on (`EdgeExclusions`). Touches already down
+    /// are judged against them from the next frame: an attempt by an edge whose zone went stops being an
+    /// edge swipe's candidate (and, with passthrough, is released at the latest at the withhold limit).
+    mutating func setExclusions(_ exclusions: EdgeExclusions) { context.exclusions = exclusions }
     var settings: RecognizerSettings { context.settings }
     private var rules: [any GestureRule] { context.rules }
     private(set) var state: State = .idle

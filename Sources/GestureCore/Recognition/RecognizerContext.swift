@@ -10,6 +10,9 @@ public struct RecognizerContext: Sendable {
     public let cosAngleTolerance: Double
     /// `settings.rules`, their array taken once.
     let rules: [any GestureRule]
+    /// The parts of the edges that are no edge zone now (an app keeps them): set by the engine's driver
+    /// when the focused app or a client's exclusions change, not per frame.
+    public internal(set) var exclusions = EdgeExclusions()
 
     public init(settings: RecognizerSettings, screenSizeMM: (width: Double, height: Double)) {
         self.settings = settings
@@ -18,9 +21,10 @@ public struct RecognizerContext: Sendable {
         rules = settings.rules.elements
     }
 
-    /// The sides whose zone every finger landed in (`settings.edgeZones`, enabled sides only).
+    /// The sides whose zone in force every finger landed in (`settings.edgeZones`, enabled sides only,
+    /// without the parts `exclusions` takes out).
     public func zonesLandedIn(_ fingers: FingerSet) -> EdgeSet {
-        settings.edgeZones.landedIn(fingers, screenSizeMM: screenSizeMM)
+        settings.edgeZones.landedIn(fingers, screenSizeMM: screenSizeMM, excluding: exclusions)
     }
 
     /// The sides some rule's gesture may begin from for these fingers (`GestureRule.startEdges`: an edge
