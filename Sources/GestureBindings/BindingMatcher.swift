@@ -236,7 +236,11 @@ extension BindingMatcher {
                 best = (distance, BindingMiss(binding: b, key: first.key, explanation: first.text))
             }
         }
-        return best?.miss
+        guard var miss = best?.miss else { return nil }
+        if best!.misses >= 100 {
+            miss.explanation = "no on = \"end\" binding is for \(e.kind.rawValue) gestures (the closest is for \(miss.binding.possibleKinds.map(\.rawValue).sorted().joined(separator: " or ")))"
+        }
+        return miss
     }
 }
 
@@ -310,5 +314,60 @@ extension Binding {
     /// The angle of (x, y), y pointing down, in degrees from the right, -180...180.
     private static func atan2Degrees(_ y: Double, _ x: Double) -> Double {
         atan2(y, x) * 180 / Double.pi
+    }
+}
+
+/// `gesturectl bind --check --replay`: the bindings over a recording's gestures, offline, in the
+/// recording's own time (a `held_seconds` wait passes with the events' clock, not the wall's): what would
+/// fire and when, and, for each end that fired nothing, the binding that came closest and why.
+public enum BindingRehearsal {
+    public enum Outcome: Equatable, Sendable {
+        case fires(BindingFiring)
+        /// An end that fired nothing, with the binding that came closest (nil: no `on = "end"` binding).
+        case missed(GestureEvent, BindingMiss?)
+    }
+
+    public struct Entry: Equatable, Sendable {
+        /// When, on the recording's clock, microseconds.
+        public var timeMicroseconds: Int64
+        public var outcome: Outcome
+    }
+
+    /// The outcomes of `gestures` (one device's, in order) for `bindings`. The focused app is unknown
+    /// offline, so bindings with `app` never match.
+    public static func run(_ gestures: [GestureEvent], bindings: [Binding], deviceID: String?, deviceName: String?) -> [Entry] {
+        var matcher = BindingMatcher(bindings: bindings)
+        var waits: [(hold: BindingMatcher.GestureKey, dueMicroseconds: Int64)] = []
+        var entries: [Entry] = []
+        // Gestures that fired a binding already (a hold's held_seconds): their end is no miss.
+        var fired = Set<BindingMatcher.GestureKey>()
+        func serveWaits(upTo time: Int64) {
+            waits.sort { $0.dueMicroseconds < $1.dueMicroseconds }
+            while let first = waits.first, first.dueMicroseconds <= time {
+                waits.removeFirst()
+                if let firing = matcher.heldLongEnough(first.hold) {
+                    fired.insert(first.hold)
+                    entries.append(Entry(timeMicroseconds: first.dueMicroseconds, outcome: .fires(firing)))
+                }
+            }
+        }
+        for e in gestures {
+            serveWaits(upTo: e.timeMicroseconds)
+            let firings = matcher.handle(e, deviceID: deviceID, deviceName: deviceName)
+            for (hold, seconds) in matcher.newWaits() {
+                waits.append((hold, e.timeMicroseconds + Int64((seconds * 1_000_000).rounded())))
+            }
+            let key = BindingMatcher.GestureKey(device: deviceID ?? "", id: e.id)
+            for f in firings { entries.append(Entry(timeMicroseconds: e.timeMicroseconds, outcome: .fires(f))) }
+            if !firings.isEmpty { fired.insert(key) }
+            if firings.isEmpty && e.phase == .end && !fired.contains(key) {
+                entries.append(
+                    Entry(
+                        timeMicroseconds: e.timeMicroseconds,
+                        outcome: .missed(e, matcher.nearestMiss(for: e, deviceID: deviceID, deviceName: deviceName))))
+            }
+        }
+        serveWaits(upTo: .max)
+        return entries
     }
 }

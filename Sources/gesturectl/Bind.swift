@@ -4,14 +4,17 @@ import Glibc
 #endif
 import GestureBindings
 import GestureConfig
+import GestureCore
 import GestureProtocol
 import GestureVocabulary
+import RecordingFiles
 import SystemCalls
 import WaylandSession
 import CommandLineArguments
 
 private let bindUsage = """
     usage: gesturectl bind [--bindings FILE] [--socket PATH] [--check] [--verbose]
+           gesturectl bind --check --replay RECORDING [--config FILE] [--device DESC] [--bindings FILE]
 
     Runs a command, or types keys, for each gesture that matches a binding of FILE (docs/bindings.md; an
     example is bindings.toml in gestured's documentation). Commands run in their own process groups without
@@ -28,6 +31,11 @@ private let bindUsage = """
                        session (app, keys), and exit (0 when it is usable)
       --verbose        also log each command started and exited, the subscription, and for each
                        gesture end that fired nothing the binding that came closest and why
+      --replay FILE    with --check: run the bindings over a recording (evemu or libinput record) offline,
+                       in the recording's own time, and print what would fire and when, and for each end
+                       that fired nothing the binding that came closest and why; nothing is run
+      --config FILE    with --replay: thresholds and device settings from a gestured.toml, as for replay
+      --device DESC    with --replay: the device description when the recording has only events
 
     """
 
@@ -193,6 +201,9 @@ func runBind(_ args: [String]) -> Int32 {
     var socket: String?
     var check = false
     var verbose = false
+    var replay: String?
+    var config: String?
+    var description: String?
     var arguments = Arguments(args, command: "bind", usage: bindUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
@@ -200,10 +211,21 @@ func runBind(_ args: [String]) -> Int32 {
         case "--socket": socket = try a.value(of: option)
         case "--check": check = true
         case "--verbose", "-v": verbose = true
+        case "--replay": replay = try a.value(of: option)
+        case "--config": config = try a.value(of: option)
+        case "--device": description = try a.value(of: option)
         default: throw a.unknown(option)
         }
     }) {
         return status
+    }
+    if replay == nil, config != nil || description != nil {
+        printError("gesturectl bind: --config and --device go with --replay RECORDING\n\n" + bindUsage)
+        return 2
+    }
+    if replay != nil, !check {
+        printError("gesturectl bind: --replay rehearses the bindings offline: give --check too (nothing is run)\n")
+        return 2
     }
     guard let file = path ?? BindingsFile.defaultPath(environment: currentEnvironment()) else {
         printError("gesturectl bind: neither XDG_CONFIG_HOME nor HOME is set; give the file with --bindings FILE\n")
@@ -225,6 +247,10 @@ func runBind(_ args: [String]) -> Int32 {
     }
     let support = CompositorSupport.connect(for: loaded, environment: environment)
     let missing = programsNotFound(in: loaded, path: environment["PATH"])
+    if check, let replay {
+        print(loaded.summary)
+        return reportingInputErrors("bind") { try rehearse(loaded, recordingPath: replay, configPath: config, devicePath: description) }
+    }
     if check {
         print(loaded.summary)
         for note in support.notes(for: loaded) { print("note: " + shown(note)) }
@@ -237,6 +263,35 @@ func runBind(_ args: [String]) -> Int32 {
     for note in support.notes(for: loaded) { log.info(note) }
     for warning in missing { log.info(warning) }
     return CommandRunner(source: BindingsSource(file: loaded, support: support, environment: environment), socketPath: socket, log: log).run()
+}
+
+/// `bind --check --replay`: the bindings over the recording's gestures, in the recording's time.
+private func rehearse(_ file: BindingsFile, recordingPath: String, configPath: String?, devicePath: String?) throws -> Int32 {
+    let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
+    let (settings, geometry) = try replaySettings(configPath: configPath, device: recording.device)
+    var replay = RecordingReplay(engine: try GestureEngine(device: recording.device, settings: settings, geometry: geometry))
+    var gestures: [GestureEvent] = []
+    replay.run(recording.events) { outputs in
+        for case .gesture(let e) in outputs { gestures.append(e) }
+    }
+    let origin = recording.events.first?.timeMicroseconds ?? 0
+    let entries = BindingRehearsal.run(gestures, bindings: file.bindings, deviceID: "replay", deviceName: recording.device.name)
+    print("\(shown(recordingPath)): \(gestures.filter { $0.phase == .end }.count) gesture ends; times from the recording's start")
+    var fired = 0
+    for entry in entries {
+        let at = GestureEventJSON.seconds(entry.timeMicroseconds - origin) + " s"
+        switch entry.outcome {
+        case .fires(let f):
+            fired += 1
+            print("  \(at)  gesture \(f.event.id) (\(f.event.kind.rawValue) \(f.event.phase.rawValue), \(f.event.fingers) finger\(f.event.fingers == 1 ? "" : "s")): "
+                + "\(shown(f.binding.label)) fires -> \(f.binding.command.described)")
+        case .missed(let e, let miss):
+            let why = miss.map { "closest was " + $0.line } ?? "no on = \"end\" binding"
+            print("  \(at)  gesture \(e.id) (\(e.kind.rawValue) end, \(e.fingers) finger\(e.fingers == 1 ? "" : "s")\(e.committed == true ? "" : ", not committed")): fires nothing; \(why)")
+        }
+    }
+    print("\(fired) firing\(fired == 1 ? "" : "s")")
+    return 0
 }
 
 /// Where the example bindings file is installed: beside this gesturectl's prefix (bin/../share/doc/gestured),

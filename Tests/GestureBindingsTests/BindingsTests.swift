@@ -668,4 +668,47 @@ struct BindingsHardeningTests {
         // Only ends are explained.
         #expect(matcher.nearestMiss(for: event(.pan, .begin, fingers: 3), deviceID: nil, deviceName: nil) == nil)
     }
+
+    /// `bind --check --replay`: in the recording's time, a held_seconds binding fires when the fingers
+    /// have been down that long, and never for a hold that ended first; an end that fires nothing says
+    /// which binding came closest.
+    @Test func aRehearsalFiresInTheRecordingsTime() throws {
+        let b = try bindings(
+            """
+            [[binding]]
+            held_seconds = 2
+            shell = "long"
+
+            [[binding]]
+            direction = "up"
+            shell = "up"
+            """)
+        func at(_ e: GestureEvent, _ seconds: Double, down: Double? = nil) -> GestureEvent {
+            var e = e
+            e.timeMicroseconds = Int64(seconds * 1_000_000)
+            if let down { e[EventFields.downSeconds] = .number(down) }
+            return e
+        }
+        let events = [
+            at(event(.hold, .begin, id: 1), 10.5, down: 0.5),  // landed at 10 s: fires at 12 s
+            at(event(.hold, .end, id: 1), 13, down: 3),
+            at(event(.hold, .begin, id: 2), 20.5, down: 0.5),  // lifted at 21 s: never fires
+            at(event(.hold, .end, id: 2), 21, down: 1),
+            at(event(.pan, .begin, id: 3), 30),
+            at(event(.pan, .end, id: 3, direction: .down, translationMM: Vector2(0, 40)), 30.4),
+        ]
+        let entries = BindingRehearsal.run(events, bindings: b, deviceID: "replay", deviceName: "panel")
+        let summary = entries.map { entry -> String in
+            switch entry.outcome {
+            case .fires(let f): return "\(entry.timeMicroseconds) fires \(f.binding.index) for \(f.event.id)"
+            case .missed(let e, let miss): return "\(entry.timeMicroseconds) \(e.id) missed: \(miss?.explanation ?? "-")"
+            }
+        }
+        #expect(
+            summary == [
+                "12000000 fires 1 for 1",
+                "21000000 2 missed: no on = \"end\" binding is for hold gestures (the closest is for pan)",
+                "30400000 3 missed: direction is down",
+            ], "\(summary)")
+    }
 }
