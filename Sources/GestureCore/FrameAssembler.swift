@@ -28,6 +28,10 @@ public struct FrameAssembler: Sendable {
         var x: Int32 = 0
         var y: Int32 = 0
         var toolType: Int32 = MTTool.finger
+        /// The slot's contact size (the `palmSize` axis), as the kernel last reported it for the slot.
+        var size: Int32 = 0
+        /// The contact reached the palm size: a palm until it lifts.
+        var large = false
         /// A contact that ended in this slot since the last frame, reported as lifted (or lost).
         var endedSerial: UInt64 = 0
         var endedWasFinger = false
@@ -56,6 +60,9 @@ public struct FrameAssembler: Sendable {
     /// The range of each position axis, clamped to (kept here so that the clamp's test is two compares).
     private var xRange: ClosedRange<Int32>
     private var yRange: ClosedRange<Int32>
+    /// The contact-size axis palms are told by (none: a code no event has) and the size that makes one.
+    private var sizeAxis: UInt16 = .max
+    private var palmUnits: Int32 = .max
     private var nextSerial: UInt64 = 1
     private var discarding = false
     private var warnedSlots: Set<Int> = []
@@ -66,8 +73,19 @@ public struct FrameAssembler: Sendable {
     /// Warnings raised since the caller last took them.
     public var warnings: [CoreWarning] = []
 
-    public init(geometry: DeviceGeometry, touchProtocol: TouchProtocol) {
+    /// Contacts at or above this size are palms (nil: the panel reports no contact size).
+    public var palmSize: PalmSizeThreshold? {
+        didSet {
+            sizeAxis = palmSize?.axis ?? .max
+            palmUnits = palmSize?.units ?? .max
+        }
+    }
+
+    public init(geometry: DeviceGeometry, touchProtocol: TouchProtocol, palmSize: PalmSizeThreshold? = nil) {
         self.geometry = geometry
+        self.palmSize = palmSize
+        sizeAxis = palmSize?.axis ?? .max
+        palmUnits = palmSize?.units ?? .max
         xRange = geometry.xAxis.minimum...max(geometry.xAxis.minimum, geometry.xAxis.maximum)
         yRange = geometry.yAxis.minimum...max(geometry.yAxis.minimum, geometry.yAxis.maximum)
         switch touchProtocol {
@@ -129,6 +147,7 @@ public struct FrameAssembler: Sendable {
             case ABS.mtSlot, ABS.mtTrackingID, ABS.mtToolType, ABS.mtDistance:
                 break
             default:
+                if e.code == sizeAxis { current.size = e.value }
                 return .pending
             }
         } else if e.type == EV.msc && !discarding {
@@ -214,6 +233,8 @@ public struct FrameAssembler: Sendable {
             current.toolType = e.value
         case ABS.mtDistance:
             current.distance = e.value
+        case sizeAxis:
+            current.size = e.value
         default:
             break
         }
@@ -238,6 +259,7 @@ public struct FrameAssembler: Sendable {
         current.trackingID = trackingID
         current.serial = nextSerial
         current.kind = .finger
+        current.large = false
         nextSerial &+= 1
     }
 
@@ -279,8 +301,12 @@ public struct FrameAssembler: Sendable {
                     slots[i].endedSerial = 0
                 }
                 guard slots[i].active else { continue }
+                // A contact that reached the palm size stays a palm until it lifts, as one the kernel
+                // marks MT_TOOL_PALM is one while marked.
+                if slots[i].size >= palmUnits { slots[i].large = true }
                 let kind: ContactKind =
-                    slots[i].toolType == MTTool.palm ? .palm : (slots[i].distance > 0 ? .hovering : .finger)
+                    slots[i].toolType == MTTool.palm || slots[i].large
+                    ? .palm : (slots[i].distance > 0 ? .hovering : .finger)
                 if kind != slots[i].kind {
                     switch (slots[i].kind, kind) {
                     case (.finger, .palm):

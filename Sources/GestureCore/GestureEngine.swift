@@ -58,6 +58,52 @@ public enum EngineOutput: Equatable, Sendable {
     case gesture(GestureEvent)
     case warning(CoreWarning)
     case trace(String)
+    /// Only while tracing, beside the trace: a palm or the pen stopped a gesture (or an attempt).
+    case stopped(GestureStop)
+}
+
+/// What stopped a gesture that had not ended by itself.
+public enum StopReason: Equatable, Sendable {
+    /// A finger of it became a palm (MT_TOOL_PALM, or its size reached `palm_size_mm`).
+    case palm
+    /// A pen of the same panel came into proximity (touch arbitration).
+    case penInProximity
+}
+
+/// A gesture (or an attempt nothing had begun for yet: no kind, no id) that a palm or the pen stopped.
+public struct GestureStop: Equatable, Sendable, CustomStringConvertible {
+    public var reason: StopReason
+    public var kind: GestureKind?
+    public var id: UInt64?
+    public var timeMicroseconds: Int64
+
+    public init(reason: StopReason, kind: GestureKind?, id: UInt64?, timeMicroseconds: Int64) {
+        self.reason = reason
+        self.kind = kind
+        self.id = id
+        self.timeMicroseconds = timeMicroseconds
+    }
+
+    /// "the pen in proximity stopped pan #3", for the trace.
+    public var description: String {
+        let what = kind.map { "\($0) #\(id ?? 0)" } ?? "a possible gesture"
+        switch reason {
+        case .palm: return "a palm stopped \(what)"
+        case .penInProximity: return "the pen in proximity stopped \(what)"
+        }
+    }
+}
+
+/// Touch arbitration with a pen of the same panel, as the engine is told of it (`penProximity`): while a
+/// pen is in proximity and for `GestureEngine.penArbitrationSeconds` after it left, the panel makes no
+/// gestures.
+public enum PenArbitration: Equatable, Sendable {
+    /// No pen near: touches are recognized.
+    case clear
+    /// A pen is in proximity.
+    case penInProximity
+    /// The pen left; until this time (event clock) nothing is recognized still.
+    case settling(untilMicroseconds: Int64)
 }
 
 /// The whole pipeline for one device: evdev events -> frame assembler -> recognizer -> gesture events.
@@ -79,6 +125,13 @@ public struct GestureEngine: Sendable {
     /// Time of the last event processed, microseconds (event clock).
     public private(set) var lastEventTimeMicroseconds: Int64?
     private var assembler: FrameAssembler
+    /// Touch arbitration with the panel's pen (`penProximity`).
+    public private(set) var penArbitration = PenArbitration.clear
+    /// How long after the pen left proximity the panel still makes no gestures. libinput waits 90 ms on a
+    /// touchpad, enough for the kernel's proximity-out arriving a few ms before the touch-up of the same
+    /// lift; a hand that writes on a screen lifts and lands again while the pen is above its hover range,
+    /// and a wrist's edge swipe takes the user out of the app, so gestured waits longer (docs/gestures.md).
+    public static let penArbitrationSeconds = 0.5
     // Internal (not private) only so that `nextDeadlineMicroseconds`, read by the daemon every wake-up, can
     // be inlined there: a call through the module boundary copies the whole engine for the getter.
     @usableFromInline private(set) var recognizer: GestureRecognizer
@@ -125,7 +178,9 @@ public struct GestureEngine: Sendable {
         self.ids = ids
         let geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         self.geometry = geometry
-        assembler = FrameAssembler(geometry: geometry, touchProtocol: proto)
+        assembler = FrameAssembler(
+            geometry: geometry, touchProtocol: proto,
+            palmSize: PalmSizeThreshold(device: device, geometry: geometry, palmSizeMM: settings.palmSizeMM))
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
         if case .capped(let declared) = device.slotAxis {
@@ -231,7 +286,52 @@ public struct GestureEngine: Sendable {
     /// The recognizer's turn at the frame a SYN_REPORT completed.
     @inline(never)
     private mutating func recognizeFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
-        recognize(&out, &touches) { $0.handle($1, &$2) }
+        if case .clear = penArbitration {
+            recognize(&out, &touches) { $0.handle($1, &$2) }
+        } else {
+            arbitratedFrame(&out, &touches)
+        }
+    }
+
+    /// A frame while the pen is in proximity or has just left: nothing is recognized and every finger down
+    /// rests; once the arbitration time is over, the frame is recognized as usual (fingers that landed
+    /// before rest until they lift).
+    @inline(never)
+    private mutating func arbitratedFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+        if case .settling(let until) = penArbitration, assembler.frame.timeMicroseconds >= until {
+            penArbitration = .clear
+            if recognizer.tracing { out.append(.trace("pen arbitration over")) }
+            recognize(&out, &touches) { $0.handle($1, &$2) }
+            return
+        }
+        recognize(&out, &touches) { r, frame, _ in r.suppress(frame) }
+    }
+
+    /// A pen of this panel came into proximity (`true`) or left it (`false`) at `time` (event clock, the
+    /// pen's own event time). Coming in, the gesture running is cancelled, touches held back are released
+    /// to applications, and until the pen has been gone for `penArbitrationSeconds` no touch starts a
+    /// gesture and none is held back or claimed.
+    public mutating func penProximity(
+        _ inProximity: Bool, atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]
+    ) {
+        switch (penArbitration, inProximity) {
+        case (.clear, true), (.settling, true):
+            recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+            penArbitration = .penInProximity
+            if recognizer.tracing { out.append(.trace("pen in proximity: no gestures")) }
+            recognize(&out, &touches) { $0.handle(.penArrived(atMicroseconds: time), frame: $1, &$2) }
+        case (.penInProximity, false):
+            penArbitration = .settling(untilMicroseconds: time + Int64(GestureEngine.penArbitrationSeconds * 1_000_000))
+            if recognizer.tracing { out.append(.trace("pen out of proximity: no gestures for \(GestureEngine.penArbitrationSeconds) s")) }
+        case (.penInProximity, true), (.clear, false), (.settling, false):
+            break
+        }
+    }
+
+    /// `penProximity` for a device without passthrough.
+    public mutating func penProximity(_ inProximity: Bool, atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+        var touches: [TouchDecision] = []
+        penProximity(inProximity, atMicroseconds: time, into: &out, touches: &touches)
     }
 
     @inline(never)
@@ -307,6 +407,9 @@ public struct GestureEngine: Sendable {
         assembler.warnings.removeAll()
     }
 
+    /// How this panel's palms are told by their size (nil: it reports no contact size).
+    public var palmSize: PalmSizeThreshold? { assembler.palmSize }
+
     /// The slot the panel's next slot events apply to, as of the last event.
     public var currentSlot: Int { assembler.currentSlot }
 
@@ -368,6 +471,7 @@ public struct GestureEngine: Sendable {
         self.settings = settings
         geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         assembler.geometry = geometry
+        assembler.palmSize = PalmSizeThreshold(device: device, geometry: geometry, palmSizeMM: settings.palmSizeMM)
         let (tracing, reportsUpdates) = (recognizer.tracing, recognizer.reportsUpdates)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
@@ -389,7 +493,8 @@ public struct GestureEngine: Sendable {
 
     /// A fresh assembler and recognizer with the same settings, geometry, id source, tracing and updates.
     private mutating func rebuild() {
-        assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol)
+        penArbitration = .clear
+        assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol, palmSize: assembler.palmSize)
         let (tracing, reportsUpdates) = (recognizer.tracing, recognizer.reportsUpdates)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
@@ -409,6 +514,11 @@ extension Array where Element == EngineOutput {
     /// The warnings among the outputs, in order.
     public var warnings: [CoreWarning] {
         compactMap { if case .warning(let w) = $0 { return w } else { return nil } }
+    }
+
+    /// What a palm or the pen stopped (only while tracing), in order.
+    public var stops: [GestureStop] {
+        compactMap { if case .stopped(let s) = $0 { return s } else { return nil } }
     }
 
     /// The trace lines among the outputs, in order.

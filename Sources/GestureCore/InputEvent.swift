@@ -41,6 +41,7 @@ public enum BTN {
     public static let touch: UInt16 = 0x14a
     public static let toolFinger: UInt16 = 0x145
     public static let toolPen: UInt16 = 0x140
+    public static let toolRubber: UInt16 = 0x141
 }
 
 public enum ABS {

@@ -24,6 +24,10 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// already down rest (they take part in nothing until they lift) and the new ones are recognized on
     /// their own.
     public var fingerLandingWindowSeconds: Double = 0.2
+    /// A contact whose reported size (ABS_MT_TOUCH_MAJOR, else ABS_MT_WIDTH_MAJOR) reaches this is a palm
+    /// until it lifts, as one the kernel marks MT_TOOL_PALM: fingertips are 7–12 mm, a thumb laid flat up
+    /// to 20 mm, a palm or the side of a writing hand 30 mm and more.
+    public var palmSizeMM: Double = 25
 
     /// The screen's edge zones, which every rule reads (Recognition/EdgeZones.swift); their keys are in
     /// the edge swipe's table.
@@ -63,6 +67,7 @@ public struct RecognizerSettings: Equatable, Sendable {
         .number("velocity_window_seconds", "velocityWindowSeconds", 0.01...0.5, "s", \.velocityWindowSeconds),
         .number("pinch_differential_ratio", "pinchDifferentialRatio", 0.05...10, nil, \.pinchDifferentialRatio),
         .number("finger_landing_window_seconds", "fingerLandingWindowSeconds", 0...1, "s", \.fingerLandingWindowSeconds),
+        .number("palm_size_mm", "palmSizeMM", 10...500, "mm", \.palmSizeMM),
     ].map(RecognizerKey.init)
 
     /// Every [recognizer] key (the same keys in a [[device]] section): the shared ones, then each table's,

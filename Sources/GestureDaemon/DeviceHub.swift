@@ -190,7 +190,8 @@ final class DeviceHub {
         for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
             "device \(id) added: \"\(escapingControlCharacters(description.name))\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s"), "
-                + "panel \(runtime.info.size.map(\.description) ?? "of unknown size")) from \(source.path)")
+                + "panel \(runtime.info.size.map(\.description) ?? "of unknown size"), "
+                + "\(engine.palmSize?.summary ?? PalmSizeThreshold.noContactSize)) from \(source.path)")
         delivery.notify(.deviceAdded(runtime.info), about: runtime.info)
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: runtimes.count, clients: delivery.connectedClients))")
         return nil

@@ -189,6 +189,7 @@ final class DeviceRuntime {
             case .gesture(let event): delivery.publish(event, from: info)
             case .warning(let warning): Log.warning("\(info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(info.id): \(line)")
+            case .stopped(let stop): Log.debug("\(info.id): \(stop)")
             }
         }
     }

@@ -163,7 +163,7 @@ struct RecordingPlot {
                         gestures.append(Gesture(begin: e, last: e, pathMM: [e.positionMM]))
                     }
                 case .warning(let w): warnings.append(w)
-                case .trace: break
+                case .trace, .stopped: break
                 }
             }
         }

@@ -105,7 +105,7 @@ struct ErrorMessageTests {
         #expect(
             errors("[recognizer]\nzzzzzzzzzz = 1\n")
                 == [
-                    "gestured.toml:2:1: recognizer.zzzzzzzzzz: unknown key in [recognizer]; allowed here: slop_mm, angle_tolerance_degrees, velocity_window_seconds, pinch_differential_ratio, finger_landing_window_seconds, edge_swipe, pan, pinch, tap, hold"
+                    "gestured.toml:2:1: recognizer.zzzzzzzzzz: unknown key in [recognizer]; allowed here: slop_mm, angle_tolerance_degrees, velocity_window_seconds, pinch_differential_ratio, finger_landing_window_seconds, palm_size_mm, edge_swipe, pan, pinch, tap, hold"
                 ])
         #expect(
             errors("[recognizer.edge_swipe.middle]\nenabled = true\n")

@@ -14,6 +14,9 @@ enum RecognizerInput {
     case dropped(atMicroseconds: Int64)
     /// The daemon cancels what runs: the device goes away or the configuration changed.
     case cancelled(atMicroseconds: Int64)
+    /// A pen of the panel came into proximity (`GestureEngine.penProximity`): what runs is cancelled and
+    /// touches held back go to applications as they are.
+    case penArrived(atMicroseconds: Int64)
 }
 
 /// Recognizes gestures from touch frames of one device, one state machine for every kind.
@@ -156,7 +159,7 @@ struct GestureRecognizer: Sendable {
             if change.added > 0 { startAttempt(frame, landing: true, hand: nil, preceding: .nothing, &out) }
         case (.idle, .moved):
             break
-        case (.idle, .dropped), (.idle, .cancelled):
+        case (.idle, .dropped), (.idle, .cancelled), (.idle, .penArrived):
             interrupt(input, frame: frame, &out)
         case (.idle, .deadline(let kind, _)):
             bug("deadline \(kind) fired while idle", &out)
@@ -170,7 +173,7 @@ struct GestureRecognizer: Sendable {
             ruleDeadline(index, attempt, heldBack: nil, time: time, &out)
         case (.possible, .deadline(let kind, _)):
             bug("deadline \(kind) fired while possible", &out)
-        case (.possible, .dropped), (.possible, .cancelled):
+        case (.possible, .dropped), (.possible, .cancelled), (.possible, .penArrived):
             interrupt(input, frame: frame, &out)
 
         // Held back: a gesture would begin, but the hand may still be landing.
@@ -185,7 +188,7 @@ struct GestureRecognizer: Sendable {
             ruleDeadline(index, attempt, heldBack: heldBack, time: time, &out)
         case (.heldBack, .deadline(let kind, _)):
             bug("deadline \(kind) fired while a gesture was held back", &out)
-        case (.heldBack, .dropped), (.heldBack, .cancelled):
+        case (.heldBack, .dropped), (.heldBack, .cancelled), (.heldBack, .penArrived):
             interrupt(input, frame: frame, &out)
 
         // Active: a gesture runs.
@@ -212,7 +215,7 @@ struct GestureRecognizer: Sendable {
             if reportsUpdates { out.events.append(.gesture(event)) }
         case (.active, .deadline(let kind, _)):
             bug("deadline \(kind) fired while a gesture runs", &out)
-        case (.active, .dropped), (.active, .cancelled):
+        case (.active, .dropped), (.active, .cancelled), (.active, .penArrived):
             interrupt(input, frame: frame, &out)
 
         // Waiting for a further touch (a tap sequence between taps).
@@ -225,9 +228,16 @@ struct GestureRecognizer: Sendable {
             transition(to: .idle, "no further touch -> end", &out)
         case (.waitingForTouch, .deadline(let kind, _)):
             bug("deadline \(kind) fired while a gesture waited for a further touch", &out)
-        case (.waitingForTouch, .dropped), (.waitingForTouch, .cancelled):
+        case (.waitingForTouch, .dropped), (.waitingForTouch, .cancelled), (.waitingForTouch, .penArrived):
             interrupt(input, frame: frame, &out)
         }
+    }
+
+    /// While a pen of the panel is in proximity or has just left: nothing is recognized, every finger down
+    /// rests (a new one too) and nothing is held back, so touches reach applications as they come.
+    mutating func suppress(_ frame: TouchFrame) {
+        _ = fingers.change(in: frame)  // forgets resting fingers that lifted
+        fingers.restAll(frame)
     }
 
     /// Nothing begins until every finger now down has lifted (used after a reconfiguration).
@@ -598,6 +608,9 @@ struct GestureRecognizer: Sendable {
         }
         if change.lost > 0 || change.added > 0 {
             out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
+            if tracing && change.lost > 0 {
+                out.events.append(.stopped(GestureStop(reason: .palm, kind: rules[active.rule].kind, id: active.id, timeMicroseconds: time)))
+            }
         } else {
             out.events.append(.gesture(ending(active, time: time, following: true)))
         }
@@ -617,9 +630,10 @@ struct GestureRecognizer: Sendable {
     private mutating func interrupt(_ input: RecognizerInput, frame: TouchFrame, _ out: inout Outputs) {
         let time: Int64
         switch input {
-        case .dropped(let t), .cancelled(let t): time = t
+        case .dropped(let t), .cancelled(let t), .penArrived(let t): time = t
         case .fingersChanged, .moved, .deadline: time = frame.timeMicroseconds
         }
+        var stopped: (kind: GestureKind, id: UInt64)? = nil
         switch state {
         case .idle: break
         case .possible(let attempt), .heldBack(let attempt, _):
@@ -629,16 +643,29 @@ struct GestureRecognizer: Sendable {
         case .active(let active):
             catchUp(active, at: time)
             out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
+            stopped = (rules[active.rule].kind, active.id)
         case .waitingForTouch(let waiting):
             out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
+            stopped = (rules[waiting.rule].kind, waiting.id)
         }
-        claimWithheld(&out)
+        if case .penArrived = input {
+            // The hand that writes: its touches go to applications as the panel reports them.
+            syncWithheld(wanted: [], &out)
+            var stoppedSomething = true
+            if case .idle = state { stoppedSomething = false }
+            if tracing && stoppedSomething {
+                // What the pen stopped: the gesture that ran, or an attempt nothing had begun for (no kind).
+                out.events.append(.stopped(GestureStop(reason: .penInProximity, kind: stopped?.kind, id: stopped?.id, timeMicroseconds: time)))
+            }
+        } else {
+            claimWithheld(&out)
+        }
         fingers.restAll(frame)
         if case .idle = state { return }
-        if case .dropped = input {
-            transition(to: .idle, "events dropped -> cancel", &out)
-        } else {
-            transition(to: .idle, "cancelled by the daemon", &out)
+        switch input {
+        case .dropped: transition(to: .idle, "events dropped -> cancel", &out)
+        case .penArrived: transition(to: .idle, "pen in proximity -> cancel", &out)
+        case .cancelled, .fingersChanged, .moved, .deadline: transition(to: .idle, "cancelled by the daemon", &out)
         }
     }
 

@@ -1,0 +1,39 @@
+/// Follows a pen device's proximity from its events, reading nothing but its tools' keys: a pen is in
+/// proximity while BTN_TOOL_PEN or BTN_TOOL_RUBBER is down, and a change counts at the frame's
+/// SYN_REPORT (a tool swapped within one frame is no change). Pure: the time is the event's.
+public struct PenProximity: Equatable, Sendable {
+    private var pen = false
+    private var rubber = false
+    /// In proximity as of the last frame.
+    public private(set) var inProximity = false
+
+    public init(pen: Bool = false, rubber: Bool = false) {
+        self.pen = pen
+        self.rubber = rubber
+        inProximity = pen || rubber
+    }
+
+    /// Feeds one event of the pen; at a SYN_REPORT that changed the proximity, returns the new one.
+    public mutating func process(_ e: InputEvent) -> Bool? {
+        switch (e.type, e.code) {
+        case (EV.key, BTN.toolPen): pen = e.value != 0
+        case (EV.key, BTN.toolRubber): rubber = e.value != 0
+        case (EV.syn, SYN.report):
+            let now = pen || rubber
+            guard now != inProximity else { return nil }
+            inProximity = now
+            return now
+        default: break
+        }
+        return nil
+    }
+
+    /// The pen is gone (removed, or its events were lost): out of proximity, nil when it was already.
+    public mutating func lost() -> Bool? {
+        pen = false
+        rubber = false
+        guard inProximity else { return nil }
+        inProximity = false
+        return false
+    }
+}
