@@ -1,4 +1,5 @@
-// `gesturectl orientation`: sets how the screen is turned, on top of the devices' configured geometry.
+// `gesturectl orientation`: sets how the screen is turned, on top of the devices' configured geometry;
+// with --follow, follows the compositor's output transforms and its focused app (issue 29: `focus`).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,8 +33,13 @@ private let orientationUsage = """
     with backoff) or an output comes back; an orientation the daemon's rate limit refuses is sent again
     (the latest wanted) when the daemon says it may. It exits (status 1) when the compositor goes away.
 
+    It also tells gestured which app is focused (wlr-foreign-toplevel's activated toplevel's app_id, none
+    when no app is), for the [[exclusion]] sections that name apps: the latest focus, sent again after a
+    refusal by the rate limit and after a reconnection. A compositor without wlr-foreign-toplevel-management
+    is said once in the log, and no focus is sent (exclusions by app do not apply).
+
       --output NAME    the output of the touchscreens without WL_OUTPUT ("DSI-1"; `swaymsg -t get_outputs`)
-      --verbose        also log each orientation set and how long after the compositor's change
+      --verbose        also log each orientation and focus set and how long after the compositor's change
 
     """
 
@@ -148,6 +154,16 @@ final class OrientationFollower {
     /// When the compositor's change that asked for each device's wanted orientation was read (ms), for
     /// the latency --verbose logs.
     private var changedAt: [String: Int64] = [:]
+    /// Whether the compositor says which app is focused (wlr-foreign-toplevel-management); without it no
+    /// focus is sent, so the daemon's exclusions by app never hold.
+    private var followsFocus: Bool
+    /// The focused app the daemon should hold, paced as the orientations are: the latest one, one request
+    /// in flight, a refused one sent again after `retry_after` (issue 29).
+    private var focusPacer = RequestPacer<FocusSlot, AppFocus>()
+    /// When the compositor's latest focus change was read (ms), for --verbose.
+    private var focusChangedAt: Int64?
+    /// An app_id the daemon cannot take (over 512 bytes) was said already.
+    private var saidLongAppID = false
 
     init(compositor: Compositor, socketPath: String?, device: String?, output: String?, log: Logger) {
         self.compositor = compositor
@@ -155,6 +171,7 @@ final class OrientationFollower {
         self.deviceSelector = device
         self.outputOption = output
         self.log = log
+        self.followsFocus = compositor.offersToplevelManagement
     }
 
     private func now() -> Int64 { SystemCall.monotonicMicroseconds() / 1000 }
@@ -174,6 +191,11 @@ final class OrientationFollower {
         log.info(
             "following the outputs of the compositor at '\(compositor.displayName)': "
                 + (outputs.isEmpty ? "none yet" : outputs.joined(separator: ", ")))
+        if !followsFocus {
+            log.info(
+                "the compositor at '\(compositor.displayName)' does not say which app is focused (no wlr-foreign-toplevel-management): "
+                    + "no focus is sent to gestured, so its [[exclusion]] sections by app will not apply")
+        }
         _ = compositor.takeEvents()
         connect()
         while true {
@@ -187,8 +209,8 @@ final class OrientationFollower {
                 pollfd(fd: compositor.fd, events: compositor.pollEvents, revents: 0),
             ]
             if let client { fds.append(pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)) }
-            // Until the reconnection, or the time a refused orientation may be sent again.
-            let deadline = client == nil ? reconnectAt : pacer.nextDeadline
+            // Until the reconnection, or the time a refused orientation or focus may be sent again.
+            let deadline = client == nil ? reconnectAt : [pacer.nextDeadline, focusPacer.nextDeadline].compactMap { $0 }.min()
             let timeout: Int32 = deadline.map { Int32(clamping: max(0, $0 - now())) } ?? -1
             let n: Int
             do {
@@ -209,10 +231,13 @@ final class OrientationFollower {
                     switch event {
                     case .outputChanged(let o): log.debug("output \(o.name ?? "?"): transform \(o.transform.name)")
                     case .outputRemoved(let o): log.info("output \(o.name ?? "?") went away")
-                    case .focusedAppChanged: break
+                    case .focusedAppChanged(let app):
+                        log.debug("focused app: " + (app.map { "'\(shown($0))'" } ?? "none"))
+                        focusChangedAt = changedAt
                     }
                 }
                 applyAll(since: changedAt)
+                applyFocus()
             }
             if fds[0].revents != 0 {
                 while let signal = try? SystemCall.signalRead(signalFD) {
@@ -252,6 +277,7 @@ final class OrientationFollower {
             said = [:]
             pacer.reset()
             changedAt = [:]
+            focusPacer.reset()
             for d in devices.values { pacer.daemonHolds(d.orientation, for: d.id) }
             log.info(
                 (connectedOnce ? "reconnected to" : "connected to") + " gestured \(c.hello.daemonVersion) at \(c.path); devices: "
@@ -263,6 +289,8 @@ final class OrientationFollower {
             connectedOnce = true
             backoff.succeeded()
             applyAll()
+            // The daemon forgot the focus this follower set on its last connection (or restarted).
+            applyFocus(force: true)
             drain()
             sendDue()
         } catch GestureClientError.daemon(let e) where e.code == .rateLimited {
@@ -309,6 +337,20 @@ final class OrientationFollower {
                     else { break }
                     let latency = changedAt[device].map { " \(BindingMatcher.decimal(Double(now() - $0))) ms after the compositor's change" } ?? ""
                     log.debug("\(device): orientation \(orientation.rawValue) set\(latency)")
+                case .focused(let id, _):
+                    guard let n = id?.intValue, let (_, focus) = focusPacer.answered(id: n, .accepted, now: now(), unitsPerSecond: 1000)
+                    else { break }
+                    let latency = focusChangedAt.map { " \(BindingMatcher.decimal(Double(now() - $0))) ms after the compositor's change" } ?? ""
+                    log.debug("focus \(focus.described) set\(latency)")
+                case .error(let e) where isFocusRequest(e.id):
+                    guard let n = e.id?.intValue, let (_, focus) = focusPacer.answered(id: n, .refused(e), now: now(), unitsPerSecond: 1000)
+                    else { break }
+                    if e.code == .rateLimited {
+                        // An app switcher flicking through windows: expected, so only with --verbose.
+                        log.debug("the daemon's rate limit refused focus \(focus.described) (\(e.message)); the latest focus goes when it may")
+                    } else {
+                        log.info("the daemon refused focus \(focus.described): \(e.message)")
+                    }
                 case .error(let e):
                     guard let n = e.id?.intValue, let (device, orientation) = pacer.answered(id: n, .refused(e), now: now(), unitsPerSecond: 1000)
                     else {
@@ -356,10 +398,47 @@ final class OrientationFollower {
         if let since { changedAt[device.id] = since }
     }
 
+    /// Whether request `id` is the focus request in flight.
+    private func isFocusRequest(_ id: JSONValue?) -> Bool {
+        guard let n = id?.intValue, case .inFlight(n, _, _, _)? = focusPacer.states[.seat] else { return false }
+        return true
+    }
+
+    /// Wants the compositor's focused app of the daemon (sent by `sendDue`), when the compositor says it.
+    /// An app_id the daemon cannot take (empty, or over its 512 bytes) is sent as none: no section can
+    /// name it, and the previous app's exclusions must not stay.
+    private func applyFocus(force: Bool = false) {
+        guard followsFocus, client != nil else { return }
+        var app = compositor.focusedApp
+        if let a = app, a.isEmpty || a.utf8.count > AppFocus.maximumAppIDBytes {
+            if !a.isEmpty && !saidLongAppID {
+                saidLongAppID = true
+                log.info("the focused app's app_id is over \(AppFocus.maximumAppIDBytes) bytes, more than gestured takes: sent as none")
+            }
+            app = nil
+        }
+        focusPacer.want(AppFocus(appID: app), for: .seat, force: force)
+        if !compositor.offersToplevelManagement {
+            followsFocus = false
+            log.info("the compositor stopped saying which app is focused (wlr-foreign-toplevel-management finished): focus none sent, no more")
+        }
+    }
+
     /// Sends each device's latest wanted orientation that may go now: none is in flight for it, and the
-    /// wait the daemon's rate limit asked for is over. Never waits.
+    /// wait the daemon's rate limit asked for is over; and the same for the focus. Never waits.
     private func sendDue() {
         guard let client else { return }
+        for (slot, focus) in focusPacer.due(now: now()) {
+            let id = nextRequest
+            nextRequest += 1
+            do {
+                try client.send(RequestMessage(id: .integer(id), .focus(appID: focus.appID)))
+                focusPacer.sent(focus, for: slot, id: id)
+            } catch {
+                scheduleReconnect(reason: "lost the daemon: \(error)")
+                return
+            }
+        }
         for (device, orientation) in pacer.due(now: now()).sorted(by: { $0.key < $1.key }) {
             let id = nextRequest
             nextRequest += 1
@@ -372,4 +451,15 @@ final class OrientationFollower {
             }
         }
     }
+}
+
+/// The one focus a follower sends (the daemon holds one for the seat).
+enum FocusSlot: Hashable, Sendable { case seat }
+
+/// The focused app a `focus` request says: an app_id, or none.
+struct AppFocus: Equatable, Sendable {
+    var appID: String?
+    /// The longest app_id the daemon's `focus` takes.
+    static let maximumAppIDBytes = 512
+    var described: String { appID.map { "'\(shown($0))'" } ?? "none" }
 }
