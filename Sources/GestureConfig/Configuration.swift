@@ -71,6 +71,11 @@ public struct DeviceSection: Equatable, Sendable {
     public var grab: Bool?
     /// Touch ownership: grab the panel and forward through a virtual copy what system gestures do not own.
     public var passthrough: Bool?
+    /// Touch arbitration with the panel's pens (no gestures while a pen is near); `false` turns it off.
+    public var penArbitration: Bool?
+    /// A pen that belongs with the panel when udev does not say so (no common LIBINPUT_DEVICE_GROUP or
+    /// physical parent): a glob on the pen's name, or its "vvvv:pppp".
+    public var pen: String?
     /// Recognizer thresholds this section overrides, by their key relative to [recognizer]
     /// ("slop_mm", "pan.commit_distance_mm", "edge_swipe.left.zone_mm").
     public var recognizerOverrides: [String: SettingValue]
@@ -144,8 +149,16 @@ public struct ExclusionSection: Equatable, Sendable {
     /// Whether the section applies to `device`.
     public func applies(to description: DeviceDescription) -> Bool {
         guard let pattern = device else { return true }
-        if ConfigDecoder.vendorProduct(pattern) != nil { return pattern.lowercased() == description.vendorProduct.lowercased() }
-        return Glob(pattern, pathname: false).matches(description.name)
+        return DeviceNamePattern.matches(pattern, name: description.name, vendorProduct: description.vendorProduct)
+    }
+}
+
+/// A device named as the configuration names one outside its match keys ([[exclusion]]'s `device`, a
+/// [[device]]'s `pen`): a "vvvv:pppp", or else a glob on its name.
+public enum DeviceNamePattern {
+    public static func matches(_ pattern: String, name: String, vendorProduct: String?) -> Bool {
+        if ConfigDecoder.vendorProduct(pattern) != nil { return pattern.lowercased() == vendorProduct?.lowercased() }
+        return Glob(pattern, pathname: false).matches(name)
     }
 }
 
@@ -161,6 +174,12 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     /// Passthrough (touch ownership): the daemon grabs the device and re-emits, through a uinput copy of it,
     /// every touch that no system gesture owns.
     public var passthrough: Bool
+    /// Touch arbitration with the device's pens: while one is in proximity (and shortly after) the device
+    /// makes no gestures. On unless a section says `pen_arbitration = false`.
+    public var penArbitration: Bool = true
+    /// The `pen` key of the last matching section that sets it: a pen that belongs with the device besides
+    /// those udev groups with it (a glob on its name, or its "vvvv:pppp").
+    public var pen: String?
     /// The [[exclusion]] sections that apply to the device (whichever app they name), in file order.
     public var exclusionSections: [ExclusionSection] = []
     /// Indices into `Configuration.devices` of the sections that matched, in the order applied.

@@ -509,6 +509,18 @@ struct ConfigDecoder {
             case "ignore": section.ignore = bool(member, keyPath: path)
             case "grab": section.grab = bool(member, keyPath: path)
             case "passthrough": section.passthrough = bool(member, keyPath: path)
+            case "pen_arbitration": section.penArbitration = bool(member, keyPath: path)
+            case "pen":
+                guard let s = string(member, keyPath: path, expecting: "the pen's name (a glob) or its \"vvvv:pppp\"") else { continue }
+                if s.isEmpty {
+                    error(member.keyPosition, path, "must name a pen: its name as `libinput list-devices` shows it (a glob), or its \"vvvv:pppp\"")
+                } else if ConfigDecoder.vendorProduct(s) == nil, ConfigDecoder.looksLikeShortVendorProduct(s) {
+                    error(member.keyPosition, path, "must be \"vvvv:pppp\" with 4 hex digits each (see /proc/bus/input/devices), got \(quoted(s))")
+                } else if let problem = Glob.problem(in: s) {
+                    error(member.keyPosition, path, "is not a valid glob: \(problem)")
+                } else {
+                    section.pen = ConfigDecoder.vendorProduct(s) ?? s
+                }
             case "calibration":
                 section.calibration = calibration(member, keyPath: path)
             case "panel_width_mm", "panel_height_mm":
@@ -707,6 +719,13 @@ struct ConfigDecoder {
     }
 
     /// "04F3:2A1c" -> "04f3:2a1c"; nil unless it is 4 hex digits, a colon and 4 hex digits.
+    /// "56a:5248": hex digits on both sides of one colon, too few of them for a "vvvv:pppp" (a name glob
+    /// would hardly look so).
+    static func looksLikeShortVendorProduct(_ s: String) -> Bool {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { (1...4).contains($0.count) && $0.allSatisfy { $0.isHexDigit && $0.isASCII } }
+    }
+
     static func vendorProduct(_ s: String) -> String? {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2,

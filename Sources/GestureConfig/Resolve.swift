@@ -32,6 +32,8 @@ extension Configuration {
             if let ignore = section.ignore { resolved.ignore = ignore }
             if let grab = section.grab { resolved.grab = grab }
             if let passthrough = section.passthrough { resolved.passthrough = passthrough }
+            if let penArbitration = section.penArbitration { resolved.penArbitration = penArbitration }
+            if let pen = section.pen { resolved.pen = pen }
 
             var candidate = resolved.recognizer
             candidate.apply(section.recognizerOverrides)

@@ -29,7 +29,8 @@ let daemonKeys = [
 /// Keys a [[device]] section has besides the recognizer thresholds, in file order.
 let deviceOwnKeys = [
     "match_name", "match_id", "match_path", "rotation", "flip_x", "flip_y", "calibration", "panel_width_mm",
-    "panel_height_mm", "panel_diagonal_inches", "panel_aspect", "ignore", "grab", "passthrough",
+    "panel_height_mm", "panel_diagonal_inches", "panel_aspect", "ignore", "grab", "passthrough", "pen_arbitration",
+    "pen",
 ]
 
 /// Keys of an [[exclusion]] section, in file order.

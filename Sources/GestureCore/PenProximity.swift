@@ -28,6 +28,17 @@ public struct PenProximity: Equatable, Sendable {
         return nil
     }
 
+    /// The tools' keys as read from the device after its events were lost (SYN_DROPPED): the proximity
+    /// they make, nil when it did not change.
+    public mutating func resynchronised(pen: Bool, rubber: Bool) -> Bool? {
+        self.pen = pen
+        self.rubber = rubber
+        let now = pen || rubber
+        guard now != inProximity else { return nil }
+        inProximity = now
+        return now
+    }
+
     /// The pen is gone (removed, or its events were lost): out of proximity, nil when it was already.
     public mutating func lost() -> Bool? {
         pen = false

@@ -122,6 +122,8 @@ public final class Daemon {
             clients.handle(session, readiness, devices: devices)
         case .device(let runtime):
             devices.pump(runtime, now: SystemCall.monotonicMicroseconds())  // read only for a replay
+        case .pen(let pen):
+            devices.readPen(pen)
         }
     }
 

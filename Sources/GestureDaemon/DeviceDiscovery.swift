@@ -54,11 +54,13 @@ final class DeviceDiscovery {
     }
 
     /// What udev announced since the last call, each with what to do about it.
-    func changes(wanted: (UdevInputDevice) -> Bool) -> [HotplugTracker.Action] {
+    /// `each` sees every change first (the hub follows pens through it).
+    func changes(wanted: (UdevInputDevice) -> Bool, each: (UdevDeviceChange) -> Void = { _ in }) -> [HotplugTracker.Action] {
         guard let monitor else { return [] }
         var actions: [HotplugTracker.Action] = []
         while let change = monitor.receive() {
             Log.debug("udev: \(change.action) \(change.device.devnode) (\(escapingControlCharacters(change.device.name)))")
+            each(change)
             actions.append(tracker.handle(change, wanted: wanted(change.device)))
         }
         return actions

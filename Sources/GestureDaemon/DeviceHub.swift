@@ -10,13 +10,19 @@ import SystemCalls
 /// them, serves their wake-ups in time order, applies a reload to them, and answers the clients' requests
 /// about them (`DeviceRequests`). What their engines produce goes to the `DeviceDelivery` it was made with.
 final class DeviceHub {
-    private let watches: Watches
-    private unowned let delivery: any DeviceDelivery
+    let watches: Watches
+    unowned let delivery: any DeviceDelivery
     /// The configuration devices are resolved against (replaced on reload).
     private(set) var configuration: DaemonConfiguration
     let discovery: DeviceDiscovery
     /// Devices in the order they were added (hello and `devices` list them so).
     private(set) var runtimes: [DeviceRuntime] = []
+    /// The tablets udev lists, each a pen some touchscreen may pair with (DevicePens.swift).
+    var penCandidates: [UdevInputDevice] = []
+    /// The pens open for their proximity, each paired with at least one touchscreen.
+    var pens: [PenDevice] = []
+    /// Pens that could not be opened, not tried again until udev announces them again.
+    var penRefusals: Set<String> = []
     private var replayCount = 0
     /// Gesture ids are unique across devices for the daemon's lifetime: every engine takes them from here.
     private let gestureIDs = GestureIDSource()
@@ -71,7 +77,9 @@ final class DeviceHub {
 
     /// Opens each of `present` (udev's list) the daemon wants, and says what became of each.
     func discover(_ present: [UdevInputDevice]) -> [(device: UdevInputDevice, outcome: DiscoveryOutcome)] {
-        present.map { device in
+        // The pens first: a touchscreen says its pens when it is added.
+        notePenCandidates(present)
+        return present.map { device in
             let wanted = DeviceDiscovery.wants(device, configuration)
             let action = discovery.discovered(device, wanted: wanted)
             if case .open(let device) = action { return (device, open(device)) }
@@ -82,7 +90,15 @@ final class DeviceHub {
 
     /// udev announced changes.
     func handleUdevChanges() {
-        for action in discovery.changes(wanted: { DeviceDiscovery.wants($0, configuration) }) { perform(action) }
+        var penChanges: [UdevDeviceChange] = []
+        let actions = discovery.changes(wanted: { DeviceDiscovery.wants($0, configuration) }) { change in
+            let node = change.device.devnode
+            if change.device.isPen || penCandidates.contains(where: { $0.devnode == node }) || pens.contains(where: { $0.path == node }) {
+                penChanges.append(change)
+            }
+        }
+        for action in actions { perform(action) }
+        for change in penChanges { handlePenChange(change) }
     }
 
     private func perform(_ action: HotplugTracker.Action) {
@@ -112,7 +128,7 @@ final class DeviceHub {
         case .success(let opened):
             let failure = add(
                 source: EvdevInputSource(opened.evdev), id: opened.id, paths: opened.paths, settings: opened.settings,
-                udevCalibration: opened.udevCalibration, output: opened.output)
+                udevCalibration: opened.udevCalibration, output: opened.output, udevDevice: udevDevice)
             return failure.map(DiscoveryOutcome.unusable) ?? .opened
         }
     }
@@ -136,7 +152,7 @@ final class DeviceHub {
     @discardableResult
     func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
-        output: String? = nil
+        output: String? = nil, udevDevice: UdevInputDevice? = nil
     ) -> DeviceAddFailure? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -162,7 +178,7 @@ final class DeviceHub {
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
-            udevCalibration: udevCalibration, delivery: delivery, retiringCopies: retiringCopies)
+            udevCalibration: udevCalibration, udevDevice: udevDevice, delivery: delivery, retiringCopies: retiringCopies)
         do {
             if let fd = source.pollDescriptor {
                 try watches.add(fd, .device(runtime), interest: .readable)
@@ -187,11 +203,13 @@ final class DeviceHub {
         // The panel is grabbed only while nothing is down on it: a touch the compositor already has ends
         // where it began (its lift would be hidden by the grab).
         if settings.passthrough { runtime.switchPassthrough(.opened) }
+        // Its pens, said in the device-added line below.
+        refreshPens(quiet: runtime)
         for warning in engine.deviceWarnings { Log.warning("\(id): \(warning.message)") }
         Log.info(
             "device \(id) added: \"\(escapingControlCharacters(description.name))\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s"), "
                 + "panel \(runtime.info.size.map(\.description) ?? "of unknown size"), "
-                + "\(engine.palmSize?.summary ?? PalmSizeThreshold.noContactSize)) from \(source.path)")
+                + "\(engine.palmSize?.summary ?? PalmSizeThreshold.noContactSize), \(runtime.penLink.summary)) from \(source.path)")
         delivery.notify(.deviceAdded(runtime.info), about: runtime.info)
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: runtimes.count, clients: delivery.connectedClients))")
         return nil
@@ -206,6 +224,8 @@ final class DeviceHub {
         watches.remove(runtime.token, fd: runtime.source.pollDescriptor)
         Log.info("device \(runtime.info.id) removed (\(reason))")
         delivery.notify(.deviceRemoved(runtime.info), about: runtime.info)
+        // A pen no other touchscreen pairs with is closed.
+        if !pens.isEmpty { refreshPens() }
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: runtimes.count, clients: delivery.connectedClients))")
     }
 
@@ -216,6 +236,7 @@ final class DeviceHub {
         for runtime in runtimes { runtime.close(.daemonStopping, monotonicNow: now) }
         for runtime in runtimes { watches.remove(runtime.token, fd: runtime.source.pollDescriptor) }
         runtimes.removeAll()
+        closeAllPens()
     }
 
     /// The daemon stops: the copies retiring are destroyed once the compositor had time to read them.
@@ -229,7 +250,7 @@ final class DeviceHub {
     }
 
     /// A read's end: a device whose source ended is removed.
-    private func handle(_ outcome: ReadOutcome, of runtime: DeviceRuntime) {
+    func handle(_ outcome: ReadOutcome, of runtime: DeviceRuntime) {
         switch outcome {
         case .drained, .more:
             break
@@ -292,6 +313,8 @@ final class DeviceHub {
             applyExclusions(to: runtime)
         }
         discoverPresent()
+        // pen_arbitration and pen may have changed.
+        refreshPens()
     }
 }
 

@@ -69,6 +69,20 @@ final class DeviceRuntime {
     let udevCalibration: [Double]?
     /// The device's passthrough (touch ownership); changed only by `switchPassthrough`.
     var passthrough: PassthroughState = .off
+    /// udev's description of the device (nil for a replay): which pens belong with it.
+    let udevDevice: UdevInputDevice?
+    /// Touch arbitration with its pens (DevicePens.swift); changed only by `setPenLink`.
+    private(set) var penLink: PenLink = .unpaired
+
+    /// The device's pens change (`DeviceHub.refreshPens`); clients are told through `info`.
+    func setPenLink(_ link: PenLink) {
+        penLink = link
+        switch link {
+        case .off: info.penArbitration = .off
+        case .unpaired, .paired: info.penArbitration = .on
+        }
+        info.pens = link.pens
+    }
     /// Where gestures and notifications go.
     unowned let delivery: any DeviceDelivery
     /// Where the copy goes when passthrough ends (shared by the daemon's devices: a copy outlives them).
@@ -82,9 +96,11 @@ final class DeviceRuntime {
 
     init(
         token: UInt64, info: DeviceInfo, source: InputSource, paths: [String], settings: DeviceSettings,
-        engine: GestureEngine, udevCalibration: [Double]? = nil, delivery: any DeviceDelivery, retiringCopies: RetiringCopies
+        engine: GestureEngine, udevCalibration: [Double]? = nil, udevDevice: UdevInputDevice? = nil, delivery: any DeviceDelivery,
+        retiringCopies: RetiringCopies
     ) {
         self.udevCalibration = udevCalibration
+        self.udevDevice = udevDevice
         self.token = token
         self.info = info
         self.source = source

@@ -73,6 +73,8 @@ public enum UnsupportedDeviceReason: Equatable, Sendable, CustomStringConvertibl
     case tablet
     /// Neither INPUT_PROP_DIRECT nor udev's ID_INPUT_TOUCHSCREEN=1, and nothing else that says what it is.
     case notDeclaredDirect
+    /// Read as a pen (touch arbitration), but it has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER.
+    case noPenTool
 
     public var description: String {
         switch self {
@@ -86,6 +88,8 @@ public enum UnsupportedDeviceReason: Equatable, Sendable, CustomStringConvertibl
         case .notDeclaredDirect:
             return "it declares neither INPUT_PROP_DIRECT nor udev's ID_INPUT_TOUCHSCREEN=1; if it is a "
                 + "touchscreen, tag it with a udev rule (ENV{ID_INPUT_TOUCHSCREEN}=\"1\", see docs/installation.md)"
+        case .noPenTool:
+            return "udev calls it a tablet, but it has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER, so it is no pen to arbitrate touches with"
         }
     }
 }

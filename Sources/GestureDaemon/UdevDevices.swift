@@ -13,12 +13,53 @@ public struct UdevInputDevice: Equatable, Sendable {
     public var name: String
     /// udev properties (ID_INPUT_TOUCHSCREEN, ID_VENDOR_ID, ID_PATH, ...).
     public var properties: [String: String]
+    /// The input device's "vvvv:pppp" (its sysfs id/vendor and id/product), nil when sysfs does not say.
+    public var vendorProduct: String?
 
-    public init(devnode: String, syspath: String, name: String, properties: [String: String]) {
+    public init(devnode: String, syspath: String, name: String, properties: [String: String], vendorProduct: String? = nil) {
         self.devnode = devnode
         self.syspath = syspath
         self.name = name
         self.properties = properties
+        self.vendorProduct = vendorProduct
+    }
+
+    /// udev calls it a tablet tool device (ID_INPUT_TABLET=1, not a pad's buttons, not the touchscreen
+    /// itself): a pen the daemon may read for touch arbitration, once it shows BTN_TOOL_PEN or
+    /// BTN_TOOL_RUBBER.
+    public var isPen: Bool {
+        properties["ID_INPUT_TABLET"] == "1" && properties["ID_INPUT_TABLET_PAD"] != "1" && !isTouchscreen
+    }
+
+    /// LIBINPUT_DEVICE_GROUP, as libinput's udev rules (or a local rule) set it; nil when unset or empty.
+    public var deviceGroup: String? {
+        guard let group = properties["LIBINPUT_DEVICE_GROUP"], !group.isEmpty else { return nil }
+        return group
+    }
+
+    /// The physical device the input device belongs to, as a sysfs path: the event node's path without
+    /// its "input/inputN/eventM", and for a USB device the USB device itself (its interfaces, one for the
+    /// pen and one for the touchscreen on some panels, are parts of it). Nil for a virtual device (uinput),
+    /// which has no physical parent.
+    public var physicalParent: String? {
+        var parts = syspath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let input = parts.lastIndex(where: { $0 == "input" }), input > 0 else { return nil }
+        parts.removeSubrange(input...)
+        // A USB interface ("1-7:1.0", "3-1.2:1.1"): its parent is the USB device.
+        if let interface = parts.firstIndex(where: UdevInputDevice.isUSBInterface) { parts.removeSubrange(interface...) }
+        let parent = parts.joined(separator: "/")
+        guard parent.hasPrefix("/sys/devices/"), !parent.hasPrefix("/sys/devices/virtual") else { return nil }
+        return parent
+    }
+
+    /// "1-7:1.0": bus-port(s):configuration.interface.
+    static func isUSBInterface(_ name: String) -> Bool {
+        let halves = name.split(separator: ":", omittingEmptySubsequences: false)
+        guard halves.count == 2, halves[0].contains("-"),
+            halves[0].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-" || $0 == ".") })
+        else { return false }
+        let config = halves[1].split(separator: ".", omittingEmptySubsequences: false)
+        return config.count == 2 && config.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
     /// udev's input_id builtin (or a local rule) says this is a touchscreen: ID_INPUT_TOUCHSCREEN=1.
@@ -79,14 +120,18 @@ extension UdevInputDevice {
             entry = udev_list_entry_get_next(current)
         }
         var name = ""
+        var vendorProduct: String?
         // The parent belongs to `device`: not unreferenced here.
-        if let parent = udev_device_get_parent_with_subsystem_devtype(device, "input", nil),
-            let value = udev_device_get_sysattr_value(parent, "name")
-        {
-            name = String(cString: value)
+        if let parent = udev_device_get_parent_with_subsystem_devtype(device, "input", nil) {
+            if let value = udev_device_get_sysattr_value(parent, "name") { name = String(cString: value) }
+            if let vendor = udev_device_get_sysattr_value(parent, "id/vendor"),
+                let product = udev_device_get_sysattr_value(parent, "id/product")
+            {
+                vendorProduct = (String(cString: vendor) + ":" + String(cString: product)).lowercased()
+            }
         }
         self.init(devnode: String(cString: devnodeC), syspath: String(cString: syspathC), name: name,
-                  properties: properties)
+                  properties: properties, vendorProduct: vendorProduct)
     }
 }
 

@@ -8,6 +8,8 @@ enum Watch {
     case udev
     case client(ClientSession)
     case device(DeviceRuntime)
+    /// A pen read for its proximity (touch arbitration).
+    case pen(PenDevice)
 }
 
 /// The event loop's registrations: every descriptor the daemon watches, under a token that is never
@@ -63,6 +65,7 @@ final class Watches {
         switch watch {
         case .client(let c): precondition(c.token == token)
         case .device(let d): precondition(d.token == token)
+        case .pen(let p): precondition(p.token == token)
         case .listener, .signals, .timer, .udev: break
         }
         let index = Int(truncatingIfNeeded: token & 0xffff_ffff)

@@ -94,6 +94,54 @@ public struct ExclusionInForce: Equatable, Sendable {
     }
 }
 
+/// A pen the daemon found belonging with a touchscreen, for touch arbitration (`pens` of a device).
+public struct PairedPen: Equatable, Sendable {
+    /// How the daemon knows the pen belongs with the touchscreen.
+    public enum Pairing: String, Equatable, Sendable, CaseIterable {
+        /// udev gives both the same LIBINPUT_DEVICE_GROUP (as libinput groups them).
+        case group
+        /// Both are input devices of the same physical device in sysfs (udev gives no group to one of them).
+        case parent
+        /// A [[device]] section's `pen` key names the pen.
+        case configuration
+    }
+
+    /// The pen's event node.
+    public var path: String
+    public var name: String
+    public var pairedBy: Pairing
+
+    public init(path: String, name: String, pairedBy: Pairing) {
+        self.path = path
+        self.name = name
+        self.pairedBy = pairedBy
+    }
+
+    public var json: JSONValue {
+        .object([("path", .string(path)), ("name", .string(name)), ("paired_by", .string(pairedBy.rawValue))])
+    }
+
+    init?(json: JSONValue) {
+        guard let path = json["path"]?.stringValue, let pairing = json["paired_by"]?.stringValue.flatMap(Pairing.init(rawValue:))
+        else { return nil }
+        self.init(path: path, name: json["name"]?.stringValue ?? "", pairedBy: pairing)
+    }
+
+    /// "by its LIBINPUT_DEVICE_GROUP", for the log and `gesturectl devices`.
+    public var how: String {
+        switch pairedBy {
+        case .group: return "same LIBINPUT_DEVICE_GROUP"
+        case .parent: return "same physical device"
+        case .configuration: return "named by the pen key"
+        }
+    }
+}
+
+/// Whether a touchscreen makes no gestures while its pen is near (`pen_arbitration` of the device).
+public enum PenArbitrationSetting: String, Equatable, Sendable {
+    case on, off
+}
+
 /// What the daemon tells clients about one device (in `hello`, `devices` replies and notifications).
 public struct DeviceInfo: Equatable, Sendable {
     /// Unique while the daemon runs: the kernel name for evdev devices (`event5`), `replay1`, … for
@@ -125,6 +173,11 @@ public struct DeviceInfo: Equatable, Sendable {
     /// The parts of the device's edges that are no edge zone now, each with where it came from; absent
     /// when there are none.
     public var exclusions: [ExclusionInForce] = []
+    /// Touch arbitration with pens (`pen_arbitration`); absent from daemons that do not say, and for
+    /// replays.
+    public var penArbitration: PenArbitrationSetting?
+    /// The pens found belonging with the device while arbitration is on, and how each was found.
+    public var pens: [PairedPen] = []
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
@@ -165,6 +218,8 @@ public struct DeviceInfo: Equatable, Sendable {
         }
         if let focusedApp { members.append(("focused_app", .string(focusedApp))) }
         if !exclusions.isEmpty { members.append(("exclusions", .array(exclusions.map(\.json)))) }
+        if let penArbitration { members.append(("pen_arbitration", .string(penArbitration.rawValue))) }
+        if !pens.isEmpty { members.append(("pens", .array(pens.map(\.json)))) }
         return .object(members)
     }
 
@@ -194,6 +249,8 @@ public struct DeviceInfo: Equatable, Sendable {
         }
         self.focusedApp = json["focused_app"]?.stringValue
         self.exclusions = (json["exclusions"]?.arrayValue ?? []).compactMap(ExclusionInForce.init(json:))
+        self.penArbitration = json["pen_arbitration"]?.stringValue.flatMap(PenArbitrationSetting.init(rawValue:))
+        self.pens = (json["pens"]?.arrayValue ?? []).compactMap(PairedPen.init(json:))
     }
 }
 

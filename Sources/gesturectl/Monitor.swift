@@ -191,7 +191,12 @@ func runDevices(_ args: [String]) -> Int32 {
             if let size = d.size { line += "\tpanel \(size)" }
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             if let app = d.focusedApp { line += "\tfocused \(shown(app))" }
+            if d.penArbitration == .off { line += "\tpen arbitration off" }
             print(line)
+            // The pens it makes no gestures near, one line each, with how each was found.
+            for pen in d.pens {
+                print("\tpen \(shown(pen.path)) \"\(shown(pen.name))\"\tpaired by \(pen.pairedBy.rawValue) (\(pen.how))")
+            }
             // The parts of its edges that are no edge zone now, one line each, with where each came from.
             for e in d.exclusions {
                 let part = e.edge.isCorner ? "" : " \(e.from)...\(e.to)"
