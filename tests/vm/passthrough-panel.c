@@ -3,12 +3,18 @@
  * are written through the uinput descriptor (like a driver), so they reach the panel even while gestured
  * grabs it (writes into a grabbed evdev node, as evemu-play does, are dropped by the kernel).
  *
- * usage: passthrough-panel NAME
+ * usage: passthrough-panel NAME [--pen PEN-NAME]
  *   Creates a touchscreen called NAME: 10 slots, 0..1000 x 0..1600 at 10 units/mm (100 x 160 mm),
  *   INPUT_PROP_DIRECT, BTN_TOUCH, ABS_X/ABS_Y, no ABS_MT_TOOL_TYPE, phys passthrough-panel/input0; prints
- *   its event node on a line. Then
+ *   its event node on a line. With --pen (the pen checks), the panel also reports ABS_MT_TOUCH_MAJOR
+ *   (0..1000, no resolution of its own: 10 units/mm through the positions), and a pen called PEN-NAME is
+ *   made beside it: INPUT_PROP_DIRECT, BTN_TOOL_PEN, BTN_TOOL_RUBBER, BTN_TOUCH, BTN_STYLUS, ABS_X/ABS_Y
+ *   as the panel's, ABS_PRESSURE 0..4095, phys passthrough-panel/input1; its node on a second line. Then
  *   reads commands, one a line, and answers each with one line:
- *     play FILE           write the E: lines of an evemu event file, paced by their timestamps -> "played N"
+ *     play FILE           write the E: lines of an evemu event file to the panel and its P: lines (the same
+ *                         format) to the pen, paced by their timestamps -> "played N"
+ *     unplug-pen          destroy the pen (an unplug) -> "unplugged"
+ *     plug-pen            make the pen again -> its new node
  *     latency NODE N      N frames of one finger sliding in the middle, one at a time, each read back from
  *                         NODE (the panel itself: a plain reader, the floor; or gestured's copy of it) by a
  *                         reader in a separate process (as any client is: its wake-up is part of the path)
@@ -50,9 +56,48 @@ static void axis(int fd, int code, int min, int max, int resolution) {
 }
 
 static int ui = -1;
+static int pen_ui = -1;
+static const char *pen_name = NULL;
 
 static void emit(const struct input_event *events, size_t n) {
     if (write(ui, events, n * sizeof *events) != (ssize_t)(n * sizeof *events)) die("write");
+}
+
+/* The event node of the uinput device on `fd` (waits for sysfs to show it); exits on failure. */
+static void find_node(int fd, char *node, size_t size) {
+    char sysname[64] = "";
+    if (ioctl(fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) die("UI_GET_SYSNAME");
+    node[0] = '\0';
+    for (int attempt = 0; attempt < 500 && !node[0]; attempt++) {
+        for (int n = 0; n < 1024 && !node[0]; n++) {
+            char path[256];
+            snprintf(path, sizeof path, "/sys/devices/virtual/input/%s/event%d", sysname, n);
+            if (access(path, F_OK) == 0) snprintf(node, size, "/dev/input/event%d", n);
+        }
+        if (!node[0]) usleep(10000);
+    }
+    if (!node[0]) die("finding the event node");
+}
+
+/* Makes the pen and prints its node. */
+static void make_pen(void) {
+    pen_ui = open("/dev/uinput", O_WRONLY | O_CLOEXEC);
+    if (pen_ui < 0) die("/dev/uinput (pen)");
+    if (ioctl(pen_ui, UI_SET_EVBIT, EV_KEY) < 0 || ioctl(pen_ui, UI_SET_EVBIT, EV_ABS) < 0
+        || ioctl(pen_ui, UI_SET_KEYBIT, BTN_TOOL_PEN) < 0 || ioctl(pen_ui, UI_SET_KEYBIT, BTN_TOOL_RUBBER) < 0
+        || ioctl(pen_ui, UI_SET_KEYBIT, BTN_TOUCH) < 0 || ioctl(pen_ui, UI_SET_KEYBIT, BTN_STYLUS) < 0
+        || ioctl(pen_ui, UI_SET_PROPBIT, INPUT_PROP_DIRECT) < 0)
+        die("UI_SET_*BIT (pen)");
+    axis(pen_ui, ABS_X, 0, 1000, 10);
+    axis(pen_ui, ABS_Y, 0, 1600, 10);
+    axis(pen_ui, ABS_PRESSURE, 0, 4095, 0);
+    if (ioctl(pen_ui, UI_SET_PHYS, "passthrough-panel/input1") < 0) die("UI_SET_PHYS (pen)");
+    struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL, .vendor = 0x1234, .product = 0x5679, .version = 1}};
+    snprintf(setup.name, sizeof setup.name, "%s", pen_name);
+    if (ioctl(pen_ui, UI_DEV_SETUP, &setup) < 0 || ioctl(pen_ui, UI_DEV_CREATE) < 0) die("UI_DEV_CREATE (pen)");
+    char node[128];
+    find_node(pen_ui, node, sizeof node);
+    printf("%s\n", node);
 }
 
 static int compare(const void *a, const void *b) {
@@ -71,12 +116,18 @@ static long play(const char *path) {
         long long sec, usec;
         unsigned type, code;
         int value;
-        if (sscanf(line, "E: %lld.%lld %x %x %d", &sec, &usec, &type, &code, &value) != 5) continue;
+        char which;
+        if (sscanf(line, "%c: %lld.%lld %x %x %d", &which, &sec, &usec, &type, &code, &value) != 6) continue;
+        if (which != 'E' && which != 'P') continue;
         long long t = sec * 1000000LL + usec;
         if (previous >= 0 && t > previous) usleep((useconds_t)(t - previous));
         previous = t;
         struct input_event e = {.type = (unsigned short)type, .code = (unsigned short)code, .value = value};
-        emit(&e, 1);
+        if (which == 'E') {
+            emit(&e, 1);
+        } else if (pen_ui >= 0 && write(pen_ui, &e, sizeof e) != sizeof e) {
+            die("write (pen)");
+        }
         count++;
     }
     fclose(f);
@@ -192,8 +243,10 @@ static void latency(const char *node, int frames, int *tracking) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: passthrough-panel NAME\n");
+    if (argc == 4 && strcmp(argv[2], "--pen") == 0) {
+        pen_name = argv[3];
+    } else if (argc != 2) {
+        fprintf(stderr, "usage: passthrough-panel NAME [--pen PEN-NAME]\n");
         return 2;
     }
     ui = open("/dev/uinput", O_WRONLY | O_CLOEXEC);
@@ -207,26 +260,18 @@ int main(int argc, char **argv) {
     axis(ui, ABS_MT_POSITION_X, 0, 1000, 10);
     axis(ui, ABS_MT_POSITION_Y, 0, 1600, 10);
     axis(ui, ABS_MT_TRACKING_ID, 0, 65535, 0);
+    if (pen_name) axis(ui, ABS_MT_TOUCH_MAJOR, 0, 1000, 0);
     /* A phys, as real panels have: libinput's udev rules derive the panel's device group from it, and the
      * copy must carry that group. */
     if (ioctl(ui, UI_SET_PHYS, "passthrough-panel/input0") < 0) die("UI_SET_PHYS");
     struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL, .vendor = 0x1234, .product = 0x5678, .version = 1}};
     snprintf(setup.name, sizeof setup.name, "%s", argv[1]);
     if (ioctl(ui, UI_DEV_SETUP, &setup) < 0 || ioctl(ui, UI_DEV_CREATE) < 0) die("UI_DEV_CREATE");
-    char sysname[64] = "";
-    if (ioctl(ui, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) die("UI_GET_SYSNAME");
-    char node[128] = "";
-    for (int attempt = 0; attempt < 500 && !node[0]; attempt++) {
-        for (int n = 0; n < 1024 && !node[0]; n++) {
-            char path[256];
-            snprintf(path, sizeof path, "/sys/devices/virtual/input/%s/event%d", sysname, n);
-            if (access(path, F_OK) == 0) snprintf(node, sizeof node, "/dev/input/event%d", n);
-        }
-        if (!node[0]) usleep(10000);
-    }
-    if (!node[0]) die("finding the event node");
+    char node[128];
+    find_node(ui, node, sizeof node);
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("%s\n", node);
+    if (pen_name) make_pen();
 
     char line[512];
     int tracking = 1000;
@@ -240,9 +285,20 @@ int main(int argc, char **argv) {
             else printf("played %ld\n", count);
         } else if (sscanf(line, "latency %399s %d", arg, &n) == 2) {
             latency(arg, n, &tracking);
+        } else if (strcmp(line, "unplug-pen") == 0 && pen_ui >= 0) {
+            ioctl(pen_ui, UI_DEV_DESTROY);
+            close(pen_ui);
+            pen_ui = -1;
+            printf("unplugged\n");
+        } else if (strcmp(line, "plug-pen") == 0 && pen_name && pen_ui < 0) {
+            make_pen();
         } else {
             printf("unknown-command %s\n", line);
         }
+    }
+    if (pen_ui >= 0) {
+        ioctl(pen_ui, UI_DEV_DESTROY);
+        close(pen_ui);
     }
     ioctl(ui, UI_DEV_DESTROY);
     close(ui);
