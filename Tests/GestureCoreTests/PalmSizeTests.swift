@@ -173,4 +173,89 @@ import Testing
         engine.reconfigure(settings: settings, geometry: GeometrySettings(), atMicroseconds: 0, into: &out)
         #expect(engine.palmSize?.units == 400)
     }
+
+    /// The gestures and stops (tracing) of a script.
+    static func traced(_ s: TouchScript, geometry: GeometrySettings = GeometrySettings()) throws -> [EngineOutput] {
+        var engine = try GestureEngine(device: s.device, geometry: geometry, tracing: true)
+        var out: [EngineOutput] = []
+        engine.process(s.events, into: &out)
+        return out
+    }
+
+    @Test(arguments: 0..<3) func palmJoiningARunningGestureCancelsIt(_ which: Int) throws {
+        let (device, geometry, unit) = Self.geometries[which]
+        let axis: UInt16 = device.axes[ABS.mtTouchMajor] != nil ? ABS.mtTouchMajor : ABS.mtWidthMajor
+        var s = TouchScript(device: device)
+        s.down(0, 50, 60); Self.size(&s, 0, Int32(9 * unit), axis: axis); s.frame()
+        s.drag([0], by: 0, 30)
+        // The side of the hand lands while the pan runs: the pan is cancelled, the finger rests.
+        s.down(1, 70, 140); Self.size(&s, 1, Int32(40 * unit), axis: axis); s.frame()
+        s.drag([0], by: 0, 30)
+        s.up(0); s.up(1); s.frame()
+        let out = try Self.traced(s, geometry: geometry)
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:cancel"])
+        #expect(out.stops.map(\.reason) == [.palm])
+        #expect(out.stops.first?.kind == .pan)
+        #expect(out.traces.contains { $0.contains("finger lost (palm) -> cancel") })
+    }
+
+    @Test func kernelPalmJoiningARunningGestureCancelsIt() throws {
+        var s = TouchScript()
+        s.down(0, 50, 60); s.frame()
+        s.drag([0], by: 0, 30)
+        s.down(1, 70, 140, tool: MTTool.palm); s.frame()
+        s.drag([0], by: 0, 30)
+        s.up(0); s.up(1); s.frame()
+        let out = try Self.traced(s)
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:cancel"])
+        #expect(out.stops.map(\.reason) == [.palm])
+    }
+
+    @Test func palmLandingWithTheFingersIsNoPartOfTheirGesture() throws {
+        // The palm first, resting; a finger lands later and pans: the palm is no finger and joins nothing.
+        var s = TouchScript(device: Self.panel(sizeAxis: ABS.mtTouchMajor))
+        s.down(1, 70, 140); Self.size(&s, 1, 400); s.frame()
+        s.frame()
+        s.down(0, 50, 60); Self.size(&s, 0, 90); s.frame()
+        s.drag([0], by: 0, 30)
+        s.up(0); s.frame()
+        s.up(1); s.frame()
+        let out = try Self.traced(s)
+        #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
+        #expect(out.stops.isEmpty)
+    }
+
+    @Test func passthroughForwardsAPalmAsThePanelReportedIt() throws {
+        let device = Self.panel(sizeAxis: ABS.mtTouchMajor)
+        var s = TouchScript(device: device)
+        // A palm by the left edge, sliding in: a finger there would be held back for an edge swipe.
+        s.down(0, 1, 80); Self.size(&s, 0, 400); s.frame()
+        s.drag([0], by: 40, 0)
+        s.up(0); s.frame()
+        var settings = RecognizerSettings()
+        settings.withholdsTouches = true
+        var replay = RecordingReplay(engine: try GestureEngine(device: device, settings: settings))
+        var forwarder: TouchForwarder? = try TouchForwarder(device: device)
+        var written: [InputEvent] = []
+        var gestures: [GestureEvent] = []
+        replay.run(s.events, forwarder: &forwarder, written: &written) { gestures += $0.gestures }
+        #expect(gestures.isEmpty)
+        // On the copy at the panel's own landing frame, with its size, and never cancelled.
+        let landing = try #require(written.first { $0.type == EV.abs && $0.code == ABS.mtTrackingID && $0.value >= 0 })
+        #expect(landing.timeMicroseconds == s.events[0].timeMicroseconds)
+        #expect(written.contains { $0.type == EV.abs && $0.code == ABS.mtTouchMajor && $0.value == 400 })
+        #expect(!written.contains { $0.type == EV.abs && $0.code == ABS.mtToolType && $0.value == MTTool.palm })
+        // The same contact a fingertip's size is held back, then claimed by the edge swipe: never written.
+        var f = TouchScript(device: device)
+        f.down(0, 1, 80); Self.size(&f, 0, 90); f.frame()
+        f.drag([0], by: 40, 0)
+        f.up(0); f.frame()
+        var fingerReplay = RecordingReplay(engine: try GestureEngine(device: device, settings: settings))
+        var fingerForwarder: TouchForwarder? = try TouchForwarder(device: device)
+        var fingerWritten: [InputEvent] = []
+        var fingerGestures: [GestureEvent] = []
+        fingerReplay.run(f.events, forwarder: &fingerForwarder, written: &fingerWritten) { fingerGestures += $0.gestures }
+        #expect(fingerGestures.phases == ["edge-swipe:begin", "edge-swipe:update", "edge-swipe:end"])
+        #expect(!fingerWritten.contains { $0.type == EV.abs && $0.code == ABS.mtTrackingID && $0.value >= 0 })
+    }
 }

@@ -30,7 +30,8 @@ public struct FingerSet: Sendable {
         var added = 0
         /// Followed fingers that lifted.
         var lifted = 0
-        /// Followed fingers lost without a lift (they turned into palms).
+        /// Followed fingers lost without a lift (they turned into palms), and palms that landed beside
+        /// followed fingers (a palm joining a gesture cancels it, as a finger of it turning into one does).
         var lost = 0
         var isEmpty: Bool { added == 0 && lifted == 0 && lost == 0 }
     }
@@ -67,7 +68,8 @@ public struct FingerSet: Sendable {
     mutating func change(in frame: TouchFrame) -> Change {
         var change = Change()
         for serial in frame.lifted where follows(serial) { change.lifted += 1 }
-        for serial in frame.lost where follows(serial) { change.lost += 1 }
+        // A contact the frame reports lost that is neither followed nor resting landed as a palm in it.
+        for serial in frame.lost where follows(serial) || (!fingers.isEmpty && !isResting(serial)) { change.lost += 1 }
         var known = 0
         for c in frame.contacts where follows(c.serial) || isResting(c.serial) { known += 1 }
         change.added = frame.contacts.count - known
