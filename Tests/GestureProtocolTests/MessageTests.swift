@@ -115,6 +115,25 @@ import GestureVocabulary
         }
     }
 
+    /// A device's pens (touch arbitration): said, read back, and absent when there are none.
+    @Test func penArbitrationAndPensRoundTrip() throws {
+        var d = device
+        d.penArbitration = .on
+        d.pens = [
+            PairedPen(path: "/dev/input/event6", name: "Wacom HID 5146 Pen", pairedBy: .group),
+            PairedPen(path: "/dev/input/event9", name: "USB Pen", pairedBy: .configuration),
+        ]
+        let line = ServerMessage.deviceChanged(d).encoded
+        #expect(line.contains(#""pen_arbitration":"on","pens":[{"path":"/dev/input/event6","name":"Wacom HID 5146 Pen","paired_by":"group"},{"path":"/dev/input/event9","name":"USB Pen","paired_by":"configuration"}]"#))
+        #expect(try ServerMessage.decode(line: Array(line.utf8)) == .deviceChanged(d))
+        var off = device
+        off.penArbitration = .off
+        let offLine = ServerMessage.deviceChanged(off).encoded
+        #expect(offLine.contains(#""pen_arbitration":"off""#) && !offLine.contains("pens"))
+        #expect(try ServerMessage.decode(line: Array(offLine.utf8)) == .deviceChanged(off))
+        #expect(!ServerMessage.deviceChanged(device).encoded.contains("pen"))
+    }
+
     @Test func helloCarriesTheProtocolVersionAndDevices() throws {
         let line = ServerMessage.hello(Hello(devices: [device])).encoded
         #expect(line.hasPrefix(#"{"type":"hello","protocol":1,"daemon":"gestured","version":""#))
