@@ -48,3 +48,40 @@ public struct PenProximity: Equatable, Sendable {
         return false
     }
 }
+
+extension DeviceDescription {
+    /// A pen (or its eraser): BTN_TOOL_PEN or BTN_TOOL_RUBBER.
+    public var isPen: Bool { keys.contains(BTN.toolPen) || keys.contains(BTN.toolRubber) }
+}
+
+/// One change of a panel's pens as a whole: some pen came into proximity, or the last one left.
+public struct PenChange: Equatable, Sendable {
+    public var inProximity: Bool
+    public var timeMicroseconds: Int64
+
+    public init(inProximity: Bool, timeMicroseconds: Int64) {
+        self.inProximity = inProximity
+        self.timeMicroseconds = timeMicroseconds
+    }
+
+    /// The changes of the panel's pens taken together (in proximity while any one is), in time order, from
+    /// each pen's recorded events.
+    public static func changes(of pens: [[InputEvent]]) -> [PenChange] {
+        var perPen: [(time: Int64, pen: Int, inProximity: Bool)] = []
+        for (index, events) in pens.enumerated() {
+            var proximity = PenProximity()
+            for e in events {
+                if let change = proximity.process(e) { perPen.append((e.timeMicroseconds, index, change)) }
+            }
+        }
+        perPen.sort { ($0.time, $0.pen) < ($1.time, $1.pen) }
+        var near = Set<Int>()
+        var changes: [PenChange] = []
+        for c in perPen {
+            let before = !near.isEmpty
+            if c.inProximity { near.insert(c.pen) } else { near.remove(c.pen) }
+            if !near.isEmpty != before { changes.append(PenChange(inProximity: !near.isEmpty, timeMicroseconds: c.time)) }
+        }
+        return changes
+    }
+}

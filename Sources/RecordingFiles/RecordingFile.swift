@@ -13,10 +13,13 @@ import Glibc
 public struct DeviceRecording: Sendable {
     public var device: DeviceDescription
     public var events: [InputEvent]
+    /// The events of the pens recorded beside the device (`EvemuRecording.pens`).
+    public var pens: [[InputEvent]]
 
-    public init(device: DeviceDescription, events: [InputEvent]) {
+    public init(device: DeviceDescription, events: [InputEvent], pens: [[InputEvent]] = []) {
         self.device = device
         self.events = events
+        self.pens = pens
     }
 }
 
@@ -164,7 +167,7 @@ public enum RecordingFile {
         guard let device else {
             throw RecordingFileError("\(path): has no device description; pass the device's .desc file with --device")
         }
-        return DeviceRecording(device: device, events: recording.events)
+        return DeviceRecording(device: device, events: recording.events, pens: recording.pens)
     }
 
     /// Writes `text` to `path` (created or truncated, mode 0644 before the umask).

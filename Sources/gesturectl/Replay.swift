@@ -10,7 +10,7 @@ import RecordingFiles
 import CommandLineArguments
 
 private let replayUsage = """
-    usage: gesturectl replay [--device DESC] [--config FILE] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING
+    usage: gesturectl replay [--device DESC] [--config FILE] [--pen PEN] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING
 
     RECORDING may be - for standard input (evemu-record /dev/input/eventN | gesturectl replay -).
 
@@ -22,6 +22,10 @@ private let replayUsage = """
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults);
                       [[device]] sections apply by name and vendor:product, not by match_path (a
                       recording has no device node)
+      --pen PEN       a recording of the panel's pen on RECORDING's clock: while the pen is in proximity
+                      and for 0.5 s after it left, no gestures (touch arbitration, as the daemon does
+                      with pen_arbitration on); pens recorded beside the panel in RECORDING itself (a
+                      `libinput record` of both) are used without it. May be given more than once
       --forward OUT   passthrough, offline: write to OUT, as an evemu recording (the virtual device's
                       header, then its events), exactly what the virtual copy of the device would
                       receive with passthrough = true; the gestures are printed as usual
@@ -35,6 +39,7 @@ func runReplay(_ args: [String]) -> Int32 {
     var devicePath: String?
     var configPath: String?
     var forwardPath: String?
+    var penPaths: [String] = []
     var recordingPath: String?
     var updates = true
     var pretty = false
@@ -45,6 +50,7 @@ func runReplay(_ args: [String]) -> Int32 {
         case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--forward": forwardPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--pen": penPaths.append(try a.value(of: option, missing: "\(option) needs a file name"))
         case "--no-updates": updates = false
         case "--pretty": pretty = true
         case "--trace": trace = true
@@ -60,7 +66,7 @@ func runReplay(_ args: [String]) -> Int32 {
     return reportingInputErrors("replay") {
         let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
         let device = recording.device
-        var (settings, geometry) = try replaySettings(configPath: configPath, device: device)
+        var (settings, geometry, arbitration) = try replaySettingsWithArbitration(configPath: configPath, device: device)
         var forwarder: TouchForwarder? = nil
         if forwardPath != nil {
             do {
@@ -71,12 +77,29 @@ func runReplay(_ args: [String]) -> Int32 {
             }
             settings.withholdsTouches = true
         }
+        var pens = recording.pens
+        for path in penPaths {
+            let pen = try RecordingFile.load(path)
+            guard pen.device.isPen else {
+                printError("gesturectl replay: --pen \(path): \(shown(pen.device.name)) has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER; give a recording of the pen\n")
+                return 1
+            }
+            pens.append(pen.events)
+        }
+        // pen_arbitration = false for the panel: its pens change nothing.
+        let penChanges = arbitration ? PenChange.changes(of: pens) : []
         let engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
         printError("panel: \(engine.geometry.sizeDescription)\n")
+        if !pens.isEmpty {
+            printError(
+                arbitration
+                    ? "pen: \(pens.count) pen\(pens.count == 1 ? "" : "s"), \(penChanges.count) proximity change\(penChanges.count == 1 ? "" : "s")\n"
+                    : "pen: \(pens.count) pen\(pens.count == 1 ? "" : "s"), ignored: pen_arbitration = false\n")
+        }
         let origin = recording.events.first?.timeMicroseconds ?? 0
         var replay = RecordingReplay(engine: engine)
         var written: [InputEvent] = []
-        replay.run(recording.events, forwarder: &forwarder, written: &written) { outputs in
+        replay.run(recording.events, pen: penChanges, forwarder: &forwarder, written: &written) { outputs in
             for output in outputs {
                 switch output {
                 case .gesture(let e) where updates || e.phase != .update:
@@ -117,7 +140,13 @@ func reportingInputErrors(_ command: String, _ body: () throws -> Int32) -> Int3
 /// Thresholds and geometry for the replay: the built-in defaults, or what a configuration file says for
 /// this device (matched by name and vendor:product; a recording has no device path).
 func replaySettings(configPath: String?, device: DeviceDescription) throws -> (RecognizerSettings, GeometrySettings) {
-    guard let configPath else { return (RecognizerSettings(), GeometrySettings()) }
+    let (settings, geometry, _) = try replaySettingsWithArbitration(configPath: configPath, device: device)
+    return (settings, geometry)
+}
+
+/// `replaySettings`, and whether the configuration leaves touch arbitration with pens on (`pen_arbitration`).
+func replaySettingsWithArbitration(configPath: String?, device: DeviceDescription) throws -> (RecognizerSettings, GeometrySettings, Bool) {
+    guard let configPath else { return (RecognizerSettings(), GeometrySettings(), true) }
     let configuration = try Configuration.load(path: configPath)
     let resolved = configuration.resolve(for: device, path: nil)
     for warning in configuration.warnings { printError("warning: \(warning)\n") }
@@ -132,5 +161,5 @@ func replaySettings(configPath: String?, device: DeviceDescription) throws -> (R
                 + "\(byPath.map(String.init).joined(separator: ", ")) match\(byPath.count == 1 ? "es" : "") by match_path, "
                 + "which a recording cannot match (it has no device node); the daemon may apply settings this replay does not\n")
     }
-    return (resolved.recognizer, resolved.geometry)
+    return (resolved.recognizer, resolved.geometry, resolved.penArbitration)
 }

@@ -5,10 +5,14 @@ import DecimalText
 public struct EvemuRecording: Sendable {
     public var device: DeviceDescription?
     public var events: [InputEvent]
+    /// The events of each pen recorded with the device on the same clock (a `libinput record` of the panel
+    /// and its pen), for touch arbitration in a replay; empty for evemu's one-device recordings.
+    public var pens: [[InputEvent]]
 
-    public init(device: DeviceDescription?, events: [InputEvent]) {
+    public init(device: DeviceDescription?, events: [InputEvent], pens: [[InputEvent]] = []) {
         self.device = device
         self.events = events
+        self.pens = pens
     }
 }
 

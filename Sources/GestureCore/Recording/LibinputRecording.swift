@@ -16,7 +16,8 @@ import DecimalText
 /// flat, resolution]) and `properties`, and `events`, whose `evdev` lists hold one kernel event each, `[sec,
 /// usec, type, code, value]`, in microseconds since the recording began. A recording of several devices
 /// (`libinput record` given more than one node) is replayed as its first device with touch axes
-/// (ABS_MT_POSITION_X/Y or ABS_X/Y); gestured replays one device per recording.
+/// (ABS_MT_POSITION_X/Y or ABS_X/Y) that is no pen; gestured replays one device per recording, with the
+/// proximity of the pens recorded beside it (BTN_TOOL_PEN or BTN_TOOL_RUBBER).
 ///
 /// libinput writes a device name between double quotes without escaping it (a name holding `"` or `\`
 /// is written as it is), so a double-quoted scalar is taken as written between its first and last quote.
@@ -429,8 +430,13 @@ public enum LibinputRecordParser {
         }
         var devices: [DeviceDescription] = []
         for item in items { devices.append(try device(item, fail: fail)) }
-        let chosen = devices.firstIndex(where: { $0.positionAxes != nil }) ?? 0
-        return EvemuRecording(device: devices[chosen], events: chosen < eventsByDevice.count ? eventsByDevice[chosen] : [])
+        // A pen has position axes too: the panel is the first device with them that is no pen, and the pens
+        // recorded beside it come with it (touch arbitration).
+        let chosen = devices.firstIndex(where: { $0.positionAxes != nil && !$0.isPen })
+            ?? devices.firstIndex(where: { $0.positionAxes != nil }) ?? 0
+        let pens = devices.indices.filter { $0 != chosen && devices[$0].isPen }.map { $0 < eventsByDevice.count ? eventsByDevice[$0] : [] }
+        return EvemuRecording(
+            device: devices[chosen], events: chosen < eventsByDevice.count ? eventsByDevice[chosen] : [], pens: pens)
     }
 
     static func device(_ node: Node, fail: (Int, String) -> RecordingError) throws(RecordingError) -> DeviceDescription {

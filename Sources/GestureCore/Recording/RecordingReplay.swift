@@ -10,24 +10,32 @@ public struct RecordingReplay {
 
     /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
     /// first, when it has any).
-    public mutating func run(_ events: [InputEvent], emit: (_ outputs: [EngineOutput]) -> Void) {
+    public mutating func run(_ events: [InputEvent], pen: [PenChange] = [], emit: (_ outputs: [EngineOutput]) -> Void) {
         var none: TouchForwarder? = nil
         var written: [InputEvent] = []
-        run(events, forwarder: &none, written: &written, emit: emit)
+        run(events, pen: pen, forwarder: &none, written: &written, emit: emit)
     }
 
     /// As `run(_:emit:)`, with passthrough: the events the virtual device would receive are appended to
     /// `written` (the forwarder's output; the engine should have `withholdsTouches` on). At the end, what
     /// the virtual device still has down is cancelled, as when the device goes away.
+    ///
+    /// `pen`: the panel's pens' proximity changes on the recording's clock (`PenChange.changes`), each fed to
+    /// the engine before the first event stamped at or after it, as the daemon reads a pen beside its panel.
     public mutating func run(
-        _ events: [InputEvent], forwarder: inout TouchForwarder?, written: inout [InputEvent],
+        _ events: [InputEvent], pen: [PenChange] = [], forwarder: inout TouchForwarder?, written: inout [InputEvent],
         emit: (_ outputs: [EngineOutput]) -> Void
     ) {
         var out: [EngineOutput] = []
         var touches: [TouchDecision] = []
         out.reserveCapacity(8)
         if !engine.deviceWarnings.isEmpty { emit(engine.deviceWarnings.map(EngineOutput.warning)) }
+        var nextPen = 0
         for event in events {
+            while nextPen < pen.count && pen[nextPen].timeMicroseconds <= event.timeMicroseconds {
+                engine.penProximity(pen[nextPen].inProximity, atMicroseconds: pen[nextPen].timeMicroseconds, into: &out, touches: &touches)
+                nextPen += 1
+            }
             engine.process(event, into: &out, touches: &touches)
             if forwarder != nil {
                 let engine = engine

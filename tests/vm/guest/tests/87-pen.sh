@@ -110,20 +110,22 @@ pen_play() {
     pen_cmd "play $WORK/pen-$1.events"
     pen_cmd "play $WORK/pen-sentinel.events"
     wait_for 20 "the copy to be given the sentinel after $1" at_least $(( sentinels + 1 )) pen_copy_sentinels \
-        && wait_for 20 "the monitor to get the sentinel's tap after $1" eval 'monitor_since "$mark" | grep "\"device\":\"$PEN_ID\"" | grep -q "\"kind\":\"tap\""' \
+        && wait_for 20 "the monitor to get the sentinel's tap after $1" eval 'monitor_since "$mark" | grep "\"device\":\"$PEN_ID\"" | grep "\"gesture\":\"tap\"" | grep -q "\"phase\":\"begin\""' \
         || ok=1
-    monitor_since "$mark" | grep '"type":"gesture"' | grep "\"device\":\"$PEN_ID\"" | grep -v '"kind":"tap"' > "$WORK/pen-$1.monitor"
+    monitor_since "$mark" | grep '"type":"gesture"' | grep "\"device\":\"$PEN_ID\"" | grep -v '"gesture":"tap"' > "$WORK/pen-$1.monitor"
     tail -n +"$(( copy_lines + 1 ))" "$WORK/pen-copy.evemu" > "$WORK/pen-$1.copy"
     tail -n +"$(( li_lines + 1 ))" "$WORK/pen-libinput.txt" > "$WORK/pen-$1.libinput"
     return "$ok"
 }
 # What one script gave: gestures ("kind:phase ..."), touches the copy was given, MT_TOOL_PALM written to it.
-pen_gestures() { grep -oE '"kind":"[a-z-]+","phase":"[a-z]+"' "$WORK/pen-$1.monitor" | sed -E 's/"kind":"([a-z-]+)","phase":"([a-z]+)"/\1:\2/' | grep -v ':update' | tr '\n' ' '; }
+pen_gestures() { grep -oE '"gesture":"[a-z-]+","phase":"[a-z]+"' "$WORK/pen-$1.monitor" | sed -E 's/"gesture":"([a-z-]+)","phase":"([a-z]+)"/\1:\2/' | grep -v ':update' | tr '\n' ' '; }
 pen_copy_touches() { grep -cE '^E: [0-9.]+ 0003 0039 [0-9]+([[:space:]]|$)' "$WORK/pen-$1.copy" || true; }
 pen_copy_palms() { grep -cE '^E: [0-9.]+ 0003 0037 0*2([[:space:]]|$)' "$WORK/pen-$1.copy" || true; }
 pen_copy_major() { grep -cE "^E: [0-9.]+ 0003 0030 0*$2([[:space:]]|\$)" "$WORK/pen-$1.copy" || true; }
 # libinput's lines of a kind for a node (its sysname) in one script's slice.
 pen_li() { grep -cE "^[- ]?$(basename "$2")[[:space:]]+$3[[:space:]]" "$WORK/pen-$1.libinput" || true; }
+# The copy's TOUCH_DOWNs libinput reported for a script, the sentinel's (the last) left out.
+pen_li_downs() { echo $(( $(pen_li "$1" "$VNODE" TOUCH_DOWN) - 1 )); }
 
 systemctl reset-failed gestured.service 2>/dev/null
 systemctl start gestured.service 2>/dev/null
@@ -175,7 +177,7 @@ if require_gestured pen:paired-by-group; then
             m=$(pen_copy_major palm-while-writing 400)
             check pen:palm-while-writing "gestures: ${g:-none}; the copy was given $t touch(es), ABS_MT_TOUCH_MAJOR 400 $m time(s), MT_TOOL_PALM $p time(s)" \
                 eval '[ -z "$g" ] && [ "$t" -ge 1 ] && [ "$m" -ge 1 ] && [ "$p" = 0 ]'
-            prox=$(pen_li palm-while-writing "$PEN_NODE" TABLET_TOOL_PROXIMITY); downs=$(pen_li palm-while-writing "$VNODE" TOUCH_DOWN)
+            prox=$(pen_li palm-while-writing "$PEN_NODE" TABLET_TOOL_PROXIMITY); downs=$(pen_li_downs palm-while-writing)
             check pen:libinput-palm-while-writing "libinput: the pen's TABLET_TOOL_PROXIMITY $prox, the copy's TOUCH_DOWN $downs (its own arbitration)" \
                 eval '[ "$prox" -ge 2 ] && [ "$downs" = 0 ]'
         else
@@ -187,6 +189,9 @@ if require_gestured pen:paired-by-group; then
             g=$(pen_gestures wrist-from-edge); t=$(pen_copy_touches wrist-from-edge); p=$(pen_copy_palms wrist-from-edge)
             check pen:wrist-from-edge "gestures: ${g:-none}; the copy was given $t touch(es), MT_TOOL_PALM $p time(s)" \
                 eval '[ -z "$g" ] && [ "$t" -ge 1 ] && [ "$p" = 0 ]'
+            downs=$(pen_li_downs wrist-from-edge)
+            check pen:libinput-wrist-from-edge "libinput: the copy's TOUCH_DOWN for the wrist $downs (the pen near: its own arbitration)" \
+                eval '[ "$downs" = 0 ]'
         else
             fail pen:wrist-from-edge "the sentinel played after it never came through (work/pen-wrist-from-edge.*)"
         fi
