@@ -78,6 +78,49 @@ import Testing
         #expect(again.status == 0 && again.stdout == plain.stdout)
     }
 
+    /// `--pen`: the panel's pen recorded on the same clock; its proximity stops the pan it comes during,
+    /// and the trace says so. A recording that is no pen is refused.
+    @Test func penRecordingBesideThePanelStopsItsGestures() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gestured-pen-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // The swipe's first event is at 1330495962.164908; its pan begins 0.2 s later and ends at 1.24 s.
+        func pen(_ times: [(String, Int)]) throws -> String {
+            let path = dir.appendingPathComponent("pen-\(times.count)-\(times.first?.0 ?? "").evemu").path
+            var lines = [
+                "# EVEMU 1.3", "N: Test Pen", "I: 0018 056a 5146 0100", "P: 02 00 00 00 00 00 00 00",
+                "B: 00 0b 00 00 00 00 00 00 00",
+            ]
+            // The key bitmask, 96 bytes in rows of 8: BTN_TOOL_PEN is bit 0x140, in byte 40 (row 5).
+            for row in 0..<12 { lines.append("B: 01 " + (0..<8).map { row * 8 + $0 == 40 ? "01" : "00" }.joined(separator: " ")) }
+            lines.append("B: 03 03 00 00 00 00 00 00 00")
+            lines.append("A: 00 0 1000 0 0 10")
+            lines.append("A: 01 0 1600 0 0 10")
+            for (time, value) in times {
+                lines.append("E: \(time) 0001 0140 \(value)")
+                lines.append("E: \(time) 0000 0000 0")
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let args = ["--no-updates", "--device", Self.recordings + "Wacom_ISDv4_E6_Finger.desc", Self.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events"]
+        let free = try Self.run(["replay"] + args)
+        #expect(try Self.objects(free.stdout).map { "\($0["gesture"]!):\($0["phase"]!)" } == ["pan:begin", "pan:end"])
+        let during = try pen([("1330495962.664908", 1), ("1330495963.000000", 0)])
+        let r = try Self.run(["replay", "--trace", "--pen", during] + args)
+        #expect(r.status == 0)
+        #expect(try Self.objects(r.stdout).map { "\($0["gesture"]!):\($0["phase"]!)" } == ["pan:begin", "pan:cancel"])
+        #expect(r.stderr.contains("pen: 1 pen, 2 proximity changes"))
+        #expect(r.stderr.contains("trace: the pen in proximity stopped pan #1"))
+        // Near from before the first touch to after the last: nothing at all.
+        let whole = try pen([("1330495962.000000", 1), ("1330495964.000000", 0)])
+        #expect(try Self.run(["replay", "--pen", whole] + args).stdout.isEmpty)
+        // A touchscreen's recording given as the pen.
+        let notAPen = try Self.run(["replay", "--pen", Self.recordings + "dell_canvas_touch.evemu"] + args)
+        #expect(notAPen.status == 1)
+        #expect(notAPen.stderr.contains("has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER"))
+    }
+
     @Test func replayPrintsOneJSONObjectPerLine() throws {
         let r = try Self.run(["replay", "--device", Self.recordings + "EP0430M09.desc", Self.recordings + "EP0430M09.2-finger-scroll-down.events"])
         #expect(r.status == 0)

@@ -11,7 +11,8 @@ pen_rule=/run/udev/rules.d/99-gestured-test-pen.rules
 pen_group=gestured-pen-test
 
 # Scripts in one timeline: E: lines go to the panel, P: lines to the pen (passthrough-panel's play).
-# Touches: "d SLOT X Y [MAJOR]" lands a contact (MAJOR: ABS_MT_TOUCH_MAJOR, 10 units a mm), "m SLOT X Y
+# Touches: "d SLOT X Y [MAJOR]" lands a contact (MAJOR: ABS_MT_TOUCH_MAJOR, 10 units a mm; a fingertip's 9 mm
+# unless given: a slot keeps its last size in the kernel's state, so each contact says its own), "m SLOT X Y
 # [MAJOR]" moves it, "u SLOT" lifts it, "f" ends a touch frame and moves time on 10 ms. The pen, one frame
 # each: "pi X Y" comes into proximity, "pd" touches the glass, "pm X Y" moves, "pu" lifts, "po" leaves.
 # "w MS" moves time on (an empty frame marks it, so the wait is played). Codes are decimal (mawk):
@@ -20,7 +21,7 @@ pen_group=gestured-pen-test
 pen_script() { # pen_script NAME < commands
     awk 'BEGIN { t = 1000000; id = 300; down = 0 }
         function e(dev, type, code, value) { printf "%s: %d.%06d %04x %04x %d\n", dev, int(t / 1000000), t % 1000000, type, code, value }
-        $1 == "d" { e("E", 3, 47, $2); e("E", 3, 57, id++); e("E", 3, 53, $3); e("E", 3, 54, $4); if ($5 != "") e("E", 3, 48, $5); if (down++ == 0) e("E", 1, 330, 1) }
+        $1 == "d" { e("E", 3, 47, $2); e("E", 3, 57, id++); e("E", 3, 53, $3); e("E", 3, 54, $4); e("E", 3, 48, $5 != "" ? $5 : 90); if (down++ == 0) e("E", 1, 330, 1) }
         $1 == "m" { e("E", 3, 47, $2); e("E", 3, 53, $3); e("E", 3, 54, $4); if ($5 != "") e("E", 3, 48, $5) }
         $1 == "u" { e("E", 3, 47, $2); e("E", 3, 57, -1); if (--down == 0) e("E", 1, 330, 0) }
         $1 == "f" { e("E", 0, 0, 0); t += 10000 }
@@ -119,7 +120,8 @@ pen_play() {
 }
 # What one script gave: gestures ("kind:phase ..."), touches the copy was given, MT_TOOL_PALM written to it.
 pen_gestures() { grep -oE '"gesture":"[a-z-]+","phase":"[a-z]+"' "$WORK/pen-$1.monitor" | sed -E 's/"gesture":"([a-z-]+)","phase":"([a-z]+)"/\1:\2/' | grep -v ':update' | tr '\n' ' '; }
-pen_copy_touches() { grep -cE '^E: [0-9.]+ 0003 0039 [0-9]+([[:space:]]|$)' "$WORK/pen-$1.copy" || true; }
+# (the sentinel's touch left out)
+pen_copy_touches() { echo $(( $(grep -cE '^E: [0-9.]+ 0003 0039 [0-9]+([[:space:]]|$)' "$WORK/pen-$1.copy" || true) - 1 )); }
 pen_copy_palms() { grep -cE '^E: [0-9.]+ 0003 0037 0*2([[:space:]]|$)' "$WORK/pen-$1.copy" || true; }
 pen_copy_major() { grep -cE "^E: [0-9.]+ 0003 0030 0*$2([[:space:]]|\$)" "$WORK/pen-$1.copy" || true; }
 # libinput's lines of a kind for a node (its sysname) in one script's slice.
