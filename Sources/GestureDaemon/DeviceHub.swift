@@ -209,7 +209,8 @@ final class DeviceHub {
         Log.info(
             "device \(id) added: \"\(escapingControlCharacters(description.name))\" (\(description.vendorProduct), \(slotCount) slot\(slotCount == 1 ? "" : "s"), "
                 + "panel \(runtime.info.size.map(\.description) ?? "of unknown size"), "
-                + "\(engine.palmSize?.summary ?? PalmSizeThreshold.noContactSize), \(runtime.penLink.summary)) from \(source.path)")
+                + "\(engine.palmSize?.summary ?? PalmSizeThreshold.noContactSize)"
+                + "\(runtime.udevDevice == nil ? "" : ", " + runtime.penLink.summary)) from \(source.path)")
         delivery.notify(.deviceAdded(runtime.info), about: runtime.info)
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: runtimes.count, clients: delivery.connectedClients))")
         return nil

@@ -107,7 +107,8 @@ extension DeviceHub {
         for candidate in wanted.map(\.pen) where !pens.contains(where: { $0.path == candidate.devnode }) {
             openPen(candidate)
         }
-        for runtime in runtimes {
+        // A replay has no pens: its device object says nothing of them.
+        for runtime in runtimes where runtime.udevDevice != nil {
             let link: PenLink
             if !runtime.settings.penArbitration {
                 link = .off
