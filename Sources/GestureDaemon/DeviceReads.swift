@@ -48,6 +48,8 @@ extension DeviceRuntime {
         var reports = takeReports()
         defer { returnReports(&reports) }
         let more = try source.read(nowMicroseconds: now(), into: &reports)
+        // A replay's recorded pen, unless pen_arbitration = false.
+        let arbitrates = settings.penArbitration
         // Without passthrough the engine makes no touch decisions.
         var none: [TouchDecision] = []
         reports.forEach(
@@ -57,6 +59,8 @@ extension DeviceRuntime {
                 case .event(let event): engine.process(event, into: &out, touches: &none)
                 case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out, touches: &none)
                 case .reset(let time): engine.reset(atMicroseconds: time, into: &out, touches: &none)
+                case .pen(let near, let time):
+                    if arbitrates { engine.penProximity(near, atMicroseconds: time, into: &out, touches: &none) }
                 }
             })
         return more
@@ -72,6 +76,7 @@ extension DeviceRuntime {
         defer { returnReports(&reports) }
         let more = try source.read(nowMicroseconds: now(), into: &reports)
         let source = self.source
+        let arbitrates = settings.penArbitration
         func handle(_ report: InputReport) {
             defer { if !touches.isEmpty { touches.removeAll(keepingCapacity: true) } }
             switch report {
@@ -88,6 +93,11 @@ extension DeviceRuntime {
                 forwarder.finish(atMicroseconds: time, into: &writes)
                 // A replay's next pass starts from nothing, like a device plugged in again.
                 if let fresh = try? TouchForwarder(device: source.description) { forwarder = fresh }
+            case .pen(let near, let time):
+                // Touches held back are released when a pen comes: the copy gets them at once.
+                guard arbitrates else { return }
+                engine.penProximity(near, atMicroseconds: time, into: &out, touches: &touches)
+                forwarder.apply(touches, atMicroseconds: time, into: &writes)
             }
         }
         // Event by event: the forwarder acts on each event with the decisions the engine made at it.

@@ -11,6 +11,9 @@ public enum InputReport: Equatable, Sendable {
     /// Gestures in flight are cancelled and the touch state forgotten at this event time, as if the device
     /// had been unplugged and plugged back in: a replay's pass has ended (a loop then starts the next).
     case reset(atMicroseconds: Int64)
+    /// The panel's pens came into proximity or the last one left (a replay's recorded pen,
+    /// `GestureEngine.penProximity`); live pens reach the engine through the hub (DevicePens.swift).
+    case pen(inProximity: Bool, atMicroseconds: Int64)
 }
 
 /// What one read of a source yields: its events, and where among them a `dropped` or `reset` came. The
@@ -54,7 +57,7 @@ public struct InputReports: Sendable {
     public mutating func append(_ report: InputReport) {
         switch report {
         case .event(let e): append(e)
-        case .dropped, .reset: breaks.append((eventCount, report))
+        case .dropped, .reset, .pen: breaks.append((eventCount, report))
         }
     }
 

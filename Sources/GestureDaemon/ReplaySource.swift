@@ -17,6 +17,9 @@ public struct ReplayOptions: Equatable, Sendable {
     /// `--passthrough`: the replay is a device in passthrough (as `passthrough = true` would make it): its
     /// touches go through the forwarder to a uinput copy of the recorded device.
     public var passthrough: Bool
+    /// `--pen`: recordings of the panel's pens on the recording's clock, played beside it (touch
+    /// arbitration); pens recorded in the recording itself (a `libinput record` of both) come without it.
+    public var penPaths: [String] = []
 
     public init(
         recordingPath: String, descriptionPath: String? = nil, loop: Bool = false, speed: Double = 1,
@@ -61,6 +64,9 @@ public final class ReplaySource: InputSource {
     public var pollDescriptor: Int32? { nil }
 
     private let events: [InputEvent]
+    /// The pens' proximity changes (recording time, first pass), fed between the events.
+    private let penChanges: [PenChange]
+    private var penIndex = 0
     /// For each event, the index after the last event stamped the same (a frame's events share their
     /// time): a read hands a frame out at once.
     private let sameTimeEnds: [Int]
@@ -93,9 +99,23 @@ public final class ReplaySource: InputSource {
         guard let first = recording.events.first, let last = recording.events.last else {
             throw ReplayError("\(options.recordingPath): has no events (E: lines) to replay")
         }
+        var pens = recording.pens
+        for path in options.penPaths {
+            let pen: DeviceRecording
+            do {
+                pen = try RecordingFile.load(path)
+            } catch {
+                throw ReplayError(error.description)
+            }
+            guard pen.device.isPen else {
+                throw ReplayError("\(path): \"\(escapingControlCharacters(pen.device.name))\" has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER; give --pen a recording of the pen")
+            }
+            pens.append(pen.events)
+        }
         self.options = options
         self.description = device
         self.events = recording.events
+        self.penChanges = PenChange.changes(of: pens)
         var ends = [Int](repeating: recording.events.count, count: recording.events.count)
         var i = recording.events.count - 1
         while i > 0 {
@@ -154,8 +174,13 @@ public final class ReplaySource: InputSource {
     /// `passGapMicroseconds` after its last event (where the next pass of a loop starts).
     private var nextEventTime: Int64? {
         if ended { return nil }
-        if index < events.count { return events[index].timeMicroseconds + pass * periodMicroseconds }
-        return firstTime + (pass + 1) * periodMicroseconds
+        let next = index < events.count ? events[index].timeMicroseconds + pass * periodMicroseconds : firstTime + (pass + 1) * periodMicroseconds
+        return min(next, nextPenTime ?? next)
+    }
+
+    /// Event time of the pens' next change in this pass, nil when none is left.
+    private var nextPenTime: Int64? {
+        penIndex < penChanges.count ? penChanges[penIndex].timeMicroseconds + pass * periodMicroseconds : nil
     }
 
     /// When the next report is due (CLOCK_MONOTONIC): worked out once per read, as the loop asks for it
@@ -173,6 +198,16 @@ public final class ReplaySource: InputSource {
         while budget > 0, !ended {
             // A frame's events share their time: its schedule is worked out once, for the first.
             let offset = pass * periodMicroseconds
+            // The pens' change comes before the panel's events stamped at or after it.
+            let nextPanel = index < events.count ? events[index].timeMicroseconds + offset : firstTime + (pass + 1) * periodMicroseconds
+            if let penTime = nextPenTime, penTime <= nextPanel {
+                guard monotonicMicroseconds(forEventTime: penTime) <= nowMicroseconds else { break }
+                lastReportedTime = max(lastReportedTime ?? penTime, penTime)
+                reports.append(.pen(inProximity: penChanges[penIndex].inProximity, atMicroseconds: penTime))
+                penIndex += 1
+                budget -= 1
+                continue
+            }
             if index < events.count {
                 let time = events[index].timeMicroseconds + offset
                 guard monotonicMicroseconds(forEventTime: time) <= nowMicroseconds else { break }
@@ -193,6 +228,7 @@ public final class ReplaySource: InputSource {
                 if options.loop {
                     pass += 1
                     index = 0
+                    penIndex = 0
                 } else {
                     ended = true
                 }

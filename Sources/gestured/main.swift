@@ -7,7 +7,7 @@ import Glibc
 
 let usage = """
     usage: gestured [--config FILE] [--socket PATH] [--no-udev]
-                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough]]...
+                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough] [--pen PEN]...]...
            gestured --check-config FILE
            gestured --version
 
@@ -25,6 +25,8 @@ let usage = """
         --speed X          play X times as fast (timestamps, and so velocities, are unchanged)
         --passthrough      as passthrough = true: forward what no system gesture owns to a uinput
                            copy of the recorded device (needs write access to /dev/uinput)
+        --pen PEN          a recording of the panel's pen on RECORDING's clock: no gestures while it
+                           is in proximity and 0.5 s after (pen_arbitration); may be repeated
       --check-config FILE  validate FILE, print what it sets, exit 0 when it is usable and 1 when not
       --version            print the version
 
@@ -66,13 +68,14 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
                 checkConfigPath = try arguments.value(of: argument)
             case "--replay":
                 options.replays.append(ReplayOptions(recordingPath: try arguments.value(of: argument)))
-            case "--device", "--loop", "--speed", "--passthrough":
+            case "--device", "--loop", "--speed", "--passthrough", "--pen":
                 guard !options.replays.isEmpty else { throw UsageError("\(argument) applies to a --replay; put it after one") }
                 let last = options.replays.count - 1
                 switch argument {
                 case "--device": options.replays[last].descriptionPath = try arguments.value(of: argument)
                 case "--loop": options.replays[last].loop = true
                 case "--passthrough": options.replays[last].passthrough = true
+                case "--pen": options.replays[last].penPaths.append(try arguments.value(of: argument))
                 default: options.replays[last].speed = try arguments.number(of: argument, in: ReplayOptions.speedRange)
                 }
             default:

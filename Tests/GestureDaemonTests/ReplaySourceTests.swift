@@ -86,6 +86,8 @@ import Testing
                 resets += 1
             case .dropped:
                 Issue.record("a replay reported dropped events")
+            case .pen:
+                Issue.record("a replay without a pen reported one")
             }
         }
         #expect(events == 3 * 64)  // the recording has 64 events
@@ -156,5 +158,61 @@ import Testing
         try s.read(nowMicroseconds: Int64.max / 4, into: &reports)
         #expect(reports.isEmpty)
         #expect(s.monotonicMicroseconds(forEventTime: -9_000_000_000_000_000_000) < 0)
+    }
+}
+
+extension ReplaySourceTests {
+    /// `--pen`: the pen's proximity changes come between the panel's events, each before the first event
+    /// stamped at or after it, and again in each pass of a loop; a recording that is no pen is refused.
+    @Test func aPenRecordingPlaysBesideThePanel() throws {
+        let recording = try RecordingFile.parse(Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events")
+        let first = recording.events.first!.timeMicroseconds
+        func stamp(_ t: Int64) -> String { "\(t / 1_000_000).\(String(repeating: "0", count: 6 - String(t % 1_000_000).count))\(t % 1_000_000)" }
+        // A pen's evemu recording: BTN_TOOL_PEN (0x140, key byte 40), ABS_X/ABS_Y; near 20 ms to 40 ms in.
+        let keyRows = (0..<12).map { row in "B: 01 " + (0..<8).map { row * 8 + $0 == 40 ? "01" : "00" }.joined(separator: " ") }
+        var lines: [String] = ["N: Test Pen", "I: 0018 056a 5146 0100", "P: 02 00 00 00 00 00 00 00", "B: 00 0b 00 00 00 00 00 00 00"]
+        lines += keyRows
+        lines += ["B: 03 03 00 00 00 00 00 00 00", "A: 00 0 1000 0 0 10", "A: 01 0 1600 0 0 10"]
+        for (time, value) in [(first + 20_000, 1), (first + 40_000, 0)] as [(Int64, Int)] {
+            lines.append("E: \(stamp(time)) 0001 0140 \(value)")
+            lines.append("E: \(stamp(time)) 0000 0000 0")
+        }
+        let path = "/tmp/gestured-replay-pen-\(getpid()).evemu"
+        try RecordingFile.write(lines.joined(separator: "\n") + "\n", to: path)
+        defer { unlink(path) }
+        var options = ReplayOptions(
+            recordingPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events",
+            descriptionPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.desc", loop: true)
+        options.penPaths = [path]
+        let s = try ReplaySource(options: options, startMonotonicMicroseconds: 1_000_000)
+        var reports: [InputReport] = []
+        func isReset(_ r: InputReport) -> Bool { if case .reset = r { return true } else { return false } }
+        while reports.filter(isReset).count < 2 { reports += read(s, at: 1_000_000_000) }
+        // The first two passes.
+        let secondReset = reports.indices.filter { isReset(reports[$0]) }[1]
+        reports = Array(reports[...secondReset])
+        let pens = reports.compactMap { r -> (Bool, Int64)? in if case .pen(let near, let t) = r { return (near, t) } else { return nil } }
+        let period = recording.events.last!.timeMicroseconds - first + ReplaySource.passGapMicroseconds
+        #expect(pens.map(\.0) == [true, false, true, false])
+        #expect(pens.map(\.1) == [first + 20_000, first + 40_000, first + period + 20_000, first + period + 40_000])
+        // In time order with the events: nothing stamped after a pen change comes before it.
+        var previous = Int64.min
+        for r in reports {
+            let t: Int64
+            switch r {
+            case .event(let e): t = e.timeMicroseconds
+            case .pen(_, let time), .reset(let time), .dropped(let time): t = time
+            }
+            #expect(t >= previous)
+            previous = t
+        }
+        // A touchscreen's recording as the pen: refused, saying why.
+        options.penPaths = [Self.fixtures + "dell_canvas_touch.evemu"]
+        #expect(throws: ReplayError.self) { try ReplaySource(options: options, startMonotonicMicroseconds: 0) }
+        do {
+            _ = try ReplaySource(options: options, startMonotonicMicroseconds: 0)
+        } catch {
+            #expect((error as? ReplayError)?.description.contains("has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER") == true)
+        }
     }
 }

@@ -106,14 +106,14 @@ pen_copy_sentinels() { grep -cE '^E: [0-9.]+ 0003 0035 0*556([[:space:]]|$)' "$W
 # script's start (pen-NAME.monitor, .copy, .libinput).
 pen_play() {
     local mark copy_lines li_lines sentinels ok=0
-    mark=$(monitor_lines); copy_lines=$(wc -l < "$WORK/pen-copy.evemu"); li_lines=$(wc -l < "$WORK/pen-libinput.txt")
+    mark=$(wc -l < "$PEN_MONITOR"); copy_lines=$(wc -l < "$WORK/pen-copy.evemu"); li_lines=$(wc -l < "$WORK/pen-libinput.txt")
     sentinels=$(pen_copy_sentinels)
     pen_cmd "play $WORK/pen-$1.events"
     pen_cmd "play $WORK/pen-sentinel.events"
     wait_for 20 "the copy to be given the sentinel after $1" at_least $(( sentinels + 1 )) pen_copy_sentinels \
-        && wait_for 20 "the monitor to get the sentinel's tap after $1" eval 'monitor_since "$mark" | grep "\"device\":\"$PEN_ID\"" | grep "\"gesture\":\"tap\"" | grep -q "\"phase\":\"begin\""' \
+        && wait_for 20 "the monitor to get the sentinel's tap after $1" eval 'tail -n +"$(( mark + 1 ))" "$PEN_MONITOR" | grep "\"device\":\"$PEN_ID\"" | grep "\"gesture\":\"tap\"" | grep -q "\"phase\":\"begin\""' \
         || ok=1
-    monitor_since "$mark" | grep '"type":"gesture"' | grep "\"device\":\"$PEN_ID\"" | grep -v '"gesture":"tap"' > "$WORK/pen-$1.monitor"
+    tail -n +"$(( mark + 1 ))" "$PEN_MONITOR" | grep '"type":"gesture"' | grep "\"device\":\"$PEN_ID\"" | grep -v '"gesture":"tap"' > "$WORK/pen-$1.monitor"
     tail -n +"$(( copy_lines + 1 ))" "$WORK/pen-copy.evemu" > "$WORK/pen-$1.copy"
     tail -n +"$(( li_lines + 1 ))" "$WORK/pen-libinput.txt" > "$WORK/pen-$1.libinput"
     return "$ok"
@@ -136,6 +136,12 @@ if wait_for 30 "gestured to be active for the pen checks" systemctl is-active --
     GESTURED_UP=1
 fi
 if require_gestured pen:paired-by-group; then
+    # A monitor client of its own: the one 20-gestured.sh started is gone when an earlier check restarted
+    # the daemon (85-passthrough.sh does).
+    PEN_MONITOR=$WORK/pen-monitor.jsonl
+    gesturectl monitor --json > "$PEN_MONITOR" 2> "$WORK/pen-monitor.stderr" &
+    pen_monitor_pid=$!
+    wait_for 20 "a monitor client for the pen checks" file_has_line "$PEN_MONITOR" '"type":"subscribed"' || true
     cp "$config" /run/gestured.toml.pen-orig
     {
         cat /run/gestured.toml.pen-orig
@@ -261,6 +267,7 @@ if require_gestured pen:paired-by-group; then
         fail pen:paired-by-group "no panel and pen, or no copy of the panel: $(cat "$WORK/pen-panel.stderr" 2>/dev/null)"
         pen_stop
     fi
+    kill "$pen_monitor_pid" 2>/dev/null; wait "$pen_monitor_pid" 2>/dev/null
     cp /run/gestured.toml.pen-orig "$config"
     rm -f "$pen_rule"
     udevadm control --reload
