@@ -50,6 +50,7 @@ public final class Daemon {
             watches: watches, delivery: clients, configuration: configuration, discoversDevices: options.discoverDevices)
         clients.refreshUpdatesWanted()
         devices.reportsUpdates = clients.updatesWanted
+        devices.explaining = clients.explanationsWanted
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)
@@ -84,6 +85,7 @@ public final class Daemon {
                 dispatch(watch, readiness)
                 // A subscription or a disconnection may have changed whether updates are wanted.
                 devices.reportsUpdates = clients.updatesWanted
+                devices.explaining = clients.explanationsWanted
                 return running
             }
             clients.flush()
