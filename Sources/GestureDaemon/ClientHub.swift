@@ -283,9 +283,14 @@ final class ClientHub {
 
     /// Whether the engines explain touch sequences: while some client takes explanations (and may).
     private(set) var explanationsWanted = false
+    /// Told when `explanationsWanted` changes (the daemon turns the engines' explaining on and off).
+    var explanationsWantedChanged: ((Bool) -> Void)?
 
     func refreshExplanationsWanted() {
-        explanationsWanted = sessions.values.contains { $0.takesExplanations }
+        let wanted = sessions.values.contains { $0.takesExplanations }
+        guard wanted != explanationsWanted else { return }
+        explanationsWanted = wanted
+        explanationsWantedChanged?(wanted)
     }
 
     /// Sends one touch sequence explained to the clients that take explanations from `device`.
