@@ -138,8 +138,8 @@ import GestureVocabulary
     // MARK: Tap, hold, pan, pinch
 
     @Test func aTapThatMovedSaysHowFar() throws {
-        // 4.1 mm to the right in 5 frames: the 4th (3.28 mm) passes the slop and the pan begins; the tap's
-        // reason is what it measured then.
+        // 4.1 mm to the right in 5 frames: the 4th (3.28 mm, 33 device units at 10 a mm: 3.3 mm) passes the
+        // slop and the pan begins; the tap's reason is what it measured then.
         var s = TouchScript()
         s.down(0, 50, 80); s.frame()
         s.drag([0], by: 4.1, 0, steps: 5)
@@ -147,7 +147,7 @@ import GestureVocabulary
         let x = try #require(try Self.explain(s).explanations.first)
         let r = try #require(Self.reason(x, .tap))
         #expect(r.cause == .moved)
-        #expect(abs(r.measurements[0].value - 3.28) < 1e-9)
+        #expect(abs(r.measurements[0].value - 3.3) < 1e-9)
         #expect(r.description == "tap: moved 3.3 mm (slop_mm 3)")
     }
 
