@@ -92,7 +92,7 @@ public enum ExplanationJSON {
                 .array(
                     r.measurements.map { m in
                         .object([
-                            ("quantity", .string(m.quantity.rawValue)), ("value", value(m.value)), ("unit", .string(m.quantity.unit)),
+                            ("quantity", .string(m.quantity.rawValue)), ("value", value(m.value)), ("unit", .string(m.quantity.unitName)),
                             ("key", .string(m.key)), ("setting", value(m.setting)),
                         ])
                     })

@@ -50,6 +50,9 @@ public enum Quantity: String, CaseIterable, Sendable {
         }
     }
 
+    /// The unit as the protocol names it ("degrees" for °).
+    public var unitName: String { unit == "°" ? "degrees" : unit }
+
     /// Decimals a value is printed with.
     public var decimals: Int {
         switch self {
