@@ -40,8 +40,36 @@ public struct DaemonSettings: Equatable, Sendable {
     /// Bound of each client's outgoing buffer; a client that lets it fill is disconnected.
     public var clientBufferBytes: Int = 1 << 20
     public var logLevel: LogLevel = .info
+    /// Who else may see app touches (`app_touches_for`), besides root, the daemon's own user and the user
+    /// of the active session on the touchscreen's seat: users and groups, by name as written.
+    public var appTouchesFor: [AppTouchViewer] = []
 
     public init() {}
+}
+
+/// A user or a group `app_touches_for` names: `"alice"` or `"%kiosk"` (a group, as sudoers writes them).
+public enum AppTouchViewer: Equatable, Sendable, CustomStringConvertible {
+    case user(String)
+    case group(String)
+
+    /// Reads `"alice"`, `"1000"` (a uid) or `"%kiosk"`; nil when it is neither a user nor a group name.
+    public init?(_ text: String) {
+        if text.hasPrefix("%") {
+            let name = String(text.dropFirst())
+            guard ConfigDecoder.isGroupName(name) else { return nil }
+            self = .group(name)
+        } else {
+            guard ConfigDecoder.isGroupName(text) else { return nil }
+            self = .user(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .user(let name): return name
+        case .group(let name): return "%" + name
+        }
+    }
 }
 
 /// One [[device]] section: which devices it matches and what it sets for them. Every setting is

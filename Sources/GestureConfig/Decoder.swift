@@ -311,6 +311,20 @@ struct ConfigDecoder {
                         "must be a group name (letters, digits, _, - and .), or empty to "
                             + "keep the daemon's group, got \(quoted(s))")
                 }
+            case "app_touches_for":
+                let items: [TOMLValue]
+                if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
+                var viewers: [AppTouchViewer] = []
+                for item in items {
+                    guard case .string(let s) = item.kind, let viewer = AppTouchViewer(s) else {
+                        error(
+                            member.keyPosition, path,
+                            "expected user names and %groups (\"alice\", \"%kiosk\"; letters, digits, _, - and .), got \(item.described)")
+                        continue
+                    }
+                    viewers.append(viewer)
+                }
+                daemon.appTouchesFor = viewers
             case "max_clients":
                 if let i = integer(member, keyPath: path, in: Limits.maxClients, unit: "clients") { daemon.maxClients = i }
             case "max_clients_per_uid":

@@ -112,7 +112,7 @@ final class DeviceHub {
         case .success(let opened):
             let failure = add(
                 source: EvdevInputSource(opened.evdev), id: opened.id, paths: opened.paths, settings: opened.settings,
-                udevCalibration: opened.udevCalibration, output: opened.output)
+                udevCalibration: opened.udevCalibration, output: opened.output, seat: opened.seat)
             return failure.map(DiscoveryOutcome.unusable) ?? .opened
         }
     }
@@ -136,7 +136,7 @@ final class DeviceHub {
     @discardableResult
     func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
-        output: String? = nil
+        output: String? = nil, seat: String = DeviceInfo.defaultSeat
     ) -> DeviceAddFailure? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -157,9 +157,10 @@ final class DeviceHub {
         case .multitouchSlots(let n): slotCount = n
         case .singleTouch, .multitouchProtocolA, .unusable: slotCount = 1
         }
-        let info = DeviceInfo(
+        var info = DeviceInfo(
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
+        info.seat = seat
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration, delivery: delivery, retiringCopies: retiringCopies)
