@@ -312,19 +312,20 @@ struct ConfigDecoder {
                             + "keep the daemon's group, got \(quoted(s))")
                 }
             case "app_touches_for":
-                let items: [TOMLValue]
-                if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
+                let expected = "an array of user names and %groups such as [\"alice\", \"%kiosk\"] (letters, digits, _, - and .)"
+                guard case .array(let items) = member.value.kind else {
+                    error(member.keyPosition, path, "expected \(expected), got \(member.value.described)")
+                    continue
+                }
                 var viewers: [AppTouchViewer] = []
                 for item in items {
                     guard case .string(let s) = item.kind, let viewer = AppTouchViewer(s) else {
-                        error(
-                            member.keyPosition, path,
-                            "expected user names and %groups (\"alice\", \"%kiosk\"; letters, digits, _, - and .), got \(item.described)")
-                        continue
+                        error(member.keyPosition, path, "expected \(expected), got \(item.described)")
+                        break
                     }
                     viewers.append(viewer)
                 }
-                daemon.appTouchesFor = viewers
+                if viewers.count == items.count { daemon.appTouchesFor = viewers }
             case "max_clients":
                 if let i = integer(member, keyPath: path, in: Limits.maxClients, unit: "clients") { daemon.maxClients = i }
             case "max_clients_per_uid":

@@ -126,7 +126,7 @@ public struct DeviceInfo: Equatable, Sendable {
     /// when there are none.
     public var exclusions: [ExclusionInForce] = []
     /// The seat the touchscreen belongs to (udev's `ID_SEAT`, seat0 when unset, as logind assigns it): whose
-    /// session is active there decides who may see its app touches.
+    /// session is active there decides who may see its app touches. On the wire only when it is not seat0.
     public var seat: String = DeviceInfo.defaultSeat
 
     /// The seat of a device udev names none for.
@@ -171,7 +171,7 @@ public struct DeviceInfo: Equatable, Sendable {
         }
         if let focusedApp { members.append(("focused_app", .string(focusedApp))) }
         if !exclusions.isEmpty { members.append(("exclusions", .array(exclusions.map(\.json)))) }
-        members.append(("seat", .string(seat)))
+        if seat != DeviceInfo.defaultSeat { members.append(("seat", .string(seat))) }
         return .object(members)
     }
 

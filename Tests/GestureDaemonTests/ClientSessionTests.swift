@@ -113,7 +113,8 @@ private final class Pair {
         #expect(p.pump() == .keep)
         #expect(
             p.replies() == [
-                .pong(id: .string("a")), .subscribed(id: .integer(2), filter: SubscriptionFilter(kinds: [.pan])),
+                .pong(id: .string("a")),
+                .subscribed(id: .integer(2), filter: SubscriptionFilter(kinds: [.pan]), appTouchAccess: .denied(.unknownPeer)),
                 .devices(id: .integer(3), devices: []),
             ])
         #expect(p.session.subscription == SubscriptionFilter(kinds: [.pan]))
@@ -318,7 +319,7 @@ private final class Pair {
             return
         }
         #expect(reason == .closedByClient && reason.isRoutine)
-        #expect(p.replies() == [.subscribed(id: nil, filter: .all), .pong(id: .integer(1))])
+        #expect(p.replies() == [.subscribed(id: nil, filter: SubscriptionFilter(), appTouchAccess: .denied(.unknownPeer)), .pong(id: .integer(1))])
         #expect(p.session.subscription == nil)
     }
 

@@ -24,7 +24,7 @@ import GestureVocabulary
             "gestured.toml", "[daemon]\nsocket_group = \"\"\n\n[[exclusion]]\napp = [\"foot\", \"org.gnome.*\"]\nedges = [\"top\"]\nedge_position = [0.4, 0.6]\n")
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2", "--config", config], directory: directory)
         let client = try daemon.connect()
-        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false))
+        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false, appTouches: true))
         let before = try nextEnd(client, from: daemon)
         #expect(before.kind == .edgeSwipe && before.edge == .top, "no focus: \(before)")
 
@@ -89,7 +89,7 @@ import GestureVocabulary
         let directory = TemporaryDirectory()
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
         let client = try daemon.connect()
-        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false))
+        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false, appTouches: true))
         #expect(try nextEnd(client, from: daemon).kind == .edgeSwipe)
 
         // The panel is 300 mm wide (assumed): 0.45...0.55 of the top edge is 30 mm.
