@@ -191,6 +191,15 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     public var passthrough: Bool
     /// The [[exclusion]] sections that apply to the device (whichever app they name), in file order.
     public var exclusionSections: [ExclusionSection] = []
+
+    /// The exclusions these sections put in force while `app` is focused (nil: none known), each with the
+    /// place of its section ("gestured.toml:12:1"), in file order: what the daemon gives the device's engine
+    /// and `gesturectl replay` and `plot --focus` use offline.
+    public func configuredExclusions(forApp app: String?) -> [(exclusion: EdgeExclusion, source: String)] {
+        exclusionSections.filter { $0.holds(forApp: app) }.flatMap { section in
+            section.exclusions.map { (exclusion: $0, source: "\(section.location)") }
+        }
+    }
     /// Indices into `Configuration.devices` of the sections that matched, in the order applied.
     public var matchedSections: [Int]
     /// Settings dropped because combining sections made them contradict (e.g. min_fingers above

@@ -356,11 +356,9 @@ extension DeviceHub: DeviceRequests {
     func applyExclusions(to runtime: DeviceRuntime) {
         var list: [EdgeExclusion] = []
         var shown: [ExclusionInForce] = []
-        for section in runtime.settings.exclusionSections where section.holds(forApp: focusedApp) {
-            for e in section.exclusions {
-                list.append(e)
-                shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: "\(section.location)"))
-            }
+        for (e, source) in runtime.settings.configuredExclusions(forApp: focusedApp) {
+            list.append(e)
+            shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: source))
         }
         for token in clientExclusions.keys.sorted() {
             guard let entry = clientExclusions[token] else { continue }

@@ -197,6 +197,7 @@ func runDevices(_ args: [String]) -> Int32 {
             if let size = d.size { line += "\tpanel \(size)" }
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             if let app = d.focusedApp { line += "\tfocused \(shown(app))" }
+            if d.seat != DeviceInfo.defaultSeat { line += "\tseat \(shown(d.seat))" }
             print(line)
             // The parts of its edges that are no edge zone now, one line each, with where each came from.
             for e in d.exclusions {

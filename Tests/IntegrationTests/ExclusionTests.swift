@@ -128,3 +128,37 @@ import GestureVocabulary
         #expect(try nextDeviceChange(client, from: daemon).exclusions.isEmpty)
     }
 }
+
+/// `gesturectl replay` and `plot` offline, given exclusions: --config's [[exclusion]] sections, with
+/// --focus naming the focused app (issue 29, item 1).
+@Suite struct OfflineExclusionTests {
+    @Test func replayAndPlotApplyAndDrawTheExclusionsOfTheFocusedApp() throws {
+        let directory = TemporaryDirectory()
+        let recording = topEdgeSwipeRecording(in: directory)
+        let config = directory.write(
+            "gestured.toml", "[[exclusion]]\napp = \"foot\"\nedges = [\"top\"]\nedge_position = [0.4, 0.6]\n\n[[exclusion]]\nedges = [\"bottom-left\"]\n")
+        let ctl = try Paths.gesturectl()
+        // No focus: the section without app holds, foot's does not; the swipe from the top is an edge swipe.
+        let plain = try run(ctl, ["replay", "--no-updates", "--config", config, recording], in: directory)
+        #expect(plain.output.contains("excluded bottom-left from \(config):6:1"), "\(plain.output)")
+        #expect(!plain.output.contains("excluded top"), "\(plain.output)")
+        #expect(plain.output.contains("\"gesture\":\"edge-swipe\""), "\(plain.output)")
+        // foot focused: the middle of the top edge is its own; the same touch is a pan from no edge.
+        let focused = try run(ctl, ["replay", "--no-updates", "--config", config, "--focus", "foot", recording], in: directory)
+        #expect(focused.output.contains("excluded top 0.4...0.6 from \(config):1:1"), "\(focused.output)")
+        #expect(!focused.output.contains("edge-swipe") && focused.output.contains("\"gesture\":\"pan\""), "\(focused.output)")
+
+        let svgPath = directory.path + "/focused.svg"
+        let plot = try run(ctl, ["plot", "--config", config, "--focus", "foot", "-o", svgPath, recording], in: directory)
+        #expect(plot.status == 0, "\(plot.output)")
+        let svg = readWholeFile(svgPath)
+        #expect(svg.contains("<g id=\"exclusions\">"), "no exclusions drawn")
+        // The top's part (0.4...0.6 of the width) and the bottom-left corner's square: two hatched boxes.
+        #expect(svg.ranges(of: "fill=\"url(#excluded-hatch)\"").count == 2)
+        #expect(svg.contains("excluded (hatched): top 0.4…0.6, bottom-left"), "\(svg.prefix(2000))")
+        // Without exclusions, nothing is hatched.
+        let bare = directory.path + "/bare.svg"
+        #expect(try run(ctl, ["plot", "-o", bare, recording], in: directory).status == 0)
+        #expect(!readWholeFile(bare).contains("excluded-hatch"))
+    }
+}
