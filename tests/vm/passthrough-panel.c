@@ -117,6 +117,35 @@ static void reader(const char *node, int out) {
     }
 }
 
+/* Starts the reader of `node` in a child process; *from is where it reports. Returns the child, or 0 when it
+ * could not open the node (the child is gone then). */
+static pid_t start_reader(const char *node, int *from) {
+    int p[2];
+    if (pipe(p) != 0) die("pipe");
+    pid_t child = fork();
+    if (child < 0) die("fork");
+    if (child == 0) {
+        close(p[0]);
+        close(ui);
+        reader(node, p[1]);
+    }
+    close(p[1]);
+    struct seen s;
+    if (read(p[0], &s, sizeof s) != sizeof s || s.x != -1) {
+        close(p[0]);
+        waitpid(child, NULL, 0);
+        return 0;
+    }
+    *from = p[0];
+    return child;
+}
+
+static void stop_reader(pid_t child, int from) {
+    close(from);
+    kill(child, SIGTERM);
+    waitpid(child, NULL, 0);
+}
+
 /* Waits up to a second for the reader to report `x`; its time in *at. Returns 0 when it did not come. */
 static int await_seen(int from, int x, long long *at) {
     struct seen s;
@@ -138,19 +167,9 @@ static void landings(const char *node, int count, int x0, int y, int *tracking) 
         printf("land %s bad-count\n", node);
         return;
     }
-    int p[2];
-    if (pipe(p) != 0) die("pipe");
-    pid_t child = fork();
-    if (child < 0) die("fork");
-    if (child == 0) {
-        close(p[0]);
-        close(ui);
-        reader(node, p[1]);
-    }
-    close(p[1]);
-    struct seen s;
-    int received = 0;
-    if (read(p[0], &s, sizeof s) == sizeof s && s.x == -1) {
+    int from = -1, received = 0;
+    pid_t child = start_reader(node, &from);
+    if (child) {
         for (int i = 0; i < count; i++) {
             int x = x0 + (i % 2);
             struct input_event down[] = {
@@ -165,7 +184,7 @@ static void landings(const char *node, int count, int x0, int y, int *tracking) 
             };
             long long sent = now_us(), at = 0;
             emit(down, sizeof down / sizeof *down);
-            if (!await_seen(p[0], x, &at)) break;
+            if (!await_seen(from, x, &at)) break;
             delays[received++] = at - sent;
             struct input_event up[] = {
                 {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = -1},
@@ -173,12 +192,10 @@ static void landings(const char *node, int count, int x0, int y, int *tracking) 
                 {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
             };
             emit(up, 3);
-            if (!await_seen(p[0], -3, &at)) break;
+            if (!await_seen(from, -3, &at)) break;
         }
+        stop_reader(child, from);
     }
-    close(p[0]);
-    kill(child, SIGTERM);
-    waitpid(child, NULL, 0);
     if (received == 0) {
         printf("land %s 0 - - -\n", node);
         return;
@@ -194,23 +211,13 @@ static void latency(const char *node, int frames, int *tracking) {
         printf("latency %s bad-frame-count\n", node);
         return;
     }
-    int p[2];
-    if (pipe(p) != 0) die("pipe");
-    pid_t child = fork();
-    if (child < 0) die("fork");
-    if (child == 0) {
-        close(p[0]);
-        close(ui);
-        reader(node, p[1]);
-    }
-    close(p[1]);
-    struct seen s;
-    if (read(p[0], &s, sizeof s) != sizeof s || s.x != -1) {
+    int from = -1;
+    pid_t child = start_reader(node, &from);
+    if (!child) {
         printf("latency %s cannot-open\n", node);
-        close(p[0]);
-        waitpid(child, NULL, 0);
         return;
     }
+    struct seen s;
     struct input_event down[] = {
         {.type = EV_ABS, .code = ABS_MT_SLOT, .value = 0},
         {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = (*tracking)++},
@@ -224,8 +231,8 @@ static void latency(const char *node, int frames, int *tracking) {
     emit(down, sizeof down / sizeof *down);
     /* The landing comes through (x = 100) before the frames are timed. */
     for (;;) {
-        struct pollfd pf = {.fd = p[0], .events = POLLIN};
-        if (poll(&pf, 1, 2000) <= 0 || read(p[0], &s, sizeof s) != sizeof s || s.x == 100) break;
+        struct pollfd pf = {.fd = from, .events = POLLIN};
+        if (poll(&pf, 1, 2000) <= 0 || read(from, &s, sizeof s) != sizeof s || s.x == 100) break;
     }
     int received = 0;
     for (int i = 0; i < frames; i++) {
@@ -239,8 +246,8 @@ static void latency(const char *node, int frames, int *tracking) {
         emit(move, 3);
         int got = 0;
         while (!got) {
-            struct pollfd pf = {.fd = p[0], .events = POLLIN};
-            if (poll(&pf, 1, 1000) <= 0 || read(p[0], &s, sizeof s) != sizeof s) break;
+            struct pollfd pf = {.fd = from, .events = POLLIN};
+            if (poll(&pf, 1, 1000) <= 0 || read(from, &s, sizeof s) != sizeof s) break;
             if (s.x == x) {
                 delays[received++] = s.at - sent;
                 got = 1;
@@ -255,9 +262,7 @@ static void latency(const char *node, int frames, int *tracking) {
     };
     emit(up, 3);
     usleep(50000);
-    close(p[0]);
-    kill(child, SIGTERM);
-    waitpid(child, NULL, 0);
+    stop_reader(child, from);
     if (received == 0) {
         printf("latency %s 0 - - -\n", node);
         return;
