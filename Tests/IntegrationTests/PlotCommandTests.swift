@@ -56,7 +56,7 @@ import Testing
         #expect(two.stderr == "gesturectl plot: one recording at a time ('a.evemu' and 'b.evemu')\n")
         let help = try ReplayCommandTests.run(["plot", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("usage: gesturectl plot [--device DESC] [--config FILE] -o OUT.svg RECORDING\n"))
+        #expect(help.stdout.hasPrefix("usage: gesturectl plot [--device DESC] [--config FILE [--focus APP]] -o OUT.svg RECORDING\n"))
     }
 
     @Test func unreadableRecordingAndUnwritableOutput() throws {

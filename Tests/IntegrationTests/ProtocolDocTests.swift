@@ -234,7 +234,8 @@ import Testing
                 if type == "error", let code = value("code")?.stringValue {
                     #expect(ProtocolError.Code(rawValue: code) != nil, "unknown error code in \(example)")
                 }
-                checkDevices(value("devices") ?? value("device"), example: example)
+                // An explanation's `device` is the device's id, as a gesture event's.
+                checkDevices(type == "explanation" ? nil : value("devices") ?? value("device"), example: example)
                 checked[type, default: 0] += 1
             } else {
                 Issue.record("an example of a message the daemon does not send: \(example)")
