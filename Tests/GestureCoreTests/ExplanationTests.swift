@@ -201,7 +201,8 @@ import GestureVocabulary
         s.up(0); s.frame()
         let x = try #require(try Self.explain(s).explanations.first)
         #expect(x.gestures.map(\.outcome) == [.cancelled])
-        #expect(x.reasons.contains { $0.cause == .palm && $0.gestureID == x.gestures.first?.id })
+        let palm = try #require(x.reasons.first { $0.cause == .palm && $0.gestureID == x.gestures.first?.id })
+        #expect(palm.landing?.fromLeftMM == 50)
     }
 
     // MARK: The engine
