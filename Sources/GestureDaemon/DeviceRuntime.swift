@@ -192,7 +192,7 @@ final class DeviceRuntime {
         for output in outputs {
             switch output {
             case .gesture(let event):
-                delivery.publish(event, appTouch: event.phase == .begin && engine.isAppTouch(event), from: info)
+                delivery.publish(event, appTouch: event.phase == .begin && isAppTouch(event), from: info)
             case .warning(let warning): Log.warning("\(info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(info.id): \(line)")
             case .stopped(let stop): Log.debug("\(info.id): \(stop)")
@@ -200,6 +200,14 @@ final class DeviceRuntime {
             case .reason: break  // taken into the explanation by the engine
             }
         }
+    }
+
+    /// Whether the `begin` `e` is an app touch (`GestureEngine.isAppTouch`), asked of the engine where it is:
+    /// a plain read of `engine` (a property with an observer) copied the whole engine for the call, some 220
+    /// instructions a gesture (make frame-cost).
+    private func isAppTouch(_ e: GestureEvent) -> Bool {
+        func ask(_ engine: inout GestureEngine) -> Bool { engine.isAppTouch(e) }
+        return ask(&engine)
     }
 
     /// Cancels the gestures in flight and ends passthrough, so nothing stays down on the copy: the device
