@@ -42,9 +42,35 @@ final class ClientHub {
     /// Where each gesture event is encoded, once for every client that takes it.
     private let lineBuffer = JSONLineBuffer()
 
-    init(watches: Watches, limits: DaemonSettings) {
+    /// Who may see app touches (`AppTouchPolicy`, the one place that decides), kept with the seats the
+    /// daemon's touchscreens are on (the first is the one `hello` and `subscribed` report).
+    private(set) var appTouchPolicy: AppTouchPolicy
+    private(set) var seats: [String] = []
+
+    init(watches: Watches, limits: DaemonSettings, seatUsers: SeatUsers = .unavailable) {
         self.watches = watches
         self.limits = limits
+        self.appTouchPolicy = AppTouchPolicy(ownUID: getuid(), viewers: AppTouchViewers.resolve(limits.appTouchesFor), seats: seatUsers)
+    }
+
+    /// Whose session is active on each seat changed (logind): every session's access is worked out again.
+    func setSeatUsers(_ seatUsers: SeatUsers) {
+        guard seatUsers != appTouchPolicy.seats else { return }
+        appTouchPolicy.seats = seatUsers
+        refreshAppTouchAccess()
+    }
+
+    /// Works every session's app-touch access out again, and tells each client subscribed with
+    /// `app_touches` whose access changed (`app-touch-access`), once.
+    func refreshAppTouchAccess() {
+        for session in Array(sessions.values) {
+            if let changed = session.updateAppTouchAccess(appTouchPolicy, seats: seats) {
+                Log.debug("\(session.label): \(changed)")
+                if !session.enqueue(line: ServerMessage.appTouchAccessChanged(changed).encoded) { slowClient(session) }
+            }
+        }
+        // Explanations go only to clients that may see app touches: whether any takes them may have changed.
+        refreshExplanationsWanted()
     }
 
     deinit { scratch.deallocate() }
@@ -81,6 +107,11 @@ final class ClientHub {
     /// New limits (a reload): the client buffer and max_clients apply at once; the socket's path, mode and
     /// group at the next start.
     func apply(_ new: DaemonSettings) {
+        if new.appTouchesFor != limits.appTouchesFor {
+            appTouchPolicy.viewers = AppTouchViewers.resolve(new.appTouchesFor)
+            limits = new
+            refreshAppTouchAccess()
+        }
         limits = new
         for session in sessions.values { session.outgoingLimitBytes = new.clientBufferBytes }
         if sessions.count > new.maxClients {
@@ -121,7 +152,9 @@ final class ClientHub {
             clientCount += 1
             let session = ClientSession(
                 fd: fd, token: watches.upcomingToken, label: "client \(clientCount) (\(peer))", uid: credentials?.uid,
+                groups: credentials.map { [$0.gid] + SystemCall.peerGroups(fd) } ?? [],
                 outgoingLimitBytes: limits.clientBufferBytes)
+            session.updateAppTouchAccess(appTouchPolicy, seats: seats)
             do {
                 try watches.add(fd, .client(session), interest: .readable)
             } catch {
@@ -131,7 +164,8 @@ final class ClientHub {
             sessions[session.token] = session
             // Routine: at debug, so that thousands of connections cost no log lines at the default level.
             Log.debug("\(session.label) connected")
-            session.enqueue(line: ServerMessage.hello(Hello(devices: devices.deviceInfos)).encoded)
+            session.enqueue(
+                line: ServerMessage.hello(Hello(devices: devices.deviceInfos, appTouchAccess: session.appTouchAccess)).encoded)
         }
     }
 
@@ -187,10 +221,11 @@ final class ClientHub {
     /// A session's socket is ready; its requests about devices go to `devices`.
     func handle(_ session: ClientSession, _ readiness: Readiness, devices: DeviceRequests) {
         if readiness.isReadable || readiness.isHangUpOrError {
-            let tookUpdates = session.takesUpdates
+            let (tookUpdates, tookExplanations) = (session.takesUpdates, session.takesExplanations)
             let outcome = session.readAndHandle(scratch: scratch, host: SessionRequests(clients: self, devices: devices))
             if case .close(let reason) = outcome { disconnect(session, reason: reason) }
             if session.takesUpdates != tookUpdates { refreshUpdatesWanted() }
+            if session.takesExplanations != tookExplanations { refreshExplanationsWanted() }
         }
         if readiness.isWritable, sessions[session.token] != nil {
             if case .close(let reason) = session.flush() { disconnect(session, reason: reason) }
@@ -203,6 +238,7 @@ final class ClientHub {
         _ = session.flush()
         watches.remove(session.token, fd: session.fd)
         if session.takesUpdates { refreshUpdatesWanted() }
+        if session.takesExplanations { refreshExplanationsWanted() }
         if excluders.remove(session.token) != nil {
             focusDevices?.setClientExclusions([], token: session.token, label: session.label, uid: session.uid)
         }
@@ -279,8 +315,29 @@ final class ClientHub {
         updatesWanted = Log.enabled(.debug) || sessions.values.contains { $0.takesUpdates }
     }
 
+    /// Whether the engines explain touch sequences: while some client takes explanations (and may).
+    private(set) var explanationsWanted = false
+    /// Told when `explanationsWanted` changes (the daemon turns the engines' explaining on and off).
+    var explanationsWantedChanged: ((Bool) -> Void)?
+
+    func refreshExplanationsWanted() {
+        let wanted = sessions.values.contains { $0.takesExplanations }
+        guard wanted != explanationsWanted else { return }
+        explanationsWanted = wanted
+        explanationsWantedChanged?(wanted)
+    }
+
+    /// Sends one touch sequence explained to the clients that take explanations from `device`.
+    func explain(_ explanation: Explanation, from device: DeviceInfo) {
+        var line: String?
+        for session in sessions.values where session.wantsExplanation(from: device) {
+            if line == nil { line = ExplanationJSON.encode(explanation, device: device.id) }
+            if !session.enqueue(line: line!) { slowClient(session) }
+        }
+    }
+
     /// Sends a gesture event to the clients that want it.
-    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
+    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo) {
         // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
         // log shows it); each client copies the line into its queue.
         let buffer = lineBuffer
@@ -292,13 +349,17 @@ final class ClientHub {
             return bytes
         }
         if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
-        for session in sessions.values where session.wants(event, from: device()) {
+        for session in sessions.values where session.wants(event, appTouch: appTouch, from: device()) {
             if !session.enqueue(bytes: line()) { slowClient(session) }
         }
     }
 
     /// Tells subscribed clients a device came, went or changed.
     func notify(_ message: ServerMessage, about device: DeviceInfo) {
+        if case .deviceAdded = message, !seats.contains(device.seat) {
+            seats.append(device.seat)
+            refreshAppTouchAccess()
+        }
         let line = message.encoded
         for session in Array(sessions.values) where session.wantsNotification(about: device) {
             if !session.enqueue(line: line) { slowClient(session) }

@@ -50,6 +50,16 @@ final class DeviceHub {
         }
     }
 
+    /// Whether the engines explain every touch sequence (`GestureEngine.explaining`); on only while a
+    /// client that may have them subscribes to explanations (`ClientHub.explanationsWanted`), so that
+    /// nobody's touches cost a reason otherwise.
+    var explaining = false {
+        didSet {
+            guard explaining != oldValue else { return }
+            for runtime in runtimes { runtime.engine.explaining = explaining }
+        }
+    }
+
     init(watches: Watches, delivery: any DeviceDelivery, configuration: DaemonConfiguration, discoversDevices: Bool) {
         self.watches = watches
         self.delivery = delivery
@@ -128,7 +138,7 @@ final class DeviceHub {
         case .success(let opened):
             let failure = add(
                 source: EvdevInputSource(opened.evdev), id: opened.id, paths: opened.paths, settings: opened.settings,
-                udevCalibration: opened.udevCalibration, output: opened.output, udevDevice: udevDevice)
+                udevCalibration: opened.udevCalibration, output: opened.output, seat: opened.seat, udevDevice: udevDevice)
             return failure.map(DiscoveryOutcome.unusable) ?? .opened
         }
     }
@@ -152,7 +162,7 @@ final class DeviceHub {
     @discardableResult
     func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
-        output: String? = nil, udevDevice: UdevInputDevice? = nil
+        output: String? = nil, seat: String = DeviceInfo.defaultSeat, udevDevice: UdevInputDevice? = nil
     ) -> DeviceAddFailure? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -163,6 +173,7 @@ final class DeviceHub {
                 device: description, settings: settings.recognizer, geometry: settings.geometry, ids: gestureIDs,
                 tracing: Log.enabled(.debug))
             engine.reportsUpdates = reportsUpdates
+            engine.explaining = explaining
         } catch {
             Log.warning("not using \(source.path): \(error)")
             if let node = source.hotplugNode { discovery.closed(node) }
@@ -173,9 +184,10 @@ final class DeviceHub {
         case .multitouchSlots(let n): slotCount = n
         case .singleTouch, .multitouchProtocolA, .unusable: slotCount = 1
         }
-        let info = DeviceInfo(
+        var info = DeviceInfo(
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
+        info.seat = seat
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration, udevDevice: udevDevice, delivery: delivery, retiringCopies: retiringCopies)
@@ -379,11 +391,9 @@ extension DeviceHub: DeviceRequests {
     func applyExclusions(to runtime: DeviceRuntime) {
         var list: [EdgeExclusion] = []
         var shown: [ExclusionInForce] = []
-        for section in runtime.settings.exclusionSections where section.holds(forApp: focusedApp) {
-            for e in section.exclusions {
-                list.append(e)
-                shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: "\(section.location)"))
-            }
+        for (e, source) in runtime.settings.configuredExclusions(forApp: focusedApp) {
+            list.append(e)
+            shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: source))
         }
         for token in clientExclusions.keys.sorted() {
             guard let entry = clientExclusions[token] else { continue }

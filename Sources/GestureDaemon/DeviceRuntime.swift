@@ -6,8 +6,13 @@ import SystemCalls
 /// Where a device's outputs go: its gestures to the clients whose subscriptions take them, and the news
 /// that it came, went or changed. `ClientHub` delivers them; a test records them.
 protocol DeviceDelivery: AnyObject {
-    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo)
+    /// `appTouch`: the event is the `begin` of an app touch (`GestureEngine.isAppTouch`), which goes only to
+    /// clients that ask for app touches and may see them.
+    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo)
     func notify(_ message: ServerMessage, about device: DeviceInfo)
+    /// Sends one touch sequence explained to the clients that subscribed to explanations (and may have
+    /// them).
+    func explain(_ explanation: Explanation, from device: DeviceInfo)
     /// How many clients are connected (the status line systemd shows).
     var connectedClients: Int { get }
 }
@@ -202,12 +207,23 @@ final class DeviceRuntime {
     func deliver(_ outputs: [EngineOutput]) {
         for output in outputs {
             switch output {
-            case .gesture(let event): delivery.publish(event, from: info)
+            case .gesture(let event):
+                delivery.publish(event, appTouch: event.phase == .begin && isAppTouch(event), from: info)
             case .warning(let warning): Log.warning("\(info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(info.id): \(line)")
             case .stopped(let stop): Log.debug("\(info.id): \(stop)")
+            case .explanation(let explanation): delivery.explain(explanation, from: info)
+            case .reason: break  // taken into the explanation by the engine
             }
         }
+    }
+
+    /// Whether the `begin` `e` is an app touch (`GestureEngine.isAppTouch`), asked of the engine where it is:
+    /// a plain read of `engine` (a property with an observer) copied the whole engine for the call, some 220
+    /// instructions a gesture (make frame-cost).
+    private func isAppTouch(_ e: GestureEvent) -> Bool {
+        func ask(_ engine: inout GestureEngine) -> Bool { engine.isAppTouch(e) }
+        return ask(&engine)
     }
 
     /// Cancels the gestures in flight and ends passthrough, so nothing stays down on the copy: the device

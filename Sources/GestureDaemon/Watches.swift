@@ -6,6 +6,8 @@ enum Watch {
     case signals
     case timer
     case udev
+    /// logind's seat state directory (`SeatMonitor`).
+    case seats
     case client(ClientSession)
     case device(DeviceRuntime)
     /// A pen read for its proximity (touch arbitration).
@@ -66,7 +68,7 @@ final class Watches {
         case .client(let c): precondition(c.token == token)
         case .device(let d): precondition(d.token == token)
         case .pen(let p): precondition(p.token == token)
-        case .listener, .signals, .timer, .udev: break
+        case .listener, .signals, .timer, .udev, .seats: break
         }
         let index = Int(truncatingIfNeeded: token & 0xffff_ffff)
         let place = Place(generation: UInt32(truncatingIfNeeded: token >> 32), watch: watch)

@@ -178,6 +178,12 @@ public struct DeviceInfo: Equatable, Sendable {
     public var penArbitration: PenArbitrationSetting?
     /// The pens found belonging with the device while arbitration is on, and how each was found.
     public var pens: [PairedPen] = []
+    /// The seat the touchscreen belongs to (udev's `ID_SEAT`, seat0 when unset, as logind assigns it): whose
+    /// session is active there decides who may see its app touches. On the wire only when it is not seat0.
+    public var seat: String = DeviceInfo.defaultSeat
+
+    /// The seat of a device udev names none for.
+    public static let defaultSeat = "seat0"
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
@@ -220,6 +226,7 @@ public struct DeviceInfo: Equatable, Sendable {
         if !exclusions.isEmpty { members.append(("exclusions", .array(exclusions.map(\.json)))) }
         if let penArbitration { members.append(("pen_arbitration", .string(penArbitration.rawValue))) }
         if !pens.isEmpty { members.append(("pens", .array(pens.map(\.json)))) }
+        if seat != DeviceInfo.defaultSeat { members.append(("seat", .string(seat))) }
         return .object(members)
     }
 
@@ -251,6 +258,7 @@ public struct DeviceInfo: Equatable, Sendable {
         self.exclusions = (json["exclusions"]?.arrayValue ?? []).compactMap(ExclusionInForce.init(json:))
         self.penArbitration = json["pen_arbitration"]?.stringValue.flatMap(PenArbitrationSetting.init(rawValue:))
         self.pens = (json["pens"]?.arrayValue ?? []).compactMap(PairedPen.init(json:))
+        self.seat = json["seat"]?.stringValue ?? DeviceInfo.defaultSeat
     }
 }
 
@@ -309,20 +317,30 @@ public struct SubscriptionFilter: Equatable, Sendable {
     public var devices: Set<String>?
     /// Whether to receive `update` events (begin, end and cancel always come).
     public var updates: Bool
+    /// Whether to receive app touches (one-finger taps, holds and pans away from the edge zones in force:
+    /// an app's input), the `app_touches` key; false unless asked. They come only to a client that may see
+    /// them (`AppTouchAccess`, which `hello` and `subscribed` carry).
+    public var appTouches: Bool
+    /// Whether to receive `explanation` messages: each touch sequence on the devices `devices` accepts,
+    /// explained (docs/protocol.md, "Explanations"). They show app touches too, so only clients that may
+    /// see app touches get them; the `subscribed` reply's filter says whether this one does.
+    public var explanations: Bool
 
     public init(
         kinds: Set<GestureKind>? = nil, edges: Set<Edge>? = nil, fingers: Set<Int>? = nil,
-        devices: Set<String>? = nil, updates: Bool = true
+        devices: Set<String>? = nil, updates: Bool = true, appTouches: Bool = false, explanations: Bool = false
     ) {
         self.kinds = kinds
         self.edges = edges
         self.fingers = fingers
         self.devices = devices
         self.updates = updates
+        self.appTouches = appTouches
+        self.explanations = explanations
     }
 
-    /// Everything, updates included.
-    public static let all = SubscriptionFilter()
+    /// Everything, updates and app touches included (app touches only where the client may see them).
+    public static let all = SubscriptionFilter(appTouches: true)
 
     public func accepts(device: DeviceInfo) -> Bool {
         guard let devices else { return true }
@@ -351,6 +369,9 @@ public struct SubscriptionFilter: Equatable, Sendable {
         if let fingers { members.append(("fingers", .array(fingers.sorted().map { .integer($0) }))) }
         if let devices { members.append(("devices", .array(devices.sorted().map { .string($0) }))) }
         members.append(("updates", .bool(updates)))
+        // Only when asked, so a client that does not ask still talks to a daemon older than the key.
+        if appTouches { members.append(("app_touches", .bool(true))) }
+        if explanations { members.append(("explanations", .bool(true))) }
         return members
     }
 }

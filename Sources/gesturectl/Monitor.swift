@@ -67,7 +67,7 @@ extension Substring {
 func runMonitor(_ args: [String]) -> Int32 {
     var socket: String?
     var json = false
-    var filter = SubscriptionFilter()
+    var filter = SubscriptionFilter(appTouches: true)
     var count: Int?
     var arguments = Arguments(args, command: "monitor", usage: monitorUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
@@ -121,7 +121,11 @@ func runMonitor(_ args: [String]) -> Int32 {
             filter.devices = ids
         }
         let applied = try client.subscribe(filter)
-        if json { print(ServerMessage.subscribed(id: nil, filter: applied).encoded) }
+        if json {
+            print(ServerMessage.subscribed(id: nil, filter: applied, appTouchAccess: client.appTouchAccess).encoded)
+        } else if let access = client.appTouchAccess, !access.isGranted {
+            printError("gesturectl monitor: \(shown(access.description))\n")
+        }
         fflush(nil)
         var gestures = 0
         while let message = try client.next() {
@@ -139,7 +143,9 @@ func runMonitor(_ args: [String]) -> Int32 {
                     print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
                     printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown:
+                case .appTouchAccessChanged(let access):
+                    printError("gesturectl monitor: \(shown(access.description))\n")
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
                     break
                 }
             }
@@ -192,6 +198,7 @@ func runDevices(_ args: [String]) -> Int32 {
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             if let app = d.focusedApp { line += "\tfocused \(shown(app))" }
             if d.penArbitration == .off { line += "\tpen arbitration off" }
+            if d.seat != DeviceInfo.defaultSeat { line += "\tseat \(shown(d.seat))" }
             print(line)
             // The pens it makes no gestures near, one line each, with how each was found.
             for pen in d.pens {

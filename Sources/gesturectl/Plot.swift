@@ -11,7 +11,7 @@ import SystemCalls
 import CommandLineArguments
 
 private let plotUsage = """
-    usage: gesturectl plot [--device DESC] [--config FILE] -o OUT.svg RECORDING
+    usage: gesturectl plot [--device DESC] [--config FILE [--focus APP]] -o OUT.svg RECORDING
 
     RECORDING may be - for standard input; OUT.svg may be - for standard output.
 
@@ -25,7 +25,10 @@ private let plotUsage = """
 
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults), as
-                      for `gesturectl replay`
+                      for `gesturectl replay`; the parts of the edges its [[exclusion]] sections exclude
+                      are drawn hatched, and recognized as the daemon would (no edge swipe starts there)
+      --focus APP     with --config: APP (an app_id) is the focused app, so the [[exclusion]] sections
+                      that name it apply too
       -o FILE         where to write the SVG (required)
 
     """
@@ -33,6 +36,7 @@ private let plotUsage = """
 func runPlot(_ args: [String]) -> Int32 {
     var devicePath: String?
     var configPath: String?
+    var focus: String?
     var outputPath: String?
     var recordingPath: String?
     var arguments = Arguments(args, command: "plot", usage: plotUsage)
@@ -40,6 +44,7 @@ func runPlot(_ args: [String]) -> Int32 {
         switch option {
         case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
         case "-o": outputPath = try a.value(of: option, missing: "\(option) needs a file name")
         default: try recordingPath = a.operand(option, after: recordingPath)
         }
@@ -56,8 +61,8 @@ func runPlot(_ args: [String]) -> Int32 {
     }
     return reportingInputErrors("plot") {
         let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
-        let (settings, geometry) = try replaySettings(configPath: configPath, device: recording.device)
-        let plot = try RecordingPlot(recording: recording, settings: settings, geometry: geometry)
+        let (settings, geometry, exclusions) = try replaySettings(configPath: configPath, device: recording.device, focus: focus)
+        let plot = try RecordingPlot(recording: recording, settings: settings, geometry: geometry, exclusions: exclusions)
         for w in plot.warnings { printError("warning: \(w.message)\n") }
         let svg = PlotSVG.render(plot)
         if let failure = write(svg, to: outputPath) {
@@ -128,16 +133,27 @@ struct RecordingPlot {
     var sizeDescription: String
     var geometry: GeometrySettings
     var settings: RecognizerSettings
+    /// The parts of the edges that are no edge zone ([[exclusion]] sections in force for `--focus`).
+    var exclusions: EdgeExclusions
     var fingers: [Finger] = []
     var gestures: [Gesture] = []
     var warnings: [CoreWarning] = []
+    /// Every touch sequence explained (as `gesturectl explain` prints them): the gestures' reasons and
+    /// the near misses are listed under the drawing.
+    var explanations: [Explanation] = []
     /// The first event's time: time 0 of the plot.
     var originMicroseconds: Int64
     /// The last event's or gesture event's time, whichever is later.
     var endMicroseconds: Int64
 
-    init(recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings) throws(UnsupportedDeviceError) {
-        let engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+    init(
+        recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings,
+        exclusions: EdgeExclusions = EdgeExclusions()
+    ) throws(UnsupportedDeviceError) {
+        var engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+        engine.setExclusions(exclusions)
+        engine.explaining = true
+        self.exclusions = exclusions
         sizeDescription = engine.geometry.sizeDescription
         deviceName = recording.device.name
         screenSizeMM = engine.geometry.screenSizeMM
@@ -151,6 +167,7 @@ struct RecordingPlot {
         var gestureIndex: [UInt64: Int] = [:]
         var gestures: [Gesture] = []
         var warnings: [CoreWarning] = []
+        var explanations: [Explanation] = []
         replay.run(recording.events) { outputs in
             for output in outputs {
                 switch output {
@@ -163,12 +180,14 @@ struct RecordingPlot {
                         gestures.append(Gesture(begin: e, last: e, pathMM: [e.positionMM]))
                     }
                 case .warning(let w): warnings.append(w)
-                case .trace, .stopped: break
+                case .explanation(let x): explanations.append(x)
+                case .trace, .stopped, .reason: break
                 }
             }
         }
         self.gestures = gestures
         self.warnings = warnings
+        self.explanations = explanations
         if let last = gestures.last?.last.timeMicroseconds { endMicroseconds = max(endMicroseconds, last) }
 
         // The fingers: the frames the engine's own assembler builds, from a second assembler of the same

@@ -134,11 +134,14 @@ final class RecordingDelivery: DeviceDelivery {
     private(set) var notifications: [ServerMessage] = []
     init(log: ServiceLog) { self.log = log }
 
-    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
+    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo) {
         log.entries.append("\(device().id) \(event.kind) \(event.phase)")
     }
 
     func notify(_ message: ServerMessage, about device: DeviceInfo) { notifications.append(message) }
+    func explain(_ explanation: Explanation, from device: DeviceInfo) {
+        log.entries.append("\(device.id) explanation of \(explanation.fingers.count) finger(s)")
+    }
     var connectedClients: Int { 0 }
 }
 

@@ -579,17 +579,18 @@ let debugConfiguration = "[daemon]\nsocket_group = \"\"\nlog_level = \"debug\"\n
     /// each pass runs: the pan is cancelled, and the debug log says the pen stopped it.
     @Test func aReplayWithItsPenMakesNoGestureWhileThePenIsNear() throws {
         let directory = TemporaryDirectory()
-        // The swipe's first event is at 1330495962.164908; its pan begins 0.2 s later and ends at 1.24 s.
+        // A two-finger pan (one finger's would be an app touch, which this client may not see): the
+        // recording's first event is at 1330495970.996848, the pan begins 0.24 s later and ends at 1.89 s.
         var lines = ["N: Test Pen", "I: 0018 056a 5146 0100", "P: 02 00 00 00 00 00 00 00", "B: 00 0b 00 00 00 00 00 00 00"]
         // The key bitmask in rows of 8 bytes: BTN_TOOL_PEN is bit 0x140, byte 40.
         for row in 0..<12 { lines.append("B: 01 " + (0..<8).map { row * 8 + $0 == 40 ? "01" : "00" }.joined(separator: " ")) }
         lines += ["B: 03 03 00 00 00 00 00 00 00", "A: 00 0 1000 0 0 10", "A: 01 0 1600 0 0 10"]
-        for (time, value) in [("1330495962.664908", 1), ("1330495963.000000", 0)] {
+        for (time, value) in [("1330495971.496848", 1), ("1330495972.000000", 0)] {
             lines += ["E: \(time) 0001 0140 \(value)", "E: \(time) 0000 0000 0"]
         }
         let pen = directory.write("pen.evemu", lines.joined(separator: "\n") + "\n")
         let daemon = try Daemon(
-            ["--replay", Paths.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events", "--device", Paths.recordings + "Wacom_ISDv4_E6_Finger.desc",
+            ["--replay", Paths.recordings + "Wacom_ISDv4_E6_Finger.double-top-swipe.events", "--device", Paths.recordings + "Wacom_ISDv4_E6_Finger.desc",
              "--loop", "--speed", "4", "--pen", pen, "--config", directory.write("gestured.toml", debugConfiguration)], directory: directory)
         let client = try daemon.connect()
         try client.subscribe(SubscriptionFilter(updates: false))

@@ -48,6 +48,21 @@ func handleRequestLine(_ line: [UInt8]) {
                 id: device ?? "event5", name: "fuzz", vendorProduct: "0000:0000", path: nil, source: .evdev, slots: 10,
                 orientation: orientation)
             reply = .oriented(id: message.id, devices: [turned])
+        case .focus(let appID): reply = .focused(id: message.id, appID: appID)
+        case .exclude(let list):
+            // Every other exclusion refused, in turn for each reason, so both halves of the reply are read back.
+            var accepted: [RequestedExclusion] = []
+            var refused: [RefusedExclusion] = []
+            for (index, exclusion) in list.enumerated() {
+                if index % 2 == 0 {
+                    accepted.append(exclusion)
+                } else {
+                    let reasons = ExclusionRefusal.allCases
+                    let reason = reasons[(index / 2) % reasons.count]
+                    refused.append(RefusedExclusion(exclusion: exclusion, reason: reason, message: "refused: \(reason.rawValue)"))
+                }
+            }
+            reply = .excluded(id: message.id, accepted: accepted, refused: refused)
         }
     case .failure(let error):
         fuzzCheck(!error.message.isEmpty, "an error without a message")
