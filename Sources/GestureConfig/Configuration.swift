@@ -216,7 +216,11 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     /// and `gesturectl replay` and `plot --focus` use offline.
     public func configuredExclusions(forApp app: String?) -> [(exclusion: EdgeExclusion, source: String)] {
         exclusionSections.filter { $0.holds(forApp: app) }.flatMap { section in
-            section.exclusions.map { (exclusion: $0, source: "\(section.location)") }
+            section.exclusions.map { e in
+                var sourced = e
+                sourced.source = "\(section.location)"
+                return (exclusion: sourced, source: sourced.source)
+            }
         }
     }
     /// Indices into `Configuration.devices` of the sections that matched, in the order applied.

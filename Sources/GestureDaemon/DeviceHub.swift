@@ -398,7 +398,7 @@ extension DeviceHub: DeviceRequests {
         for token in clientExclusions.keys.sorted() {
             guard let entry = clientExclusions[token] else { continue }
             for e in entry.list where e.device.map(runtime.info.isNamed(by:)) ?? true {
-                let exclusion = EdgeExclusion(edge: e.edge, from: e.from, to: e.to)
+                let exclusion = EdgeExclusion(edge: e.edge, from: e.from, to: e.to, source: entry.label)
                 list.append(exclusion)
                 shown.append(ExclusionInForce(edge: exclusion.edge, from: exclusion.from, to: exclusion.to, source: entry.label))
             }

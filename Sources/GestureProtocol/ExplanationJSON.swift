@@ -97,7 +97,11 @@ public enum ExplanationJSON {
                         ])
                     })
             ))
-        if let range = r.excludedRange { members.append(("excluded", .object([("from", value(range.lowerBound)), ("to", value(range.upperBound))]))) }
+        if let range = r.excludedRange {
+            var excluded: [(String, JSONValue)] = [("from", value(range.lowerBound)), ("to", value(range.upperBound))]
+            if let source = r.exclusionSource { excluded.append(("source", .string(source))) }
+            members.append(("excluded", .object(excluded)))
+        }
         if let landing = r.landing { members.append(("landing", self.landing(landing))) }
         members.append(("time", time(r.timeMicroseconds)))
         members.append(("text", .string(r.description)))
@@ -154,6 +158,6 @@ public enum ExplanationJSON {
             kind: v["gesture"]?.stringValue.flatMap(GestureKind.init(rawValue:)), cause: cause,
             edge: v["edge"]?.stringValue.flatMap(Edge.init(rawValue:)), measurements: measurements,
             gestureID: v["id"]?.intValue.map { UInt64(max($0, 0)) }, other: v["other"]?.stringValue.flatMap(GestureKind.init(rawValue:)),
-            excludedRange: range, landing: v["landing"].flatMap(decodeLanding), timeMicroseconds: microseconds(v["time"]) ?? 0)
+            excludedRange: range, exclusionSource: v["excluded"]?["source"]?.stringValue, landing: v["landing"].flatMap(decodeLanding), timeMicroseconds: microseconds(v["time"]) ?? 0)
     }
 }

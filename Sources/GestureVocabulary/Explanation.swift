@@ -210,6 +210,9 @@ public struct Reason: Equatable, Sendable {
     public var measurements: [Measurement]
     /// For `excluded`: the excluded part along the edge (0...1).
     public var excludedRange: ClosedRange<Double>?
+    /// For `excluded`: who keeps that part ("gestured.toml:12:1" for an [[exclusion]] section, the client's
+    /// label for an `exclude` request), as `gesturectl devices` names it; nil when unknown.
+    public var exclusionSource: String?
     /// Where the fingers landed (their centroid).
     public var landing: Landing?
     /// When it was decided, microseconds (event clock).
@@ -218,8 +221,9 @@ public struct Reason: Equatable, Sendable {
     public init(
         kind: GestureKind?, cause: ReasonCause, edge: Edge? = nil, measurements: [Measurement] = [],
         gestureID: UInt64? = nil, other: GestureKind? = nil, excludedRange: ClosedRange<Double>? = nil,
-        landing: Landing? = nil, timeMicroseconds: Int64 = 0
+        exclusionSource: String? = nil, landing: Landing? = nil, timeMicroseconds: Int64 = 0
     ) {
+        self.exclusionSource = exclusionSource
         self.kind = kind
         self.cause = cause
         self.edge = edge
@@ -268,7 +272,8 @@ public struct Reason: Equatable, Sendable {
             let range = excludedRange.map {
                 "from \(ExplanationNumber.fixed($0.lowerBound, decimals: 2)) to \(ExplanationNumber.fixed($0.upperBound, decimals: 2)) of the \(edgeName) edge"
             } ?? "on the \(edgeName) edge"
-            return "edge swipes are excluded here (exclusion \(range))"
+            let source = exclusionSource.map { ", set by \($0)" } ?? ""
+            return "edge swipes are excluded here (exclusion \(range)\(source))"
         case .notInward: return "moved \(v(0)) from inward of the \(edgeName) edge \(s(0))"
         case .withholdExpired: return "did not move in time: moved \(v(0)) \(s(0)) in \(v(1)) \(s(1))"
         case .didNotMove, .moved: return "moved \(v(0)) \(s(0))"

@@ -135,6 +135,22 @@ import GestureVocabulary
         #expect(x.fingers.first?.zones == [])
     }
 
+    @Test func anExcludedPartNamesWhoKeepsIt() throws {
+        var s = TouchScript()
+        s.down(0, 1, 80); s.frame()
+        s.drag([0], by: 30, 0, steps: 10)
+        s.up(0); s.frame()
+        let exclusions = EdgeExclusions([
+            EdgeExclusion(edge: .left, from: 0, to: 0.2, source: "gestured.toml:3:1"),
+            EdgeExclusion(edge: .left, from: 0.25, to: 0.75, source: "client 3 (uid 1000, pid 42 kiosk)"),
+        ])
+        let x = try #require(try Self.explain(s, exclusions: exclusions).explanations.first)
+        let r = try #require(Self.reason(x, .edgeSwipe))
+        #expect(r.cause == .excluded)
+        #expect(r.exclusionSource == "client 3 (uid 1000, pid 42 kiosk)")
+        #expect(r.text == "edge swipes are excluded here (exclusion from 0.25 to 0.75 of the left edge, set by client 3 (uid 1000, pid 42 kiosk))")
+    }
+
     // MARK: Tap, hold, pan, pinch
 
     @Test func aTapThatMovedSaysHowFar() throws {

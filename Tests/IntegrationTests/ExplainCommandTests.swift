@@ -216,7 +216,11 @@ import Testing
         #expect(plain.stdout.contains("  became: edge-swipe #1 from the left, 1 finger, committed\n"), "\(plain.stdout)")
         let focused = try ReplayCommandTests.run(Array(args.prefix(3)) + ["--focus", "org.example.paint"] + args.dropFirst(3))
         #expect(focused.status == 0, "\(focused.stderr)")
-        #expect(focused.stdout.contains("  edge-swipe: edge swipes are excluded here (exclusion from 0.00 to 1.00 of the left edge)\n"), "\(focused.stdout)")
+        // The reason names who keeps the edge: the [[exclusion]] section's place in the file.
+        #expect(
+            focused.stdout.contains(
+                "  edge-swipe: edge swipes are excluded here (exclusion from 0.00 to 1.00 of the left edge, set by \(config.path):4:1)\n"),
+            "\(focused.stdout)")
         #expect(focused.stdout.contains("  finger 1 landed 13.2 mm from the left, 12.5 mm from the top (no edge zone)\n"))
     }
 

@@ -119,7 +119,7 @@ import Testing
             reasons: [
                 Reason(
                     kind: .edgeSwipe, cause: .excluded, edge: .left, measurements: [Measurement(.distanceFromEdge, 1, key: "edge_swipe.zone_mm", setting: 5)],
-                    gestureID: 1, other: .pan, excludedRange: 0...1, landing: landing, timeMicroseconds: 1)
+                    gestureID: 1, other: .pan, excludedRange: 0...1, exclusionSource: "gestured.toml:3:1", landing: landing, timeMicroseconds: 1)
             ])
     }()
 

@@ -13,9 +13,13 @@ public struct EdgeExclusion: Equatable, Hashable, Sendable {
     /// excluded whole (where its two sides' zones meet); its range is 0...1.
     public var from: Double
     public var to: Double
+    /// Where it came from, as `gesturectl devices` says it ("gestured.toml:12:1", "client 3 (uid 1000, …)"),
+    /// so an explanation can name who keeps that part of the edge; empty when nobody said.
+    public var source: String
 
-    public init(edge: Edge, from: Double = 0, to: Double = 1) {
+    public init(edge: Edge, from: Double = 0, to: Double = 1, source: String = "") {
         self.edge = edge
+        self.source = source
         self.from = edge.isCorner ? 0 : min(max(min(from, to), 0), 1)
         self.to = edge.isCorner ? 1 : min(max(max(from, to), 0), 1)
     }

@@ -140,8 +140,10 @@ extension EdgeSwipeRule {
             case .left, .right: along = size.height > 0 ? p.y / size.height : 0
             case .top, .bottom, .topLeft, .topRight, .bottomLeft, .bottomRight: along = size.width > 0 ? p.x / size.width : 0
             }
-            let range = context.exclusions.all.first { $0.edge == edge && ($0.from...$0.to).contains(along) }.map { $0.from...$0.to }
-            return Reason(kind: kind, cause: .excluded, edge: edge, measurements: [zoneMeasurement], excludedRange: range)
+            let exclusion = context.exclusions.all.first { $0.edge == edge && ($0.from...$0.to).contains(along) }
+            return Reason(
+                kind: kind, cause: .excluded, edge: edge, measurements: [zoneMeasurement], excludedRange: exclusion.map { $0.from...$0.to },
+                exclusionSource: exclusion.flatMap { $0.source.isEmpty ? nil : $0.source })
         }
         return Reason(kind: kind, cause: .outsideZone, edge: edge, measurements: [zoneMeasurement])
     }
