@@ -1,0 +1,202 @@
+import GestureVocabulary
+
+// `gesturectl tune`'s model: what the user was asked for, what was measured of each touch sequence they
+// made for it, and what became of it. Pure: the measurements come from a recording (TuneRecording) or
+// from what the daemon says of a live touch; the proposal (TuneProposal) reads only them.
+
+/// What the user was asked for in one step of the tuning session.
+public enum TuneIntent: Equatable, Hashable, Sendable, CustomStringConvertible {
+    /// A swipe inward from this side.
+    case edgeSwipe(Edge)
+    /// A tap of one finger, anywhere.
+    case tap
+    /// Ordinary scrolling in the middle of the screen: never an edge swipe.
+    case scroll
+
+    public var description: String {
+        switch self {
+        case .edgeSwipe(let edge): return "\(edge.rawValue) edge swipe"
+        case .tap: return "tap"
+        case .scroll: return "scrolling"
+        }
+    }
+}
+
+/// A distance from each of the four sides (a corner's is the larger of its two sides').
+public struct SideDistances: Equatable, Sendable {
+    public var left: Double
+    public var right: Double
+    public var top: Double
+    public var bottom: Double
+
+    public init(left: Double, right: Double, top: Double, bottom: Double) {
+        self.left = left
+        self.right = right
+        self.top = top
+        self.bottom = bottom
+    }
+
+    public subscript(edge: Edge) -> Double {
+        switch edge {
+        case .left: return left
+        case .right: return right
+        case .top: return top
+        case .bottom: return bottom
+        case .topLeft, .topRight, .bottomLeft, .bottomRight:
+            let (h, v) = edge.sidesOfCorner!
+            return max(self[h], self[v])
+        }
+    }
+}
+
+/// What was measured of one touch sequence (from the first finger down to the last finger up), in
+/// millimetres on the screen as the user sees it: the values the recognizer's rules hold against their
+/// settings.
+public struct TouchMeasurement: Equatable, Sendable {
+    /// The most fingers down at once.
+    public var fingers: Int
+    public var startMicroseconds: Int64
+    public var endMicroseconds: Int64
+    /// How far from each side the fingers landed: the farthest finger's distance, as the edge zone's test
+    /// takes it (every finger must land in the zone).
+    public var landingDistanceMM: SideDistances
+    /// The fingers' centroid's move from where they landed at the frame a finger first passed the slop
+    /// `measuredAtSlopMM` (the move whose direction decides an edge swipe); nil when none moved that far.
+    public var moveAtSlopMM: Vector2?
+    /// The slop in force when the move was measured.
+    public var measuredAtSlopMM: Double
+    /// The centroid's move from the landing at the last frame before the lift.
+    public var travelMM: Vector2
+    /// The centroid's velocity at the lift, over the velocity window.
+    public var releaseVelocityMMPerSecond: Vector2
+    /// The farthest any finger moved from where it landed.
+    public var maximumMoveMM: Double
+
+    public init(
+        fingers: Int, startMicroseconds: Int64, endMicroseconds: Int64, landingDistanceMM: SideDistances, moveAtSlopMM: Vector2?,
+        measuredAtSlopMM: Double, travelMM: Vector2, releaseVelocityMMPerSecond: Vector2, maximumMoveMM: Double
+    ) {
+        self.fingers = fingers
+        self.startMicroseconds = startMicroseconds
+        self.endMicroseconds = endMicroseconds
+        self.landingDistanceMM = landingDistanceMM
+        self.moveAtSlopMM = moveAtSlopMM
+        self.measuredAtSlopMM = measuredAtSlopMM
+        self.travelMM = travelMM
+        self.releaseVelocityMMPerSecond = releaseVelocityMMPerSecond
+        self.maximumMoveMM = maximumMoveMM
+    }
+
+    /// How far off the side's inward direction the move at the slop pointed, degrees (0...180); nil when
+    /// the fingers never moved past the slop.
+    public func angleFromInwardDegrees(_ edge: Edge) -> Double? {
+        guard let move = moveAtSlopMM, move.length > 0 else { return nil }
+        let d = EdgeZones.inward(edge)
+        let along = move.x * d.x + move.y * d.y
+        let across = move.x * d.y - move.y * d.x
+        return Angles.atan2(across < 0 ? -across : across, along) * Angles.degreesPerRadian
+    }
+
+    /// The travel inward from the side at the release, millimetres (negative: outward).
+    public func inwardTravelMM(_ edge: Edge) -> Double {
+        let d = EdgeZones.inward(edge)
+        return travelMM.x * d.x + travelMM.y * d.y
+    }
+
+    /// The release velocity inward from the side, mm/s (negative: outward).
+    public func inwardVelocityMMPerSecond(_ edge: Edge) -> Double {
+        let d = EdgeZones.inward(edge)
+        return releaseVelocityMMPerSecond.x * d.x + releaseVelocityMMPerSecond.y * d.y
+    }
+
+    public var durationSeconds: Double { Double(endMicroseconds - startMicroseconds) / 1_000_000 }
+}
+
+/// What a touch sequence became.
+public enum TuneOutcome: Equatable, Sendable {
+    /// An edge swipe from this edge or corner, committed or not.
+    case edgeSwipe(Edge, committed: Bool)
+    /// A tap.
+    case tap
+    /// Another gesture (a pan, a pinch, a hold).
+    case other(GestureKind)
+    /// No gesture at all.
+    case nothing
+
+    /// Whether it is what `intent` asked for: an edge swipe from that side, committed; a tap; for
+    /// scrolling, anything but an edge swipe.
+    public func fulfils(_ intent: TuneIntent) -> Bool {
+        switch (intent, self) {
+        case (.edgeSwipe(let wanted), .edgeSwipe(let edge, let committed)): return wanted == edge && committed
+        case (.edgeSwipe, _): return false
+        case (.tap, .tap): return true
+        case (.tap, _): return false
+        case (.scroll, .edgeSwipe): return false
+        case (.scroll, _): return true
+        }
+    }
+}
+
+/// One touch sequence the user made for a step: what they were asked for, its number in that step
+/// (1-based) and what was measured.
+public struct TuneAttempt: Equatable, Sendable {
+    public var intent: TuneIntent
+    public var number: Int
+    public var measurement: TouchMeasurement
+
+    public init(intent: TuneIntent, number: Int, measurement: TouchMeasurement) {
+        self.intent = intent
+        self.number = number
+        self.measurement = measurement
+    }
+}
+
+/// The first thing, in the order the recognizer decides them, that kept a touch sequence from being an
+/// edge swipe from `edge`, committed, with the measured value and the setting it was held against (in
+/// the setting's units, under its config key).
+public enum TuneMiss: Equatable, Sendable {
+    /// The edge swipe is off, or not for this many fingers.
+    case notEnabled(Edge)
+    /// Landed `distanceMM` from the edge, outside its zone (`edge_swipe.<edge>.zone_mm`).
+    case landedOutsideZone(Edge, distanceMM: Double, zoneMM: Double)
+    /// Never moved past the slop.
+    case didNotMove(maximumMoveMM: Double, slopMM: Double)
+    /// Moved `degrees` off inward (`angle_tolerance_degrees`).
+    case movedOffInward(Edge, degrees: Double, toleranceDegrees: Double)
+    /// Began, but the release did not commit it.
+    case notCommitted(Edge, travelMM: Double, commitDistanceMM: Double, velocityMMPerSecond: Double, flingMMPerSecond: Double,
+        progress: Double, commitProgress: Double)
+}
+
+extension TuneMiss: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .notEnabled(let edge):
+            return "edge swipes from the \(edge.rawValue) edge are off (edge_swipe.\(edge.rawValue).enabled, edge_swipe.min_fingers/max_fingers)"
+        case .landedOutsideZone(let edge, let distance, let zone):
+            return "landed \(Self.mm(distance)) mm from the \(edge.rawValue) edge (edge_swipe.\(edge.rawValue).zone_mm \(formatNumber(zone)))"
+        case .didNotMove(let moved, let slop):
+            return "moved only \(Self.mm(moved)) mm (slop_mm \(formatNumber(slop)))"
+        case .movedOffInward(_, let degrees, let tolerance):
+            return "moved \(Self.whole(degrees))° from inward (angle_tolerance_degrees \(formatNumber(tolerance)))"
+        case .notCommitted(_, let travel, let distance, let velocity, let fling, let progress, let commitProgress):
+            return "not committed: travelled \(Self.mm(travel)) mm (edge_swipe.commit_distance_mm \(formatNumber(distance))), "
+                + "released at \(Self.whole(velocity)) mm/s (edge_swipe.fling_velocity_mm_per_s \(formatNumber(fling))), "
+                + "progress \(Self.hundredths(progress)) (edge_swipe.commit_progress \(formatNumber(commitProgress)))"
+        }
+    }
+
+    /// One decimal, as the issue's examples write millimetres.
+    static func mm(_ v: Double) -> String {
+        let tenths = (v * 10).rounded()
+        let whole = Int(tenths / 10)
+        let frac = Int(tenths) - whole * 10
+        return tenths < 0 && whole == 0 ? "-0.\(-frac)" : "\(whole).\(frac < 0 ? -frac : frac)"
+    }
+    static func whole(_ v: Double) -> String { String(Int(v.rounded())) }
+    static func hundredths(_ v: Double) -> String {
+        let h = Int((v * 100).rounded())
+        let frac = (h < 0 ? -h : h) % 100
+        return "\(h < 0 ? "-" : "")\((h < 0 ? -h : h) / 100).\(frac < 10 ? "0" : "")\(frac)"
+    }
+}

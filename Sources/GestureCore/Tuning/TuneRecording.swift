@@ -1,0 +1,163 @@
+import GestureVocabulary
+
+/// A recording made for `gesturectl tune`: its touch sequences (first finger down to last finger up),
+/// measured from the frames the engine's own assembler builds, and, for any settings, what the engine
+/// makes of each one, exactly (the whole recording replayed, as the daemon would run it).
+public struct TuneRecording: Sendable {
+    public let device: DeviceDescription
+    public let events: [InputEvent]
+    public let geometry: GeometrySettings
+    /// The screen's size in millimetres, as the engine sees the panel.
+    public let screenSizeMM: (width: Double, height: Double)
+    /// The engine's account of the panel's size and where it came from.
+    public let sizeDescription: String
+    /// Each touch sequence's time span, in order.
+    public let sequences: [(startMicroseconds: Int64, endMicroseconds: Int64)]
+
+    /// Reads the recording's touch sequences (with `settings`' palm size, as the engine would).
+    public init(device: DeviceDescription, events: [InputEvent], settings: RecognizerSettings, geometry: GeometrySettings) throws(UnsupportedDeviceError) {
+        let engine = try GestureEngine(device: device, settings: settings, geometry: geometry)
+        self.device = device
+        self.events = events
+        self.geometry = geometry
+        screenSizeMM = engine.geometry.screenSizeMM
+        sizeDescription = engine.geometry.sizeDescription
+        var assembler = FrameAssembler(geometry: engine.geometry, touchProtocol: device.touchProtocol, palmSize: engine.palmSize)
+        var spans: [(Int64, Int64)] = []
+        var start: Int64? = nil
+        for e in events where assembler.process(e) == .frame {
+            let frame = assembler.frame
+            if start == nil, !frame.contacts.isEmpty { start = frame.timeMicroseconds }
+            if let s = start, frame.contacts.isEmpty {
+                spans.append((s, frame.timeMicroseconds))
+                start = nil
+            }
+        }
+        if let s = start, let last = events.last { spans.append((s, last.timeMicroseconds)) }
+        sequences = spans.map { (startMicroseconds: $0.0, endMicroseconds: $0.1) }
+    }
+
+    /// Each sequence measured against `settings` (its slop: where the move's direction is read; its
+    /// velocity window: the release velocity).
+    public func measurements(settings: RecognizerSettings) -> [TouchMeasurement] {
+        guard let engine = try? GestureEngine(device: device, settings: settings, geometry: geometry) else { return [] }
+        var assembler = FrameAssembler(geometry: engine.geometry, touchProtocol: device.touchProtocol, palmSize: engine.palmSize)
+        var result: [TouchMeasurement] = []
+        var current: SequenceMeter? = nil
+        for e in events where assembler.process(e) == .frame {
+            let frame = assembler.frame
+            if current == nil, !frame.contacts.isEmpty {
+                current = SequenceMeter(
+                    start: frame.timeMicroseconds, slopMM: settings.slopMM, windowSeconds: settings.velocityWindowSeconds,
+                    screenSizeMM: screenSizeMM)
+            }
+            guard current != nil else { continue }
+            current!.add(frame)
+            if frame.contacts.isEmpty {
+                result.append(current!.measurement(end: frame.timeMicroseconds))
+                current = nil
+            }
+        }
+        if let meter = current, let last = events.last { result.append(meter.measurement(end: last.timeMicroseconds)) }
+        return result
+    }
+
+    /// What the engine makes of each sequence under `settings`, replaying the whole recording: the first
+    /// gesture that begins during a sequence (a tap begins at its lift), with an edge swipe's commit from
+    /// its end; a sequence that continues a tap (a second tap) is a tap.
+    public func outcomes(settings: RecognizerSettings) -> [TuneOutcome] {
+        var outcomes = [TuneOutcome](repeating: .nothing, count: sequences.count)
+        guard let engine = try? GestureEngine(device: device, settings: settings, geometry: geometry) else { return outcomes }
+        var replay = RecordingReplay(engine: engine)
+        var began: [UInt64: Int] = [:]
+        var decided = [Bool](repeating: false, count: sequences.count)
+        let spans = sequences
+        func sequence(at time: Int64) -> Int? {
+            spans.firstIndex { time >= $0.startMicroseconds && time <= $0.endMicroseconds }
+        }
+        replay.run(events) { outputs in
+            for case .gesture(let e) in outputs {
+                switch e.phase {
+                case .begin:
+                    guard let i = sequence(at: e.timeMicroseconds), !decided[i] else { continue }
+                    decided[i] = true
+                    began[e.id] = i
+                    switch e.kind {
+                    case .edgeSwipe: outcomes[i] = .edgeSwipe(e.edge ?? .left, committed: false)
+                    case .tap: outcomes[i] = .tap
+                    default: outcomes[i] = .other(e.kind)
+                    }
+                case .update:
+                    // A further tap of a multi-tap continues the gesture of the one before.
+                    guard e.kind == .tap, let i = sequence(at: e.timeMicroseconds), !decided[i] else { continue }
+                    decided[i] = true
+                    outcomes[i] = .tap
+                case .end:
+                    guard e.kind == .edgeSwipe, let i = began[e.id], case .edgeSwipe(let edge, _) = outcomes[i] else { continue }
+                    outcomes[i] = .edgeSwipe(edge, committed: e.committed == true)
+                case .cancel:
+                    break
+                }
+            }
+        }
+        return outcomes
+    }
+}
+
+/// The running measurement of one touch sequence, frame by frame.
+private struct SequenceMeter {
+    let start: Int64
+    let slopMM: Double
+    let screenSizeMM: (width: Double, height: Double)
+    var landings: [UInt64: Vector2] = [:]
+    var fingers = 0
+    var farthest = SideDistances(left: 0, right: 0, top: 0, bottom: 0)
+    var moveAtSlop: Vector2? = nil
+    var maximumMove = 0.0
+    var travel = Vector2.zero
+    var velocity: VelocityTracker
+    var lastTime: Int64
+
+    init(start: Int64, slopMM: Double, windowSeconds: Double, screenSizeMM: (width: Double, height: Double)) {
+        self.start = start
+        self.slopMM = slopMM
+        self.screenSizeMM = screenSizeMM
+        velocity = VelocityTracker(windowSeconds: windowSeconds)
+        lastTime = start
+    }
+
+    mutating func add(_ frame: TouchFrame) {
+        lastTime = frame.timeMicroseconds
+        guard !frame.contacts.isEmpty else { return }
+        fingers = max(fingers, frame.contacts.count)
+        var sum = Vector2.zero
+        var baseline = Vector2.zero
+        var frameMove = 0.0
+        for c in frame.contacts {
+            if landings[c.serial] == nil {
+                let p = c.positionMM
+                landings[c.serial] = p
+                farthest.left = max(farthest.left, EdgeZones.distanceFromEdge(.left, p, screenSizeMM: screenSizeMM))
+                farthest.right = max(farthest.right, EdgeZones.distanceFromEdge(.right, p, screenSizeMM: screenSizeMM))
+                farthest.top = max(farthest.top, EdgeZones.distanceFromEdge(.top, p, screenSizeMM: screenSizeMM))
+                farthest.bottom = max(farthest.bottom, EdgeZones.distanceFromEdge(.bottom, p, screenSizeMM: screenSizeMM))
+            }
+            let landing = landings[c.serial]!
+            sum = sum + c.positionMM
+            baseline = baseline + landing
+            frameMove = max(frameMove, (c.positionMM - landing).length)
+        }
+        let n = Double(frame.contacts.count)
+        let move = Vector2(sum.x / n - baseline.x / n, sum.y / n - baseline.y / n)
+        maximumMove = max(maximumMove, frameMove)
+        if moveAtSlop == nil, frameMove >= slopMM { moveAtSlop = move }
+        travel = move
+        velocity.add(time: frame.timeMicroseconds, position: move)
+    }
+
+    func measurement(end: Int64) -> TouchMeasurement {
+        TouchMeasurement(
+            fingers: fingers, startMicroseconds: start, endMicroseconds: end, landingDistanceMM: farthest, moveAtSlopMM: moveAtSlop,
+            measuredAtSlopMM: slopMM, travelMM: travel, releaseVelocityMMPerSecond: velocity.velocity(at: end), maximumMoveMM: maximumMove)
+    }
+}
