@@ -200,7 +200,7 @@ public struct DeviceSectionEdit: Sendable {
     }
 
     /// `name` as a glob that matches it alone (every glob character escaped with a backslash).
-    static func globEscaped(_ name: String) -> String {
+    public static func globEscaped(_ name: String) -> String {
         var s = ""
         for c in name {
             if "*?[]\\".contains(c) { s.append("\\") }
@@ -210,7 +210,7 @@ public struct DeviceSectionEdit: Sendable {
     }
 
     /// A TOML basic string.
-    static func tomlString(_ s: String) -> String {
+    public static func tomlString(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

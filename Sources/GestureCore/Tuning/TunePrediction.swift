@@ -84,3 +84,78 @@ public struct TunePrediction: Sendable {
         return nil
     }
 }
+
+/// What became of one attempt, against what it was meant to be, with the numbers that decided: the
+/// line `gesturectl tune` shows as the attempt comes.
+public enum TuneAttemptReport: Equatable, Sendable {
+    case swipeCommitted(Edge)
+    /// An edge swipe from the right edge that did not commit; why, when the measurements tell.
+    case swipeNotCommitted(Edge, TuneMiss?)
+    /// No edge swipe from the edge: the first reason, when the measurements tell, and what it became.
+    case swipeNotRecognized(Edge, TuneMiss?, became: TuneOutcome)
+    case tap
+    case notATap(movedMM: Double, slopMM: Double, heldSeconds: Double, maxSeconds: Double, became: TuneOutcome)
+    case scrollKept
+    case scrollBecameEdgeSwipe(Edge, landedMM: Double, degrees: Double?)
+
+    public var fulfilled: Bool {
+        switch self {
+        case .swipeCommitted, .tap, .scrollKept: return true
+        default: return false
+        }
+    }
+}
+
+extension TunePrediction {
+    /// The report of an attempt whose outcome is `outcome` (replayed, or predicted).
+    public func report(_ attempt: TuneAttempt, _ outcome: TuneOutcome) -> TuneAttemptReport {
+        let m = attempt.measurement
+        switch (attempt.intent, outcome) {
+        case (.edgeSwipe(let edge), .edgeSwipe(let got, true)) where got == edge: return .swipeCommitted(edge)
+        case (.edgeSwipe(let edge), .edgeSwipe(let got, false)) where got == edge: return .swipeNotCommitted(edge, miss(m, from: edge))
+        case (.edgeSwipe(let edge), _): return .swipeNotRecognized(edge, miss(m, from: edge), became: outcome)
+        case (.tap, .tap): return .tap
+        case (.tap, _):
+            return .notATap(
+                movedMM: m.maximumMoveMM, slopMM: settings.slopMM, heldSeconds: m.durationSeconds, maxSeconds: settings.tap.maxDurationSeconds,
+                became: outcome)
+        case (.scroll, .edgeSwipe(let edge, _)):
+            return .scrollBecameEdgeSwipe(edge, landedMM: m.landingDistanceMM[edge], degrees: m.angleFromInwardDegrees(edge))
+        case (.scroll, _): return .scrollKept
+        }
+    }
+}
+
+extension TuneOutcome: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .edgeSwipe(let edge, let committed): return "a\(committed ? " committed" : "n uncommitted") \(edge.rawValue) edge swipe"
+        case .tap: return "a tap"
+        case .other(let kind): return "a \(kind.rawValue)"
+        case .nothing: return "nothing"
+        }
+    }
+}
+
+extension TuneAttemptReport: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .swipeCommitted(let edge): return "\(edge.rawValue) edge swipe, committed ✓"
+        case .swipeNotCommitted(let edge, let miss):
+            if let miss, case .notCommitted = miss { return "\(edge.rawValue) edge swipe, \(miss) ✗" }
+            return "\(edge.rawValue) edge swipe, not committed ✗"
+        case .swipeNotRecognized(_, let miss, let became):
+            let it = became == .nothing ? "" : "; it became \(became)"
+            if let miss { return "not recognized: \(miss)\(it) ✗" }
+            return "not recognized: it became \(became) ✗"
+        case .tap: return "tap ✓"
+        case .notATap(let moved, let slop, let held, let maxSeconds, let became):
+            return "not a tap: moved \(TuneMiss.mm(moved)) mm (slop_mm \(formatNumber(slop))), held \(TuneMiss.hundredths(held)) s "
+                + "(tap.max_duration_seconds \(formatNumber(maxSeconds))); it became \(became) ✗"
+        case .scrollKept: return "scrolling, no edge swipe ✓"
+        case .scrollBecameEdgeSwipe(let edge, let landed, let degrees):
+            let angle = degrees.map { " and moved \(TuneMiss.whole($0))° from inward" } ?? ""
+            return "scrolling, but it became a \(edge.rawValue) edge swipe: landed \(TuneMiss.mm(landed)) mm from the \(edge.rawValue) edge\(angle) ✗"
+        }
+    }
+}
