@@ -39,6 +39,8 @@ _gesturectl() {
     if [ "$prev" != "$cmd" ] && [[ $prev == -* ]] && _gesturectl_takes_value "$cmd" "$prev"; then
         case $cmd:$prev in
             *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch tap hold ;;
+            tune:--edges) _gesturectl_list "$cur" left right top bottom ;;   # sides only
+            tune:--swipes | tune:--taps) ;;
             *:--edges) _gesturectl_list "$cur" left right top bottom top-left top-right bottom-left bottom-right ;;
             *:--fingers | *:--count) ;;
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
