@@ -60,6 +60,12 @@ public enum EngineOutput: Equatable, Sendable {
     case trace(String)
     /// Only while tracing, beside the trace: a palm or the pen stopped a gesture (or an attempt).
     case stopped(GestureStop)
+    /// Only while explaining (`GestureEngine.explaining`): one touch sequence explained, when it is over
+    /// (every finger lifted and nothing waits for a further touch, or the engine cancelled everything).
+    case explanation(Explanation)
+    /// A rule's reason, from the recognizer to the engine, which gathers them into the `.explanation`:
+    /// never among what the engine gives its driver.
+    case reason(Reason)
 }
 
 /// What stopped a gesture that had not ended by itself.
@@ -126,7 +132,14 @@ public struct GestureEngine: Sendable {
     public private(set) var lastEventTimeMicroseconds: Int64?
     private var assembler: FrameAssembler
     /// Touch arbitration with the panel's pen (`penProximity`).
-    public private(set) var penArbitration = PenArbitration.clear
+    public private(set) var penArbitration = PenArbitration.clear {
+        didSet { refreshPlainFrames() }
+    }
+    /// Whether a frame only goes through the recognizer (no pen arbitration, not explaining): the one flag
+    /// the frame path reads, so that explaining costs nothing while it is off.
+    private var plainFrames = true
+    /// The touch sequence being explained (`explaining`).
+    private var explainer = Explainer()
     /// How long after the pen left proximity the panel still makes no gestures. libinput waits 90 ms on a
     /// touchpad, enough for the kernel's proximity-out arriving a few ms before the touch-up of the same
     /// lift; a hand that writes on a screen lifts and lands again while the pen is above its hover range,
@@ -238,6 +251,32 @@ public struct GestureEngine: Sendable {
         set { recognizer.reportsUpdates = newValue }
     }
 
+    /// Whether the engine explains its decisions: every touch sequence, when it is over, comes out as an
+    /// `.explanation` (where each finger landed, what it became, and each rule's reason with its numbers,
+    /// `Reason`). Off, no rule is asked why and a frame reads one flag more than none (`plainFrames`,
+    /// shared with the pen's arbitration).
+    public var explaining: Bool {
+        get { recognizer.explaining }
+        set {
+            recognizer.explaining = newValue
+            if !newValue { explainer = Explainer() }
+            refreshPlainFrames()
+        }
+    }
+
+    private mutating func refreshPlainFrames() {
+        var plain = !recognizer.explaining
+        if case .clear = penArbitration {} else { plain = false }
+        plainFrames = plain
+    }
+
+    /// Takes what the recognizer produced from `start` on into the explanation (while explaining).
+    @inline(never)
+    private mutating func explain(_ out: inout [EngineOutput], from start: Int) {
+        explainer.observe(
+            &out, from: start, frame: assembler.frame, idle: recognizer.isIdle, tracing: recognizer.tracing, context: recognizer.context)
+    }
+
     /// Whether the recognizer's transitions and decisions are traced ("possible -> moved inward from the
     /// left edge -> edge-swipe #3"). Off, no trace string is built.
     public var tracing: Bool {
@@ -280,17 +319,31 @@ public struct GestureEngine: Sendable {
 
     @inline(never)
     private mutating func passDeadlines(upTo time: Int64, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+        let start = out.count
         recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+        if recognizer.explaining { explain(&out, from: start) }
     }
 
     /// The recognizer's turn at the frame a SYN_REPORT completed.
     @inline(never)
     private mutating func recognizeFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+        if plainFrames {
+            recognize(&out, &touches) { $0.handle($1, &$2) }
+        } else {
+            specialFrame(&out, &touches)
+        }
+    }
+
+    /// A frame while the pen's arbitration runs or the engine explains.
+    @inline(never)
+    private mutating func specialFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+        let start = out.count
         if case .clear = penArbitration {
             recognize(&out, &touches) { $0.handle($1, &$2) }
         } else {
             arbitratedFrame(&out, &touches)
         }
+        if recognizer.explaining { explain(&out, from: start) }
     }
 
     /// A frame while the pen is in proximity or has just left: nothing is recognized and every finger down
@@ -316,10 +369,12 @@ public struct GestureEngine: Sendable {
     ) {
         switch (penArbitration, inProximity) {
         case (.clear, true), (.settling, true):
+            let start = out.count
             recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
             penArbitration = .penInProximity
             if recognizer.tracing { out.append(.trace("pen in proximity: no gestures")) }
             recognize(&out, &touches) { $0.handle(.penArrived(atMicroseconds: time), frame: $1, &$2) }
+            if recognizer.explaining { explain(&out, from: start) }
         case (.penInProximity, false):
             penArbitration = .settling(untilMicroseconds: time + Int64(GestureEngine.penArbitrationSeconds * 1_000_000))
             if recognizer.tracing { out.append(.trace("pen out of proximity: no gestures for \(GestureEngine.penArbitrationSeconds) s")) }
@@ -355,7 +410,9 @@ public struct GestureEngine: Sendable {
     /// The kernel dropped events and libevdev resynchronised the device: gestures in flight are cancelled,
     /// and the sync events that follow are fed through `process` as usual.
     public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        let start = out.count
         recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+        if recognizer.explaining { explain(&out, from: start) }
         dropped(at: time, &out, &touches)
     }
 
@@ -371,7 +428,9 @@ public struct GestureEngine: Sendable {
                 CoreWarning(
                     timeMicroseconds: time,
                     message: "\(escapingControlCharacters(device.name)): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
+        let start = out.count
         recognize(&out, &touches) { $0.handle(.dropped(atMicroseconds: time), frame: $1, &$2) }
+        if recognizer.explaining { explain(&out, from: start) }
     }
 
     /// Runs the recognizer on the latest frame (read where the assembler keeps it, not copied) with the
@@ -423,7 +482,9 @@ public struct GestureEngine: Sendable {
 
     /// Reports what became true by `time` without new input: every deadline due by then fires.
     public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        let start = out.count
         recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+        if recognizer.explaining { explain(&out, from: start) }
     }
 
     /// `advance` for a device without passthrough.
@@ -435,9 +496,15 @@ public struct GestureEngine: Sendable {
     /// The device is going away (or the daemon stops): deadlines due by `time` fire, then a gesture in
     /// flight is cancelled at `time`, and nothing begins until the fingers now down have lifted.
     public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
+        let start = out.count
         recognize(&out, &touches) {
             $0.fireDeadlines(upTo: time, frame: $1, &$2)
             $0.handle(.cancelled(atMicroseconds: time), frame: $1, &$2)
+        }
+        if recognizer.explaining {
+            // Whatever is down is gone for the engine: the sequence open now is over.
+            explain(&out, from: start)
+            explainer.finish(at: time, into: &out)
         }
     }
 
@@ -472,10 +539,11 @@ public struct GestureEngine: Sendable {
         geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         assembler.geometry = geometry
         assembler.palmSize = PalmSizeThreshold(device: device, geometry: geometry, palmSizeMM: settings.palmSizeMM)
-        let (tracing, reportsUpdates) = (recognizer.tracing, recognizer.reportsUpdates)
+        let (tracing, reportsUpdates, explaining) = (recognizer.tracing, recognizer.reportsUpdates, recognizer.explaining)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
         recognizer.reportsUpdates = reportsUpdates
+        recognizer.explaining = explaining
         recognizer.setExclusions(exclusions)
         if !assembler.frame.contacts.isEmpty {
             recognize(&out, &touches) { $0.waitForLift($1, &$2) }
@@ -495,10 +563,11 @@ public struct GestureEngine: Sendable {
     private mutating func rebuild() {
         penArbitration = .clear
         assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol, palmSize: assembler.palmSize)
-        let (tracing, reportsUpdates) = (recognizer.tracing, recognizer.reportsUpdates)
+        let (tracing, reportsUpdates, explaining) = (recognizer.tracing, recognizer.reportsUpdates, recognizer.explaining)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
         recognizer.reportsUpdates = reportsUpdates
+        recognizer.explaining = explaining
         recognizer.setExclusions(exclusions)
     }
 }

@@ -187,10 +187,11 @@ final class ClientHub {
     /// A session's socket is ready; its requests about devices go to `devices`.
     func handle(_ session: ClientSession, _ readiness: Readiness, devices: DeviceRequests) {
         if readiness.isReadable || readiness.isHangUpOrError {
-            let tookUpdates = session.takesUpdates
+            let (tookUpdates, tookExplanations) = (session.takesUpdates, session.takesExplanations)
             let outcome = session.readAndHandle(scratch: scratch, host: SessionRequests(clients: self, devices: devices))
             if case .close(let reason) = outcome { disconnect(session, reason: reason) }
             if session.takesUpdates != tookUpdates { refreshUpdatesWanted() }
+            if session.takesExplanations != tookExplanations { refreshExplanationsWanted() }
         }
         if readiness.isWritable, sessions[session.token] != nil {
             if case .close(let reason) = session.flush() { disconnect(session, reason: reason) }
@@ -203,6 +204,7 @@ final class ClientHub {
         _ = session.flush()
         watches.remove(session.token, fd: session.fd)
         if session.takesUpdates { refreshUpdatesWanted() }
+        if session.takesExplanations { refreshExplanationsWanted() }
         if excluders.remove(session.token) != nil {
             focusDevices?.setClientExclusions([], token: session.token, label: session.label, uid: session.uid)
         }
@@ -279,6 +281,34 @@ final class ClientHub {
         updatesWanted = Log.enabled(.debug) || sessions.values.contains { $0.takesUpdates }
     }
 
+    /// Whether the engines explain touch sequences: while some client takes explanations (and may).
+    private(set) var explanationsWanted = false
+    /// Told when `explanationsWanted` changes (the daemon turns the engines' explaining on and off).
+    var explanationsWantedChanged: ((Bool) -> Void)?
+
+    func refreshExplanationsWanted() {
+        let wanted = sessions.values.contains { $0.takesExplanations }
+        guard wanted != explanationsWanted else { return }
+        explanationsWanted = wanted
+        explanationsWantedChanged?(wanted)
+    }
+
+    /// Sends one touch sequence explained to the clients that take explanations from `device`.
+    func explain(_ explanation: Explanation, from device: DeviceInfo) {
+        var line: String?
+        for session in sessions.values where session.wantsExplanation(from: device) {
+            if line == nil { line = ExplanationJSON.encode(explanation, device: device.id) }
+            if !session.enqueue(line: line!) { slowClient(session) }
+        }
+    }
+
+    /// Whether `session` may see app touches, and so the explanations that show them: root and the
+    /// daemon's own user only (the one place this is decided).
+    func mayReceiveAppTouches(_ session: ClientSession) -> Bool {
+        guard let uid = session.uid else { return false }
+        return uid == 0 || uid == ownUID
+    }
+
     /// Sends a gesture event to the clients that want it.
     func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
         // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
@@ -336,6 +366,8 @@ struct SessionRequests: SessionHost {
     let devices: DeviceRequests
 
     var deviceInfos: [DeviceInfo] { devices.deviceInfos }
+
+    func mayReceiveExplanations(_ session: ClientSession) -> Bool { clients.mayReceiveAppTouches(session) }
 
     /// The `orientation` request, within its user's rate (`RequestRate`): a request over it is refused
     /// with `rate-limited` and changes nothing.

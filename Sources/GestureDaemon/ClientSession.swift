@@ -17,6 +17,9 @@ public protocol SessionHost {
     /// Carries out a `focus` request of `session`: `app` (an app_id, nil for none) is the focused app until
     /// another focus request or until `session` disconnects. Returns the error to reply with (rate-limited).
     func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError?
+    /// Whether `session` may receive explanations: they tell where every finger landed, app touches
+    /// included, so only a client that may see app touches gets them.
+    func mayReceiveExplanations(_ session: ClientSession) -> Bool
     /// Carries out an `exclude` request of `session`: its exclusions become those of `list` the cap allows
     /// (replacing its earlier ones, until it disconnects). Returns those taken and those refused.
     func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
@@ -26,6 +29,7 @@ extension SessionHost {
     public func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
         ProtocolError(.invalidRequest, "this daemon takes no focus requests")
     }
+    public func mayReceiveExplanations(_ session: ClientSession) -> Bool { false }
     public func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
         ([], list.map { RefusedExclusion(exclusion: $0, reason: .unknownDevice, message: "this daemon reads no devices") })
     }
@@ -122,8 +126,16 @@ public final class ClientSession {
     /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
     var registeredInterest: Interest = .readable
     public private(set) var subscription: SubscriptionFilter? {
-        didSet { wantsUpdates = subscription?.updates == true }
+        didSet {
+            wantsUpdates = subscription?.updates == true
+            wantsExplanations = subscription?.explanations == true
+        }
     }
+    /// `subscription.explanations`, granted (the client may have them: `SessionHost.mayReceiveExplanations`).
+    private var wantsExplanations = false
+
+    /// Whether the session takes explanations now: subscribed to them, allowed, and open.
+    var takesExplanations: Bool { wantsExplanations && state == .open }
     /// `subscription.updates`, kept beside it: asked at every frame of a running gesture.
     private var wantsUpdates = false
 
@@ -297,8 +309,10 @@ public final class ClientSession {
     /// The reply to a valid request, applying it to the session (or, through `host`, to the daemon).
     func respond(to message: RequestMessage, host: SessionHost) -> ServerMessage {
         switch message.request {
-        case .subscribe(let filter):
+        case .subscribe(var filter):
             // Gestures already accepted carry on to their end, so the client never sees half a gesture.
+            // Explanations only for a client that may see app touches; the reply's filter says so.
+            if filter.explanations && !host.mayReceiveExplanations(self) { filter.explanations = false }
             subscription = filter
             return .subscribed(id: message.id, filter: filter)
         case .unsubscribe:
@@ -354,6 +368,12 @@ public final class ClientSession {
             acceptedGestures.removeLast()
             return true
         }
+    }
+
+    /// Whether the client receives the explanations of `device`'s touches.
+    public func wantsExplanation(from device: DeviceInfo) -> Bool {
+        guard takesExplanations, let subscription else { return false }
+        return subscription.accepts(device: device)
     }
 
     /// Whether the subscribed client is told about `device` being added or removed.

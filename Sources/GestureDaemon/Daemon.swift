@@ -50,6 +50,9 @@ public final class Daemon {
             watches: watches, delivery: clients, configuration: configuration, discoversDevices: options.discoverDevices)
         clients.refreshUpdatesWanted()
         devices.reportsUpdates = clients.updatesWanted
+        // Explanations are made only while a client takes them: the hub says when that changes (a
+        // subscription, a disconnection), so no turn of the loop asks.
+        clients.explanationsWantedChanged = { [unowned devices] wanted in devices.explaining = wanted }
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)

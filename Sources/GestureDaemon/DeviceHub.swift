@@ -44,6 +44,16 @@ final class DeviceHub {
         }
     }
 
+    /// Whether the engines explain every touch sequence (`GestureEngine.explaining`); on only while a
+    /// client that may have them subscribes to explanations (`ClientHub.explanationsWanted`), so that
+    /// nobody's touches cost a reason otherwise.
+    var explaining = false {
+        didSet {
+            guard explaining != oldValue else { return }
+            for runtime in runtimes { runtime.engine.explaining = explaining }
+        }
+    }
+
     init(watches: Watches, delivery: any DeviceDelivery, configuration: DaemonConfiguration, discoversDevices: Bool) {
         self.watches = watches
         self.delivery = delivery
@@ -147,6 +157,7 @@ final class DeviceHub {
                 device: description, settings: settings.recognizer, geometry: settings.geometry, ids: gestureIDs,
                 tracing: Log.enabled(.debug))
             engine.reportsUpdates = reportsUpdates
+            engine.explaining = explaining
         } catch {
             Log.warning("not using \(source.path): \(error)")
             if let node = source.hotplugNode { discovery.closed(node) }

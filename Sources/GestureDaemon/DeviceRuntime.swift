@@ -8,6 +8,9 @@ import SystemCalls
 protocol DeviceDelivery: AnyObject {
     func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo)
     func notify(_ message: ServerMessage, about device: DeviceInfo)
+    /// Sends one touch sequence explained to the clients that subscribed to explanations (and may have
+    /// them).
+    func explain(_ explanation: Explanation, from device: DeviceInfo)
     /// How many clients are connected (the status line systemd shows).
     var connectedClients: Int { get }
 }
@@ -190,6 +193,8 @@ final class DeviceRuntime {
             case .warning(let warning): Log.warning("\(info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(info.id): \(line)")
             case .stopped(let stop): Log.debug("\(info.id): \(stop)")
+            case .explanation(let explanation): delivery.explain(explanation, from: info)
+            case .reason: break  // taken into the explanation by the engine
             }
         }
     }

@@ -252,16 +252,21 @@ public struct SubscriptionFilter: Equatable, Sendable {
     public var devices: Set<String>?
     /// Whether to receive `update` events (begin, end and cancel always come).
     public var updates: Bool
+    /// Whether to receive `explanation` messages: each touch sequence on the devices `devices` accepts,
+    /// explained (docs/protocol.md, "Explanations"). Only clients that may see app touches get them; the
+    /// `subscribed` reply's filter says whether this one does.
+    public var explanations: Bool
 
     public init(
         kinds: Set<GestureKind>? = nil, edges: Set<Edge>? = nil, fingers: Set<Int>? = nil,
-        devices: Set<String>? = nil, updates: Bool = true
+        devices: Set<String>? = nil, updates: Bool = true, explanations: Bool = false
     ) {
         self.kinds = kinds
         self.edges = edges
         self.fingers = fingers
         self.devices = devices
         self.updates = updates
+        self.explanations = explanations
     }
 
     /// Everything, updates included.
@@ -294,6 +299,7 @@ public struct SubscriptionFilter: Equatable, Sendable {
         if let fingers { members.append(("fingers", .array(fingers.sorted().map { .integer($0) }))) }
         if let devices { members.append(("devices", .array(devices.sorted().map { .string($0) }))) }
         members.append(("updates", .bool(updates)))
+        if explanations { members.append(("explanations", .bool(true))) }
         return members
     }
 }

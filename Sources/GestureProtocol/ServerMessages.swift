@@ -51,6 +51,8 @@ public enum ServerMessage: Equatable, Sendable {
     /// A device's description changed while it stays open (its orientation was set).
     case deviceChanged(DeviceInfo)
     case gesture(DeviceGestureEvent)
+    /// One touch sequence explained (`explanations` in the subscription), with the device's id.
+    case explanation(Explanation, device: String?)
     /// A message type this client does not know (a newer daemon); clients ignore these.
     case unknown(type: String, JSONValue)
 
@@ -121,6 +123,8 @@ public enum ServerMessage: Equatable, Sendable {
             members = [("type", .string(TypeName.deviceChanged)), ("device", device.json)]
         case .gesture(let g):
             return GestureEventJSON.encode(g.event, device: g.device)
+        case .explanation(let x, let device):
+            return ExplanationJSON.encode(x, device: device)
         case .unknown(_, let value):
             return value.serialized
         }
@@ -211,6 +215,11 @@ public enum ServerMessage: Equatable, Sendable {
             return .deviceRemoved(try DeviceInfo(json: value["device"] ?? .null))
         case TypeName.deviceChanged:
             return .deviceChanged(try DeviceInfo(json: value["device"] ?? .null))
+        case ExplanationJSON.typeName:
+            guard let (x, device) = ExplanationJSON.decode(value) else {
+                throw ProtocolDecodingError("the daemon sent an explanation without a number \"start\" and \"end\"")
+            }
+            return .explanation(x, device: device)
         default:
             if let gesture = try GestureEventDecoding.decode(value, type: type) {
                 return .gesture(gesture)

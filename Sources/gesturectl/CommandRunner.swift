@@ -476,7 +476,7 @@ final class CommandRunner<Source: ActionSource> {
             }
             if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
             log.info("the daemon says: \(e.message)")
-        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown:
+        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
             break
         }
     }

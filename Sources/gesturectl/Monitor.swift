@@ -139,7 +139,7 @@ func runMonitor(_ args: [String]) -> Int32 {
                     print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
                     printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown:
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
                     break
                 }
             }

@@ -131,13 +131,17 @@ struct RecordingPlot {
     var fingers: [Finger] = []
     var gestures: [Gesture] = []
     var warnings: [CoreWarning] = []
+    /// Every touch sequence explained (as `gesturectl explain` prints them): the gestures' reasons and
+    /// the near misses are listed under the drawing.
+    var explanations: [Explanation] = []
     /// The first event's time: time 0 of the plot.
     var originMicroseconds: Int64
     /// The last event's or gesture event's time, whichever is later.
     var endMicroseconds: Int64
 
     init(recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings) throws(UnsupportedDeviceError) {
-        let engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+        var engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+        engine.explaining = true
         sizeDescription = engine.geometry.sizeDescription
         deviceName = recording.device.name
         screenSizeMM = engine.geometry.screenSizeMM
@@ -151,6 +155,7 @@ struct RecordingPlot {
         var gestureIndex: [UInt64: Int] = [:]
         var gestures: [Gesture] = []
         var warnings: [CoreWarning] = []
+        var explanations: [Explanation] = []
         replay.run(recording.events) { outputs in
             for output in outputs {
                 switch output {
@@ -163,12 +168,14 @@ struct RecordingPlot {
                         gestures.append(Gesture(begin: e, last: e, pathMM: [e.positionMM]))
                     }
                 case .warning(let w): warnings.append(w)
-                case .trace, .stopped: break
+                case .explanation(let x): explanations.append(x)
+                case .trace, .stopped, .reason: break
                 }
             }
         }
         self.gestures = gestures
         self.warnings = warnings
+        self.explanations = explanations
         if let last = gestures.last?.last.timeMicroseconds { endMicroseconds = max(endMicroseconds, last) }
 
         // The fingers: the frames the engine's own assembler builds, from a second assembler of the same

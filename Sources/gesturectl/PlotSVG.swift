@@ -141,6 +141,17 @@ enum PlotSVG {
             if let scale = e.scale { line += ", scale \(fixed(scale, 2))" }
             if let r = e.rotationDegrees { line += ", rotation \(fixed(r, 1))°" }
             lines.append(line)
+            // Why it ended as it did (not committed, no direction, cancelled), with the numbers.
+            for x in plot.explanations {
+                for reason in x.reasons where reason.gestureID == b.id { lines.append("    why: " + reason.text) }
+            }
+        }
+        let nearMisses = plot.explanations.flatMap(\.nearMisses)
+        if !nearMisses.isEmpty {
+            lines.append("Near misses (touches that landed just outside an edge zone and moved inward)")
+            for reason in nearMisses {
+                lines.append("\(seconds(reason.timeMicroseconds - plot.originMicroseconds)) s  \(reason.description)")
+            }
         }
         for w in plot.warnings { lines.append("warning: " + w.message) }
         return lines

@@ -234,7 +234,7 @@ final class Client {
         case .focused(let id, _): reply("focus", id)
         case .excluded(let id, _, _): reply("exclude", id)
         case .error(let error): problem("error from the daemon: \(error)")
-        case .deviceAdded, .deviceRemoved, .deviceChanged, .unknown: break
+        case .deviceAdded, .deviceRemoved, .deviceChanged, .unknown, .explanation: break
         case .gesture(let g): gesture(g)
         }
     }

@@ -139,6 +139,9 @@ final class RecordingDelivery: DeviceDelivery {
     }
 
     func notify(_ message: ServerMessage, about device: DeviceInfo) { notifications.append(message) }
+    func explain(_ explanation: Explanation, from device: DeviceInfo) {
+        log.entries.append("\(device.id) explanation of \(explanation.fingers.count) finger(s)")
+    }
     var connectedClients: Int { 0 }
 }
 

@@ -98,6 +98,7 @@ import Testing
             (.deviceAdded(device), .deviceAdded(device)),
             (.deviceRemoved(device), .deviceRemoved(device)),
             (.deviceChanged(device), .deviceChanged(device)),
+            (.explanation(Self.fullExplanation, device: "event5"), .explanation(Explanation(startMicroseconds: 0, endMicroseconds: 0), device: nil)),
         ]
         var sets: [String: KeySet] = [:]
         for (most, least) in pairs {
@@ -106,6 +107,19 @@ import Testing
         }
         return sets
     }
+
+    /// An explanation with every part the encoder writes.
+    static let fullExplanation: Explanation = {
+        let landing = Landing(positionMM: Vector2(1, 2), screenSizeMM: (100, 160), zones: [.left])
+        return Explanation(
+            startMicroseconds: 1, endMicroseconds: 2, fingers: [landing],
+            gestures: [ExplainedGesture(kind: .tap, id: 1, fingers: 1, edge: .left, direction: .up, taps: 1, outcome: .committed)],
+            reasons: [
+                Reason(
+                    kind: .edgeSwipe, cause: .excluded, edge: .left, measurements: [Measurement(.distanceFromEdge, 1, key: "edge_swipe.zone_mm", setting: 5)],
+                    gestureID: 1, other: .pan, excludedRange: 0...1, landing: landing, timeMicroseconds: 1)
+            ])
+    }()
 
     /// A device object: every key the encoder can write, and those the real daemon writes for every
     /// device (its replayed device in `hello`; a device without passthrough and without WL_OUTPUT).
@@ -212,7 +226,7 @@ import Testing
             } else if let set = messages[type] {
                 check(type, members, against: set, example: example)
                 if let filter = value("filter"), case .object(let filterMembers) = filter {
-                    let full = SubscriptionFilter(kinds: [.pan], edges: [.left], fingers: [1], devices: ["x"], updates: false)
+                    let full = SubscriptionFilter(kinds: [.pan], edges: [.left], fingers: [1], devices: ["x"], updates: false, explanations: true)
                     check("filter", filterMembers, against: KeySet(possible: Set(full.jsonMembers.map(\.key)), always: ["updates"]), example: example)
                 }
                 if type == "error", let code = value("code")?.stringValue {

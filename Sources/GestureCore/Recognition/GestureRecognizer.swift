@@ -123,6 +123,11 @@ struct GestureRecognizer: Sendable {
     private var eventBehindSince: Int64?
     /// Trace lines (transitions and decisions) are built and emitted only while this is on.
     var tracing = false
+    /// Reasons (`Reason`, with the numbers each rule measured) are made and emitted as `.reason` only while
+    /// this is on (`GestureEngine.explaining`); off, no rule is asked why.
+    var explaining = false
+    /// The rules of the current attempt that have given their reason already (kept only while explaining).
+    private var reasonGiven = RuleMask()
 
     init(settings: RecognizerSettings, screenSizeMM: (width: Double, height: Double)) {
         context = RecognizerContext(settings: settings, screenSizeMM: screenSizeMM)
@@ -224,7 +229,7 @@ struct GestureRecognizer: Sendable {
         case (.waitingForTouch, .moved):
             break  // only resting fingers are down
         case (.waitingForTouch(let waiting), .deadline(.nextTouch, let time)):
-            out.events.append(.gesture(ending(waiting, time: time, following: false)))
+            out.events.append(.gesture(ending(waiting, time: time, following: false, &out)))
             transition(to: .idle, "no further touch -> end", &out)
         case (.waitingForTouch, .deadline(let kind, _)):
             bug("deadline \(kind) fired while a gesture waited for a further touch", &out)
@@ -238,6 +243,12 @@ struct GestureRecognizer: Sendable {
     mutating func suppress(_ frame: TouchFrame) {
         _ = fingers.change(in: frame)  // forgets resting fingers that lifted
         fingers.restAll(frame)
+    }
+
+    /// Whether nothing is recognized or pending (no attempt, no gesture running or waiting).
+    var isIdle: Bool {
+        if case .idle = state { return true }
+        return false
     }
 
     /// Nothing begins until every finger now down has lifted (used after a reconfiguration).
@@ -327,6 +338,7 @@ struct GestureRecognizer: Sendable {
         }
         if hand.stillness == .still && fingers.anyMovedFromLanding(beyond: settings.slopMM) { hand.stillness = .moved }
         var attempt = Attempt(hand: hand, failed: RuleMask(), preceding: preceding)
+        if explaining { reasonGiven = RuleMask() }
         // What each rule makes of the new fingers.
         let facts = facts(attempt, time: time)
         var withholds = false
@@ -374,6 +386,10 @@ struct GestureRecognizer: Sendable {
                 if change.lost == 0, let winner = arbitrate(.lifted, &attempt, time: time, &out) {
                     beganAtLift(winner, attempt, time: time, &out)
                 } else {
+                    if explaining {
+                        if change.lost > 0 { emit(Reason(kind: nil, cause: .palm), landingAt: fingers.landingCentroid.mm, time: time, &out) }
+                        explainAttemptEnd(attempt, .lifted, winner: nil, time: time, &out)
+                    }
                     endPreceding(attempt, time: time, &out)
                     transition(
                         to: .idle, change.lost > 0 ? "finger lost (palm)" : "all fingers lifted before any gesture", &out)
@@ -393,6 +409,7 @@ struct GestureRecognizer: Sendable {
             startAttempt(frame, landing: true, hand: attempt.hand, preceding: attempt.preceding, why: "fingers changed: ", &out)
         } else {
             // Later fingers: the ones down rest (a gripping thumb) and the new ones are recognized alone.
+            if explaining { explainAttemptEnd(attempt, .moved, winner: nil, time: time, &out) }
             endPreceding(attempt, time: time, &out)
             restFollowed(&out)
             startAttempt(frame, landing: true, hand: nil, preceding: .nothing, why: "fingers down rest; ", &out)
@@ -417,7 +434,7 @@ struct GestureRecognizer: Sendable {
             endPreceding(attempt, time: time, successor: index, &out)
             begin(index, heldBack: nil, attempt, time: time, &out)
         case .fails(let reason):
-            fail(index, reason, &attempt, &out)
+            fail(index, reason, .deadline, &attempt, time: time, &out)
             stay(attempt, heldBack: heldBack, &out)
         case .waits, .doesNotApply:
             break
@@ -438,7 +455,7 @@ struct GestureRecognizer: Sendable {
             case .waits:
                 if winner == nil { blocked = true }
             case .fails(let reason):
-                fail(i, reason, &attempt, &out)
+                fail(i, reason, occasion, &attempt, time: time, &out)
             case .doesNotApply:
                 break
             }
@@ -448,10 +465,16 @@ struct GestureRecognizer: Sendable {
 
     /// Rule `index` cannot begin for these fingers: it is not asked again, its deadline is disarmed, and
     /// touches held back for it are delivered unless another rule still holds them.
-    private mutating func fail(_ index: Int, _ reason: StaticString, _ attempt: inout Attempt, _ out: inout Outputs) {
+    private mutating func fail(
+        _ index: Int, _ reason: StaticString, _ occasion: Occasion, _ attempt: inout Attempt, time: Int64, _ out: inout Outputs
+    ) {
         attempt.failed.insert(index)
         deadlines.disarm(.rule(index))
-        trace("\(rules[index].kind) failed: \(reason)", &out)
+        if tracing || explaining {
+            // The rule's reason with its numbers; the verdict's words when it has none.
+            let explained = explainRule(index, occasion, attempt, time: time, &out)
+            if !explained { trace("\(rules[index].kind) failed: \(reason)", &out) }
+        }
         guard settings.withholdsTouches, !withheld.isEmpty else { return }
         let facts = facts(attempt, time: 0)
         let stillWithheld = rules.indices.contains { i in
@@ -514,6 +537,7 @@ struct GestureRecognizer: Sendable {
     /// Begins rule `index`'s gesture; one held back while the hand landed counts its scale and rotation
     /// from when it would have begun.
     private mutating func begin(_ index: Int, heldBack: HeldBack?, _ attempt: Attempt, time: Int64, _ out: inout Outputs) {
+        if explaining { explainAttemptEnd(attempt, .moved, winner: index, time: time, &out) }
         var start = currentStart(positionMM: .zero)
         if let heldBack, heldBack.rule == index { start = heldBack.start }
         let e = beginEvent(index, attempt, start: start, time: time, &out)
@@ -541,6 +565,7 @@ struct GestureRecognizer: Sendable {
     /// for this touch, or that one ends and this one begins; then it ends, or waits for a further touch.
     private mutating func beganAtLift(_ index: Int, _ attempt: Attempt, time: Int64, _ out: inout Outputs) {
         let rule = rules[index]
+        if explaining { explainAttemptEnd(attempt, .lifted, winner: index, time: time, &out) }
         let gesture: ActiveGesture
         if case .waiting(let waiting) = attempt.preceding, waiting.rule == index,
             rule.continues(event, start: waiting.start, facts(attempt, time: time), context: context)
@@ -557,7 +582,7 @@ struct GestureRecognizer: Sendable {
         out.events.append(.gesture(event))
         switch rule.afterLift(event, context: context) {
         case .end:
-            out.events.append(.gesture(ending(gesture, time: time, following: false)))
+            out.events.append(.gesture(ending(gesture, time: time, following: false, &out)))
             let reason = "\(rule.beginReason(event)) -> \(rule.kind) #\(gesture.id) ends"
             transition(to: .idle, reason, &out)
         case .waitForNextTouch(let until):
@@ -575,7 +600,7 @@ struct GestureRecognizer: Sendable {
             out.events.append(.gesture(terminal(waiting, phase: .cancel, time: time)))
             trace("\(event.kind) #\(waiting.id) is cancelled: a \(rules[successor].kind) takes its place", &out)
         } else {
-            out.events.append(.gesture(ending(waiting, time: time, following: false)))
+            out.events.append(.gesture(ending(waiting, time: time, following: false, &out)))
             trace("\(event.kind) #\(waiting.id) ends: the next touch does not continue it", &out)
         }
     }
@@ -590,6 +615,53 @@ struct GestureRecognizer: Sendable {
         }
     }
 
+    // MARK: - Reasons
+
+    /// Asks rule `index` why its gesture does not begin on `occasion` and reports it: a trace line while
+    /// tracing, a `.reason` while explaining. Returns whether the rule gave a reason.
+    private mutating func explainRule(_ index: Int, _ occasion: Occasion, _ attempt: Attempt, time: Int64, _ out: inout Outputs) -> Bool {
+        guard var reason = rules[index].explainNotBegun(occasion, facts(attempt, time: time), fingers: fingers, context: context) else {
+            return false
+        }
+        reason.kind = rules[index].kind
+        reasonGiven.insert(index)
+        emit(reason, landingAt: fingers.landingCentroid.mm, time: time, &out)
+        return true
+    }
+
+    /// The attempt ends (rule `winner`'s gesture begins, or nothing does): every other rule that has not
+    /// given its reason yet says why its gesture did not begin; one with nothing against it was beaten by
+    /// the winner (the arbitration order).
+    private mutating func explainAttemptEnd(_ attempt: Attempt, _ occasion: Occasion, winner: Int?, time: Int64, _ out: inout Outputs) {
+        for i in rules.indices where i != winner && !reasonGiven.contains(i) {
+            if explainRule(i, occasion, attempt, time: time, &out) { continue }
+            guard let winner else { continue }
+            reasonGiven.insert(i)
+            emit(
+                Reason(kind: rules[i].kind, cause: .anotherKindBegan, other: rules[winner].kind), landingAt: fingers.landingCentroid.mm,
+                time: time, &out)
+        }
+    }
+
+    /// Where the fingers of `active` landed: their landing centroid while they are followed, else where
+    /// it began.
+    private func landingMM(of active: ActiveGesture) -> Vector2 { fingers.isEmpty ? active.start.positionMM : fingers.landingCentroid.mm }
+
+    /// Why running gesture `active` was cancelled.
+    private func cancelReason(_ active: ActiveGesture, _ cause: ReasonCause, _ measurements: [Measurement]) -> Reason {
+        Reason(kind: rules[active.rule].kind, cause: cause, measurements: measurements, gestureID: active.id)
+    }
+
+    /// Reports a reason, with where the fingers landed and when: a trace line while tracing, a `.reason`
+    /// output while explaining.
+    private func emit(_ reason: Reason, landingAt positionMM: Vector2?, time: Int64, _ out: inout Outputs) {
+        var reason = reason
+        reason.timeMicroseconds = time
+        if let positionMM { reason.landing = context.landing(at: positionMM) }
+        if tracing { out.events.append(.trace(reason.description)) }
+        if explaining { out.events.append(.reason(reason)) }
+    }
+
     // MARK: - Running gestures
 
     /// Fingers landed, lifted or were lost while a gesture runs.
@@ -602,17 +674,24 @@ struct GestureRecognizer: Sendable {
             // A finger that joins just after the others: the gesture with the wrong finger count is
             // cancelled and recognition restarts with all of them.
             out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
+            if explaining {
+                let joined = Double(time - fingers.groupLandingTime) / 1_000_000
+                let window = Measurement(.downSeconds, joined, key: "finger_landing_window_seconds", setting: settings.fingerLandingWindowSeconds)
+                emit(cancelReason(active, .fingerAdded, [window]), landingAt: landingMM(of: active), time: time, &out)
+            }
             startAttempt(
                 frame, landing: true, hand: nil, preceding: .nothing, why: "a finger joined within the landing window -> cancel; ", &out)
             return
         }
         if change.lost > 0 || change.added > 0 {
             out.events.append(.gesture(terminal(active, phase: .cancel, time: time)))
-            if tracing && change.lost > 0 {
+            if (tracing || explaining) && change.lost > 0 {
                 out.events.append(.stopped(GestureStop(reason: .palm, kind: rules[active.rule].kind, id: active.id, timeMicroseconds: time)))
+            } else if explaining {
+                emit(cancelReason(active, .fingerAdded, []), landingAt: landingMM(of: active), time: time, &out)
             }
         } else {
-            out.events.append(.gesture(ending(active, time: time, following: true)))
+            out.events.append(.gesture(ending(active, time: time, following: true, &out)))
         }
         // The gesture's fingers still down rest; fingers that landed now start an attempt of their own.
         fingers.keepOnly(frame)
@@ -653,12 +732,17 @@ struct GestureRecognizer: Sendable {
             syncWithheld(wanted: [], &out)
             var stoppedSomething = true
             if case .idle = state { stoppedSomething = false }
-            if tracing && stoppedSomething {
+            if (tracing || explaining) && stoppedSomething {
                 // What the pen stopped: the gesture that ran, or an attempt nothing had begun for (no kind).
                 out.events.append(.stopped(GestureStop(reason: .penInProximity, kind: stopped?.kind, id: stopped?.id, timeMicroseconds: time)))
             }
         } else {
             claimWithheld(&out)
+            if explaining, let stopped {
+                let cause: ReasonCause
+                if case .dropped = input { cause = .eventsDropped } else { cause = .cancelledByDaemon }
+                emit(Reason(kind: stopped.kind, cause: cause, gestureID: stopped.id), landingAt: nil, time: time, &out)
+            }
         }
         fingers.restAll(frame)
         if case .idle = state { return }
@@ -742,12 +826,16 @@ struct GestureRecognizer: Sendable {
 
     /// The `end` event: last reported values, whether it commits, and, for a gesture whose fingers are
     /// `following` (not one waiting for a further touch), the velocity at release.
-    private func ending(_ active: ActiveGesture, time: Int64, following: Bool) -> GestureEvent {
+    private func ending(_ active: ActiveGesture, time: Int64, following: Bool, _ out: inout Outputs) -> GestureEvent {
         var e = event
         e.phase = .end
         e.timeMicroseconds = time
         if following { e.velocityMMPerSecond = fingers.velocityMMPerSecond(at: time) }
         rules[active.rule].decideCommit(&e, context: context)
+        if tracing || explaining, var reason = rules[active.rule].explainEnd(e, context: context) {
+            reason.gestureID = e.id
+            emit(reason, landingAt: landingMM(of: active), time: time, &out)
+        }
         return e
     }
 

@@ -74,6 +74,16 @@ public protocol GestureRule: Sendable, Equatable {
     /// zones they landed in, when it allows their count); empty for a kind that begins anywhere. Other
     /// rules ask `RecognizerContext.startEdges`, never the edge swipe itself.
     func startEdges(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet
+
+    /// Why its gesture does not begin for these fingers on `occasion`, with the numbers it measured and the
+    /// settings it held them against (RuleExplanations.swift); nil when nothing stands in its way. Asked
+    /// only while the engine explains or traces: when the rule fails, and when the attempt ends without
+    /// its gesture (every finger lifted, or another kind began).
+    func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason?
+
+    /// Why a gesture of this kind ended as `e` (its `end`) did: not committed, or without a direction; nil
+    /// when there is nothing to explain. Asked only while the engine explains or traces.
+    func explainEnd(_ e: GestureEvent, context: RecognizerContext) -> Reason?
 }
 
 extension GestureRule {
@@ -89,6 +99,8 @@ extension GestureRule {
     public func began(_ e: inout GestureEvent, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) {}
     public func update(_ e: inout GestureEvent, _ start: GestureStart, fingers: FingerSet, context: RecognizerContext) {}
     public func startEdges(_ fingers: FingerSet, context: RecognizerContext) -> EdgeSet { EdgeSet() }
+    public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? { nil }
+    public func explainEnd(_ e: GestureEvent, context: RecognizerContext) -> Reason? { nil }
 }
 
 /// What a rule is asked about.

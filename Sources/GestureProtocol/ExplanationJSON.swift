@@ -1,0 +1,159 @@
+import GestureVocabulary
+
+/// An explanation (`Explanation`: one touch sequence, where its fingers landed, what it became and why the
+/// other kinds did not happen) as the daemon sends it to clients that subscribed with `explanations`, and
+/// as `gesturectl explain --json` prints it: one JSON object, `"type":"explanation"` (docs/protocol.md,
+/// "Explanations").
+public enum ExplanationJSON {
+    public static let typeName = "explanation"
+
+    /// One line of JSON, without the newline; `device` is the device's id (the daemon's), nil offline.
+    public static func encode(_ x: Explanation, device: String? = nil) -> String {
+        var members: [(key: String, value: JSONValue)] = [("type", .string(typeName))]
+        if let device { members.append(("device", .string(device))) }
+        members += [
+            ("start", time(x.startMicroseconds)),
+            ("end", time(x.endMicroseconds)),
+            ("fingers", .array(x.fingers.map(landing))),
+            ("gestures", .array(x.gestures.map(gesture))),
+            ("reasons", .array(x.reasons.map(reason))),
+        ]
+        return JSONValue.object(members).serialized
+    }
+
+    /// Reads an `explanation` object back (a client of the daemon's stream); nil when it is not one.
+    /// Unknown causes, quantities and keys are skipped, so a client keeps working with a newer daemon.
+    public static func decode(_ value: JSONValue) -> (explanation: Explanation, device: String?)? {
+        guard value["type"]?.stringValue == typeName, let start = microseconds(value["start"]), let end = microseconds(value["end"]) else {
+            return nil
+        }
+        let fingers = (value["fingers"]?.arrayValue ?? []).compactMap(decodeLanding)
+        let gestures = (value["gestures"]?.arrayValue ?? []).compactMap(decodeGesture)
+        let reasons = (value["reasons"]?.arrayValue ?? []).compactMap(decodeReason)
+        return (
+            Explanation(startMicroseconds: start, endMicroseconds: end, fingers: fingers, gestures: gestures, reasons: reasons),
+            value["device"]?.stringValue
+        )
+    }
+
+    // MARK: Encoding
+
+    static func time(_ microseconds: Int64) -> JSONValue {
+        let sign = microseconds < 0 ? "-" : ""
+        let m = microseconds.magnitude
+        let fraction = String(m % 1_000_000)
+        return .number(sign + String(m / 1_000_000) + "." + String(repeating: "0", count: 6 - fraction.count) + fraction)
+    }
+
+    /// A measured value to 1e-4 (more than any reason prints), without trailing zeros.
+    static func value(_ d: Double) -> JSONValue {
+        guard d.isFinite else { return .null }
+        var s = ExplanationNumber.fixed(d, decimals: 4)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return .number(s == "-0" ? "0" : s)
+    }
+
+    static func landing(_ l: Landing) -> JSONValue {
+        .object([
+            ("position_mm", .object([("x", value(l.positionMM.x)), ("y", value(l.positionMM.y))])),
+            (
+                "from_edges_mm",
+                .object([
+                    ("left", value(l.fromLeftMM)), ("right", value(l.fromRightMM)), ("top", value(l.fromTopMM)),
+                    ("bottom", value(l.fromBottomMM)),
+                ])
+            ),
+            ("zones", .array(l.zones.map { .string($0.rawValue) })),
+        ])
+    }
+
+    static func gesture(_ g: ExplainedGesture) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("gesture", .string(g.kind.rawValue)), ("id", .integer(g.id)), ("fingers", .integer(g.fingers)),
+        ]
+        if let edge = g.edge { members.append(("edge", .string(edge.rawValue))) }
+        if let taps = g.taps { members.append(("taps", .integer(taps))) }
+        if let direction = g.direction { members.append(("direction", .string(direction.rawValue))) }
+        members.append(("outcome", .string(g.outcome.rawValue)))
+        return .object(members)
+    }
+
+    static func reason(_ r: Reason) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        if let kind = r.kind { members.append(("gesture", .string(kind.rawValue))) }
+        if let id = r.gestureID { members.append(("id", .integer(id))) }
+        members.append(("cause", .string(r.cause.rawValue)))
+        if let edge = r.edge { members.append(("edge", .string(edge.rawValue))) }
+        if let other = r.other { members.append(("other", .string(other.rawValue))) }
+        members.append(
+            (
+                "measurements",
+                .array(
+                    r.measurements.map { m in
+                        .object([
+                            ("quantity", .string(m.quantity.rawValue)), ("value", value(m.value)), ("unit", .string(m.quantity.unitName)),
+                            ("key", .string(m.key)), ("setting", value(m.setting)),
+                        ])
+                    })
+            ))
+        if let range = r.excludedRange { members.append(("excluded", .object([("from", value(range.lowerBound)), ("to", value(range.upperBound))]))) }
+        if let landing = r.landing { members.append(("landing", self.landing(landing))) }
+        members.append(("time", time(r.timeMicroseconds)))
+        members.append(("text", .string(r.description)))
+        return .object(members)
+    }
+
+    // MARK: Decoding
+
+    static func microseconds(_ v: JSONValue?) -> Int64? {
+        guard case .number(let text)? = v else { return nil }
+        let negative = text.hasPrefix("-")
+        let body = negative ? String(text.dropFirst()) : text
+        let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let whole = Int64(parts[0]) else { return nil }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            let digits = String(parts[1].prefix(6))
+            guard let f = Int64(digits + String(repeating: "0", count: 6 - digits.count)) else { return nil }
+            fraction = f
+        }
+        let m = whole * 1_000_000 + fraction
+        return negative ? -m : m
+    }
+
+    static func decodeLanding(_ v: JSONValue) -> Landing? {
+        guard let x = v["position_mm"]?["x"]?.doubleValue, let y = v["position_mm"]?["y"]?.doubleValue, let edges = v["from_edges_mm"],
+            let left = edges["left"]?.doubleValue, let right = edges["right"]?.doubleValue, let top = edges["top"]?.doubleValue,
+            let bottom = edges["bottom"]?.doubleValue
+        else { return nil }
+        let zones = (v["zones"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(Edge.init(rawValue:)) }
+        return Landing(positionMM: Vector2(x, y), fromLeftMM: left, fromRightMM: right, fromTopMM: top, fromBottomMM: bottom, zones: zones)
+    }
+
+    static func decodeGesture(_ v: JSONValue) -> ExplainedGesture? {
+        guard let kind = v["gesture"]?.stringValue.flatMap(GestureKind.init(rawValue:)), let id = v["id"]?.intValue,
+            let fingers = v["fingers"]?.intValue, let outcome = v["outcome"]?.stringValue.flatMap(ExplainedGesture.Outcome.init(rawValue:))
+        else { return nil }
+        return ExplainedGesture(
+            kind: kind, id: UInt64(max(id, 0)), fingers: fingers, edge: v["edge"]?.stringValue.flatMap(Edge.init(rawValue:)),
+            direction: v["direction"]?.stringValue.flatMap(SwipeDirection.init(rawValue:)), taps: v["taps"]?.intValue, outcome: outcome)
+    }
+
+    static func decodeReason(_ v: JSONValue) -> Reason? {
+        guard let cause = v["cause"]?.stringValue.flatMap(ReasonCause.init(rawValue:)) else { return nil }
+        let measurements = (v["measurements"]?.arrayValue ?? []).compactMap { m -> Measurement? in
+            guard let q = m["quantity"]?.stringValue.flatMap(Quantity.init(rawValue:)), let value = m["value"]?.doubleValue,
+                let key = m["key"]?.stringValue, let setting = m["setting"]?.doubleValue
+            else { return nil }
+            return Measurement(q, value, key: key, setting: setting)
+        }
+        var range: ClosedRange<Double>?
+        if let from = v["excluded"]?["from"]?.doubleValue, let to = v["excluded"]?["to"]?.doubleValue, from <= to { range = from...to }
+        return Reason(
+            kind: v["gesture"]?.stringValue.flatMap(GestureKind.init(rawValue:)), cause: cause,
+            edge: v["edge"]?.stringValue.flatMap(Edge.init(rawValue:)), measurements: measurements,
+            gestureID: v["id"]?.intValue.map { UInt64(max($0, 0)) }, other: v["other"]?.stringValue.flatMap(GestureKind.init(rawValue:)),
+            excludedRange: range, landing: v["landing"].flatMap(decodeLanding), timeMicroseconds: microseconds(v["time"]) ?? 0)
+    }
+}

@@ -1,0 +1,154 @@
+// `gesturectl explain`: why each touch became what it did, with the numbers each rule measured and the
+// setting it held them against (issue 30) — over a recording offline, or live from the running daemon.
+#if canImport(Glibc)
+import Glibc
+#endif
+import GestureClient
+import GestureCore
+import GestureProtocol
+import GestureVocabulary
+import RecordingFiles
+import CommandLineArguments
+
+private let explainUsage = """
+    usage: gesturectl explain [--device DESC] [--config FILE] [--json] RECORDING
+           gesturectl explain [--socket PATH] [--device ID]... [--json] [--count N]
+
+    Explains every touch sequence (from the first finger landing until every finger lifted and nothing
+    waits for a further tap): where each finger landed (millimetres from the nearest edges, and which edge
+    zone), what it became (the gesture, committed or not), and, for every kind that did not happen, its
+    first reason with the number measured and the setting it was held against, by the key to write in
+    gestured.toml ("edge-swipe: landed 6.2 mm from the left edge (edge_swipe.zone_mm 5)"). A touch that
+    landed just outside an edge zone (within twice its width) and moved inward is a near miss.
+
+    With RECORDING (evemu's or `libinput record`'s, - for standard input), the recognizer runs over it
+    offline as `gesturectl replay` does. Without, the running gestured sends its explanations as touches
+    happen; it sends them only to root and its own user (they show where every finger lands, app
+    touches included).
+
+      --device DESC   with RECORDING: the device description when RECORDING has only events
+      --device ID     live: only this device (its id, name or vvvv:pppp); may be repeated
+      --config FILE   with RECORDING: thresholds and device settings from a gestured.toml, as for replay
+      --socket PATH   live: the daemon's socket (default: $GESTURED_SOCKET, else
+                      $XDG_RUNTIME_DIR/gestured.sock, else \(ProtocolConstants.defaultSocketPath))
+      --json          one JSON object per touch sequence (docs/protocol.md, "Explanations")
+      --count N       live: exit after N explanations
+
+    """
+
+func runExplain(_ args: [String]) -> Int32 {
+    var device: [String] = []
+    var configPath: String?
+    var socket: String?
+    var recordingPath: String?
+    var json = false
+    var count: Int?
+    var arguments = Arguments(args, command: "explain", usage: explainUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--device": device.append(try a.value(of: option, missing: "\(option) needs a file name (with a recording) or a device's id"))
+        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--socket": socket = try a.value(of: option, missing: "\(option) needs a path")
+        case "--json": json = true
+        case "--count":
+            let v = try a.value(of: option)
+            guard let n = Int(v), n > 0 else { throw UsageError("--count needs a positive whole number, not '\(v)'") }
+            count = n
+        default: try recordingPath = a.operand(option, after: recordingPath)
+        }
+    }) {
+        return status
+    }
+    guard let recordingPath else {
+        if configPath != nil {
+            printError("gesturectl explain: --config goes with a recording; live, the daemon's own configuration applies\n\n" + explainUsage)
+            return 2
+        }
+        return explainLive(socket: socket, devices: device, json: json, count: count)
+    }
+    if socket != nil || count != nil {
+        printError("gesturectl explain: --socket and --count are for the running daemon, not a recording\n\n" + explainUsage)
+        return 2
+    }
+    if device.count > 1 {
+        printError("gesturectl explain: with a recording, --device names one description file\n\n" + explainUsage)
+        return 2
+    }
+    return reportingInputErrors("explain") {
+        let recording = try RecordingFile.load(recordingPath, description: device.first, allowingStandardInput: true)
+        let (settings, geometry) = try replaySettings(configPath: configPath, device: recording.device)
+        var engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometry)
+        engine.explaining = true
+        printError("panel: \(engine.geometry.sizeDescription)\n")
+        let origin = recording.events.first?.timeMicroseconds ?? 0
+        var replay = RecordingReplay(engine: engine)
+        var first = true
+        replay.run(recording.events) { outputs in
+            for output in outputs {
+                switch output {
+                case .explanation(let x):
+                    if json {
+                        print(ExplanationJSON.encode(x))
+                    } else {
+                        if !first { print("") }
+                        print(x.text(relativeToMicroseconds: origin), terminator: "")
+                    }
+                    first = false
+                case .warning(let w): printError("warning: \(w.message)\n")
+                case .gesture, .trace, .stopped, .reason: break
+                }
+            }
+        }
+        if first && !json { print("no touches") }
+        fflush(nil)
+        return 0
+    }
+}
+
+/// Explanations from the running daemon, as they come.
+private func explainLive(socket: String?, devices: [String], json: Bool, count: Int?) -> Int32 {
+    do {
+        let client = try GestureClient.connect(path: socket)
+        // Explanations only: no gestures, no updates.
+        var filter = SubscriptionFilter(kinds: [], updates: false, explanations: true)
+        if !devices.isEmpty { filter.devices = Set(devices) }
+        let applied = try client.subscribe(filter)
+        guard applied.explanations else {
+            printError(
+                "gesturectl explain: the daemon sends explanations only to clients that may see app touches (root and the "
+                    + "daemon's own user): they show where every finger lands\n")
+            return 1
+        }
+        if !json {
+            let names = client.hello.devices.map { "\(shown($0.id)) \"\(shown($0.name))\"" }
+            print("explaining the touches of gestured at \(client.path); devices: " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+        }
+        fflush(nil)
+        var received = 0
+        while let message = try client.next() {
+            switch message {
+            case .explanation(let x, let device):
+                if json {
+                    print(message.encoded)
+                } else {
+                    print("\n\(shown(device ?? "?")): " + x.text(), terminator: "")
+                }
+                received += 1
+            case .error(let e):
+                printError("gesturectl explain: the daemon says: \(shown(e.message))\n")
+            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .gesture, .deviceAdded,
+                .deviceRemoved, .deviceChanged:
+                break
+            }
+            fflush(nil)
+            if let count, received >= count { return 0 }
+        }
+        return 0
+    } catch GestureClientError.closed {
+        printError("gesturectl explain: the daemon closed the connection\n")
+        return 1
+    } catch {
+        printError("gesturectl explain: \(shown("\(error)"))\n")
+        return 1
+    }
+}
