@@ -217,7 +217,7 @@ struct TuneSession {
     /// Runs the steps; false when the user quit.
     mutating func run(keys: inout TuneKeys) -> Bool {
         let measurements = recording.measurements(settings: settings)
-        let today = recording.outcomes(settings: settings)
+        let (today, reasons) = recording.replayed(settings: settings)
         let prediction = TunePrediction(settings: settings, screenSizeMM: recording.screenSizeMM)
         print("gesturectl tune: \"\(shown(deviceName))\", \(recording.sizeDescription)")
         print("settings in force: \(configDescription); \(measurements.count) touch sequence\(measurements.count == 1 ? "" : "s") in the recording")
@@ -231,7 +231,7 @@ struct TuneSession {
                 let attempt = TuneAttempt(intent: step.intent, number: taken, measurement: measurements[next])
                 attempts.append(attempt)
                 sequenceOf.append(next)
-                let line = prediction.report(attempt, today[next])
+                let line = prediction.report(attempt, today[next], reasons: reasons[next])
                 print("  \(taken) of \(step.count.map(String.init) ?? String(wanted)): \(line)")
                 next += 1
             }

@@ -151,52 +151,10 @@ public struct TuneAttempt: Equatable, Sendable {
     }
 }
 
-/// The first thing, in the order the recognizer decides them, that kept a touch sequence from being an
-/// edge swipe from `edge`, committed, with the measured value and the setting it was held against (in
-/// the setting's units, under its config key).
-public enum TuneMiss: Equatable, Sendable {
-    /// The edge swipe is off, or not for this many fingers.
-    case notEnabled(Edge)
-    /// Landed `distanceMM` from the edge, outside its zone (`edge_swipe.<edge>.zone_mm`).
-    case landedOutsideZone(Edge, distanceMM: Double, zoneMM: Double)
-    /// Never moved past the slop.
-    case didNotMove(maximumMoveMM: Double, slopMM: Double)
-    /// Moved `degrees` off inward (`angle_tolerance_degrees`).
-    case movedOffInward(Edge, degrees: Double, toleranceDegrees: Double)
-    /// Began, but the release did not commit it.
-    case notCommitted(Edge, travelMM: Double, commitDistanceMM: Double, velocityMMPerSecond: Double, flingMMPerSecond: Double,
-        progress: Double, commitProgress: Double)
-}
-
-extension TuneMiss: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .notEnabled(let edge):
-            return "edge swipes from the \(edge.rawValue) edge are off (edge_swipe.\(edge.rawValue).enabled, edge_swipe.min_fingers/max_fingers)"
-        case .landedOutsideZone(let edge, let distance, let zone):
-            return "landed \(Self.mm(distance)) mm from the \(edge.rawValue) edge (edge_swipe.\(edge.rawValue).zone_mm \(formatNumber(zone)))"
-        case .didNotMove(let moved, let slop):
-            return "moved only \(Self.mm(moved)) mm (slop_mm \(formatNumber(slop)))"
-        case .movedOffInward(_, let degrees, let tolerance):
-            return "moved \(Self.whole(degrees))° from inward (angle_tolerance_degrees \(formatNumber(tolerance)))"
-        case .notCommitted(_, let travel, let distance, let velocity, let fling, let progress, let commitProgress):
-            return "not committed: travelled \(Self.mm(travel)) mm (edge_swipe.commit_distance_mm \(formatNumber(distance))), "
-                + "released at \(Self.whole(velocity)) mm/s (edge_swipe.fling_velocity_mm_per_s \(formatNumber(fling))), "
-                + "progress \(Self.hundredths(progress)) (edge_swipe.commit_progress \(formatNumber(commitProgress)))"
-        }
-    }
-
-    /// One decimal, as the issue's examples write millimetres.
-    static func mm(_ v: Double) -> String {
-        let tenths = (v * 10).rounded()
-        let whole = Int(tenths / 10)
-        let frac = Int(tenths) - whole * 10
-        return tenths < 0 && whole == 0 ? "-0.\(-frac)" : "\(whole).\(frac < 0 ? -frac : frac)"
-    }
-    static func whole(_ v: Double) -> String { String(Int(v.rounded())) }
-    static func hundredths(_ v: Double) -> String {
-        let h = Int((v * 100).rounded())
-        let frac = (h < 0 ? -h : h) % 100
-        return "\(h < 0 ? "-" : "")\((h < 0 ? -h : h) / 100).\(frac < 10 ? "0" : "")\(frac)"
-    }
+/// Numbers as the tuner prints them, as the explanations do (ExplanationNumber): millimetres to a tenth,
+/// degrees whole, fractions and seconds to a hundredth.
+enum TuneNumber {
+    static func mm(_ v: Double) -> String { ExplanationNumber.fixed(v, decimals: 1) }
+    static func whole(_ v: Double) -> String { ExplanationNumber.fixed(v, decimals: 0) }
+    static func hundredths(_ v: Double) -> String { ExplanationNumber.fixed(v, decimals: 2) }
 }

@@ -59,43 +59,22 @@ public struct TunePrediction: Sendable {
         }
         return .other(.pan)
     }
-
-    /// The first reason, in the recognizer's order, that the sequence is not a committed edge swipe from
-    /// `edge`; nil when it is one.
-    public func miss(_ m: TouchMeasurement, from edge: Edge) -> TuneMiss? {
-        let rule = settings.edgeSwipe
-        let zone = settings.edgeZones[edge]
-        guard rule.enabled, zone.enabled, m.fingers >= rule.minFingers, m.fingers <= rule.maxFingers else { return .notEnabled(edge) }
-        if m.landingDistanceMM[edge] > zone.widthMM {
-            return .landedOutsideZone(edge, distanceMM: m.landingDistanceMM[edge], zoneMM: zone.widthMM)
-        }
-        guard m.maximumMoveMM >= settings.slopMM, let angle = m.angleFromInwardDegrees(edge) else {
-            return .didNotMove(maximumMoveMM: m.maximumMoveMM, slopMM: settings.slopMM)
-        }
-        if angle > settings.angleToleranceDegrees {
-            return .movedOffInward(edge, degrees: angle, toleranceDegrees: settings.angleToleranceDegrees)
-        }
-        if !commits(m, from: edge) {
-            return .notCommitted(
-                edge, travelMM: m.inwardTravelMM(edge), commitDistanceMM: rule.commitDistanceMM,
-                velocityMMPerSecond: m.inwardVelocityMMPerSecond(edge), flingMMPerSecond: rule.flingVelocityMMPerSecond,
-                progress: progress(m, from: edge), commitProgress: rule.commitProgress)
-        }
-        return nil
-    }
 }
 
 /// What became of one attempt, against what it was meant to be, with the numbers that decided: the
 /// line `gesturectl tune` shows as the attempt comes.
 public enum TuneAttemptReport: Equatable, Sendable {
     case swipeCommitted(Edge)
-    /// An edge swipe from the right edge that did not commit; why, when the measurements tell.
-    case swipeNotCommitted(Edge, TuneMiss?)
-    /// No edge swipe from the edge: the first reason, when the measurements tell, and what it became.
-    case swipeNotRecognized(Edge, TuneMiss?, became: TuneOutcome)
+    /// An edge swipe from the edge that did not commit, and the reason the edge swipe gave.
+    case swipeNotCommitted(Edge, Reason?)
+    /// No edge swipe from the edge: the edge swipe's reason (the recognizer's, with its numbers), and
+    /// what the touch became instead.
+    case swipeNotRecognized(Edge, Reason?, became: TuneOutcome)
     case tap
-    case notATap(movedMM: Double, slopMM: Double, heldSeconds: Double, maxSeconds: Double, became: TuneOutcome)
+    /// Not a tap: the tap's reason, and what it became.
+    case notATap(Reason?, became: TuneOutcome)
     case scrollKept
+    /// Scrolling that became an edge swipe: where it landed and how it moved, by that edge.
     case scrollBecameEdgeSwipe(Edge, landedMM: Double, degrees: Double?)
 
     public var fulfilled: Bool {
@@ -107,18 +86,17 @@ public enum TuneAttemptReport: Equatable, Sendable {
 }
 
 extension TunePrediction {
-    /// The report of an attempt whose outcome is `outcome` (replayed, or predicted).
-    public func report(_ attempt: TuneAttempt, _ outcome: TuneOutcome) -> TuneAttemptReport {
+    /// The report of an attempt whose outcome is `outcome`, with the reasons the recognizer gave for its
+    /// touch sequence (its Explanation's, from a replay or the daemon's stream).
+    public func report(_ attempt: TuneAttempt, _ outcome: TuneOutcome, reasons: [Reason]) -> TuneAttemptReport {
         let m = attempt.measurement
+        func reason(_ kind: GestureKind) -> Reason? { reasons.first { $0.kind == kind } }
         switch (attempt.intent, outcome) {
         case (.edgeSwipe(let edge), .edgeSwipe(let got, true)) where got == edge: return .swipeCommitted(edge)
-        case (.edgeSwipe(let edge), .edgeSwipe(let got, false)) where got == edge: return .swipeNotCommitted(edge, miss(m, from: edge))
-        case (.edgeSwipe(let edge), _): return .swipeNotRecognized(edge, miss(m, from: edge), became: outcome)
+        case (.edgeSwipe(let edge), .edgeSwipe(let got, false)) where got == edge: return .swipeNotCommitted(edge, reason(.edgeSwipe))
+        case (.edgeSwipe(let edge), _): return .swipeNotRecognized(edge, reason(.edgeSwipe), became: outcome)
         case (.tap, .tap): return .tap
-        case (.tap, _):
-            return .notATap(
-                movedMM: m.maximumMoveMM, slopMM: settings.slopMM, heldSeconds: m.durationSeconds, maxSeconds: settings.tap.maxDurationSeconds,
-                became: outcome)
+        case (.tap, _): return .notATap(reason(.tap), became: outcome)
         case (.scroll, .edgeSwipe(let edge, _)):
             return .scrollBecameEdgeSwipe(edge, landedMM: m.landingDistanceMM[edge], degrees: m.angleFromInwardDegrees(edge))
         case (.scroll, _): return .scrollKept
@@ -141,21 +119,19 @@ extension TuneAttemptReport: CustomStringConvertible {
     public var description: String {
         switch self {
         case .swipeCommitted(let edge): return "\(edge.rawValue) edge swipe, committed ✓"
-        case .swipeNotCommitted(let edge, let miss):
-            if let miss, case .notCommitted = miss { return "\(edge.rawValue) edge swipe, \(miss) ✗" }
-            return "\(edge.rawValue) edge swipe, not committed ✗"
-        case .swipeNotRecognized(_, let miss, let became):
+        case .swipeNotCommitted(let edge, let reason):
+            return "\(edge.rawValue) edge swipe, \(reason?.text ?? "not committed") ✗"
+        case .swipeNotRecognized(_, let reason, let became):
             let it = became == .nothing ? "" : "; it became \(became)"
-            if let miss { return "not recognized: \(miss)\(it) ✗" }
+            if let reason { return "not recognized: \(reason.text)\(it) ✗" }
             return "not recognized: it became \(became) ✗"
         case .tap: return "tap ✓"
-        case .notATap(let moved, let slop, let held, let maxSeconds, let became):
-            return "not a tap: moved \(TuneMiss.mm(moved)) mm (slop_mm \(formatNumber(slop))), held \(TuneMiss.hundredths(held)) s "
-                + "(tap.max_duration_seconds \(formatNumber(maxSeconds))); it became \(became) ✗"
+        case .notATap(let reason, let became):
+            return "not a tap: \(reason?.text ?? "it was no tap"); it became \(became) ✗"
         case .scrollKept: return "scrolling, no edge swipe ✓"
         case .scrollBecameEdgeSwipe(let edge, let landed, let degrees):
-            let angle = degrees.map { " and moved \(TuneMiss.whole($0))° from inward" } ?? ""
-            return "scrolling, but it became a \(edge.rawValue) edge swipe: landed \(TuneMiss.mm(landed)) mm from the \(edge.rawValue) edge\(angle) ✗"
+            let angle = degrees.map { " and moved \(TuneNumber.whole($0))° from inward" } ?? ""
+            return "scrolling, but it became a \(edge.rawValue) edge swipe: landed \(TuneNumber.mm(landed)) mm from the \(edge.rawValue) edge\(angle) ✗"
         }
     }
 }

@@ -36,13 +36,13 @@ public enum TuneChangeReason: Equatable, Sendable {
 extension TuneChangeReason: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .swipesLandedFarther(let edge, let d): return "your \(edge.rawValue) edge swipes landed up to \(TuneMiss.mm(d)) mm from the edge"
+        case .swipesLandedFarther(let edge, let d): return "your \(edge.rawValue) edge swipes landed up to \(TuneNumber.mm(d)) mm from the edge"
         case .zoneTookOtherTouches(let edge, let d):
-            return "touches that are no edge swipe landed \(TuneMiss.mm(d)) mm from the \(edge.rawValue) edge and moved inward"
-        case .swipesMovedOffInward(let a): return "your swipes moved up to \(TuneMiss.whole(a))° from inward"
-        case .toleranceTookOtherTouches(let a): return "touches that are no edge swipe moved \(TuneMiss.whole(a))° from inward by an edge"
-        case .swipesTravelledShort(let d): return "your shortest swipe released while moving travelled \(TuneMiss.mm(d)) mm"
-        case .tapsMoved(let d): return "your taps moved up to \(TuneMiss.mm(d)) mm"
+            return "touches that are no edge swipe landed \(TuneNumber.mm(d)) mm from the \(edge.rawValue) edge and moved inward"
+        case .swipesMovedOffInward(let a): return "your swipes moved up to \(TuneNumber.whole(a))° from inward"
+        case .toleranceTookOtherTouches(let a): return "touches that are no edge swipe moved \(TuneNumber.whole(a))° from inward by an edge"
+        case .swipesTravelledShort(let d): return "your shortest swipe released while moving travelled \(TuneNumber.mm(d)) mm"
+        case .tapsMoved(let d): return "your taps moved up to \(TuneNumber.mm(d)) mm"
         }
     }
 }
@@ -89,18 +89,18 @@ extension TuneProblem: CustomStringConvertible {
         switch self {
         case .inseparable(let edge, let other, let number, let otherMM, let otherDeg, let swipesMM, let swipesDeg):
             return "no setting separates your \(edge.rawValue) edge swipes from \(other) \(number): it landed "
-                + "\(TuneMiss.mm(otherMM)) mm from the \(edge.rawValue) edge and moved \(TuneMiss.whole(otherDeg))° from inward, "
-                + "where your swipes landed up to \(TuneMiss.mm(swipesMM)) mm from it and moved up to \(TuneMiss.whole(swipesDeg))°; "
+                + "\(TuneNumber.mm(otherMM)) mm from the \(edge.rawValue) edge and moved \(TuneNumber.whole(otherDeg))° from inward, "
+                + "where your swipes landed up to \(TuneNumber.mm(swipesMM)) mm from it and moved up to \(TuneNumber.whole(swipesDeg))°; "
                 + "edge_swipe.\(edge.rawValue).zone_mm is left as it is"
         case .outOfRange(let key, let needed, let range):
             return "\(key) would need \(formatNumber(needed)), outside its range \(formatNumber(range.lowerBound)) to \(formatNumber(range.upperBound)); "
                 + "the attempts that need it stay unrecognized"
         case .releasedAtRest(let edge, let number, let travel, let progress, let commitProgress):
-            return "\(edge.rawValue) edge swipe \(number) came to rest before the release after \(TuneMiss.mm(travel)) mm "
-                + "(progress \(TuneMiss.hundredths(progress)), edge_swipe.commit_progress \(formatNumber(commitProgress))): "
+            return "\(edge.rawValue) edge swipe \(number) came to rest before the release after \(TuneNumber.mm(travel)) mm "
+                + "(progress \(TuneNumber.hundredths(progress)), edge_swipe.commit_progress \(formatNumber(commitProgress))): "
                 + "a pull released at rest short of commit_progress is abandoned whatever commit_distance_mm says; lift while still moving"
         case .tapsMoveLikeSwipes(let tap, let swipe):
-            return "a tap moved \(TuneMiss.mm(tap)) mm, as far as a swipe that moved \(TuneMiss.mm(swipe)) mm: no slop_mm tells them apart; slop_mm is left as it is"
+            return "a tap moved \(TuneNumber.mm(tap)) mm, as far as a swipe that moved \(TuneNumber.mm(swipe)) mm: no slop_mm tells them apart; slop_mm is left as it is"
         case .noAttempts(let intent): return "no attempts for \(intent)"
         case .edgeDisabled(let edge):
             return "edge swipes from the \(edge.rawValue) edge are off (edge_swipe.enabled, edge_swipe.\(edge.rawValue).enabled): turn them on first"

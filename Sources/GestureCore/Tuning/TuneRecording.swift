@@ -65,9 +65,15 @@ public struct TuneRecording: Sendable {
     /// What the engine makes of each sequence under `settings`, replaying the whole recording: the first
     /// gesture that begins during a sequence (a tap begins at its lift), with an edge swipe's commit from
     /// its end; a sequence that continues a tap (a second tap) is a tap.
-    public func outcomes(settings: RecognizerSettings) -> [TuneOutcome] {
+    public func outcomes(settings: RecognizerSettings) -> [TuneOutcome] { replayed(settings: settings).outcomes }
+
+    /// As `outcomes`, with the reasons the recognizer gave for each sequence (its Explanation's, the
+    /// engine explaining as `gesturectl explain` has it).
+    public func replayed(settings: RecognizerSettings) -> (outcomes: [TuneOutcome], reasons: [[Reason]]) {
         var outcomes = [TuneOutcome](repeating: .nothing, count: sequences.count)
-        guard let engine = try? GestureEngine(device: device, settings: settings, geometry: geometry) else { return outcomes }
+        var reasons = [[Reason]](repeating: [], count: sequences.count)
+        guard var engine = try? GestureEngine(device: device, settings: settings, geometry: geometry) else { return (outcomes, reasons) }
+        engine.explaining = true
         var replay = RecordingReplay(engine: engine)
         var began: [UInt64: Int] = [:]
         var decided = [Bool](repeating: false, count: sequences.count)
@@ -76,6 +82,9 @@ public struct TuneRecording: Sendable {
             spans.firstIndex { time >= $0.startMicroseconds && time <= $0.endMicroseconds }
         }
         replay.run(events) { outputs in
+            for case .explanation(let x) in outputs {
+                if let i = sequence(at: x.startMicroseconds) { reasons[i] += x.reasons }
+            }
             for case .gesture(let e) in outputs {
                 switch e.phase {
                 case .begin:
@@ -100,7 +109,7 @@ public struct TuneRecording: Sendable {
                 }
             }
         }
-        return outcomes
+        return (outcomes, reasons)
     }
 }
 
