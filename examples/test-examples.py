@@ -132,7 +132,7 @@ class Run:
             if time.monotonic() > deadline:
                 raise Failure("gestured did not create its socket")
             time.sleep(0.02)
-        watcher = gestured.Client(socket_path, reconnect=False)
+        watcher = gestured.Client(socket_path, reconnect=False, app_touches=True)
         watcher.connect()
         self.wait_for_line(app_log, "connected to gestured", 10)
         shots, in_flight, last, count = [], None, None, 0

@@ -21,9 +21,16 @@ the daemon about 50 times, which still keeps up at that pace (the client's gestu
 passes must be 1 + PASSES times those of 1 pass, or the run fails). Each pass starts with an empty frame
 LEADIN seconds before the recording's first event: the replay starts with the daemon, and the client
 subscribes in that time; the runs are stopped half-way through the next pass's lead-in.
+
+The clients of (a) and (b) ask for app touches (`app_touches`) when the daemon's `hello` says it knows them
+(`app_touch_access`): subscribed to everything, from both builds. --config FILE runs the daemon on that
+configuration ([[exclusion]] sections, thresholds; its socket_group is left to the daemon) instead of the
+defaults; --focus APP makes every set-up's client send a `focus` request for APP first (in (c) a client
+connects only for that, and stays, since the daemon forgets a focus with its client).
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -98,7 +105,7 @@ def loop_recording(source, leadin_us, path):
 class Client(threading.Thread):
     """Connects, subscribes with `request` and keeps every byte the daemon sends until it closes."""
 
-    def __init__(self, path, request):
+    def __init__(self, path, request, focus=None):
         super().__init__(daemon=True)
         deadline = time.monotonic() + 30
         while True:
@@ -111,8 +118,23 @@ class Client(threading.Thread):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
-        self.sock.sendall((request + "\n").encode())
+        # The hello first: whether this daemon knows app touches, so that "everything" includes them.
         self.data = bytearray()
+        while b"\n" not in self.data:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                fail("the daemon closed the connection before its hello")
+            self.data += chunk
+        hello = bytes(self.data).split(b"\n")[0]
+        lines = []
+        if focus is not None:
+            lines.append('{"type":"focus","id":0,"app_id":%s}' % json.dumps(focus))
+        if request:
+            if b'"app_touch_access"' in hello:
+                request = request[:-1] + ',"app_touches":true}'
+            lines.append(request)
+        self.sock.sendall("".join(l + "\n" for l in lines).encode())
+        self.answer = b'"type":"subscribed"' if request else b'"type":"focused"'
         self.subscribed = threading.Event()
 
     def run(self):
@@ -121,7 +143,7 @@ class Client(threading.Thread):
             if not chunk:
                 break
             self.data += chunk
-            if not self.subscribed.is_set() and b'"type":"subscribed"' in self.data:
+            if not self.subscribed.is_set() and self.answer in self.data:
                 self.subscribed.set()
         self.sock.close()
 
@@ -134,13 +156,13 @@ def gesture_lines(streams):
     return [None if s is None else [l for l in s.split(b"\n") if l.startswith(b'{"type":"gesture"')] for s in streams]
 
 
-def run_daemon(wrapper, gestured, recording, stop_us, request, speed, leadin_us, work):
+def run_daemon(wrapper, gestured, recording, stop_us, request, speed, leadin_us, work, config_text="", focus=None):
     """Runs the daemon under `wrapper` looping `recording` and stops it `stop_us` of recording time after
-    the replay started; returns what the client received (None without a client)."""
+    the replay started; returns what the client received (None without a subscribed client)."""
     sock = os.path.join(work, "gestured.sock")
     config = os.path.join(work, "gestured.toml")
     with open(config, "w") as f:
-        f.write('[daemon]\nsocket_group = ""\n')
+        f.write('[daemon]\nsocket_group = ""\n' + config_text)
     log = open(os.path.join(work, "gestured.log"), "w")
     command = wrapper + [gestured, "--no-udev", "--config", config, "--socket", sock, "--replay", recording,
                          "--loop", "--speed", str(speed)]
@@ -155,11 +177,11 @@ def run_daemon(wrapper, gestured, recording, stop_us, request, speed, leadin_us,
             time.sleep(0.02)
         started = time.monotonic()
         client = None
-        if request:
-            client = Client(sock, request)
+        if request or focus is not None:
+            client = Client(sock, request, focus)
             client.start()
             if not client.subscribed.wait(60):
-                fail("no subscribed reply within 60 s")
+                fail("no %s reply within 60 s" % ("subscribed" if request else "focused"))
             late = time.monotonic() - started
             if late > 0.8 * leadin_us / 1e6 / speed:
                 fail("the client subscribed %.1f s after the daemon listened, too close to the first gesture; "
@@ -176,7 +198,7 @@ def run_daemon(wrapper, gestured, recording, stop_us, request, speed, leadin_us,
             fail("the daemon exited with status %d:\n%s" % (daemon.returncode, read(log.name)))
         if client:
             client.join(30)
-            return bytes(client.data)
+            return bytes(client.data) if request else None
         return None
     finally:
         if daemon.poll() is None:
@@ -262,7 +284,8 @@ def measure(binary, label, args, work):
                 label, key, title, passes, "" if passes == 1 else "es", " and strace" if args.strace else ""),
                 file=sys.stderr, flush=True)
             stream = run_daemon(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out_file],
-                                binary, args.loop_recording, stop, request, args.speed, args.leadin_us, run_dir)
+                                binary, args.loop_recording, stop, request, args.speed, args.leadin_us, run_dir,
+                                args.config_text, args.focus)
             costs.append(callgrind_costs(out_file, args.swift))
             streams.append(stream)
             if stream is not None:
@@ -270,7 +293,7 @@ def measure(binary, label, args, work):
             if args.strace:
                 trace = os.path.join(run_dir, "strace.txt")
                 run_daemon(["strace", "-c", "-f", "-o", trace], binary, args.loop_recording, stop, request,
-                           args.speed, args.leadin_us, run_dir)
+                           args.speed, args.leadin_us, run_dir, args.config_text, args.focus)
                 calls.append(strace_counts(trace))
         if gestures and gestures[1] != gestures[0] * (1 + args.passes):
             fail("%s (%s): the client received %d gesture lines from 1 pass but %d from %d: the daemon fell "
@@ -305,10 +328,18 @@ def main():
     parser.add_argument("--top", type=int, default=12, help="functions listed by own cost (default 12)")
     parser.add_argument("--setups", default="abc", help="which set-ups to run (default abc; d: an explanations subscriber)")
     parser.add_argument("--keep", help="keep the runs' files (callgrind.out, strace, logs) in this directory")
+    parser.add_argument("--config", help="a gestured.toml to run the daemon on (its [daemon] table left out: "
+                                         "the tool sets the socket)")
+    parser.add_argument("--focus", help="the focused app every set-up's client tells the daemon first")
     args = parser.parse_args()
     if not args.setups or not set(args.setups) <= {key for key, _, _ in SETUPS}:
         fail("--setups takes letters among a, b, c and d, not '%s'" % args.setups)
     args.swift = os.environ.get("SWIFT", "swift")
+    args.config_text = ""
+    if args.config:
+        args.config_text = "\n" + read(args.config)
+        if re.search(r"^\s*\[daemon\]", args.config_text, re.M):
+            fail("--config: leave [daemon] out of %s (the tool writes the daemon's table)" % args.config)
     args.leadin_us = int(args.leadin * 1_000_000)
     for tool in ["valgrind", "callgrind_annotate"] + (["strace"] if args.strace else []):
         if not shutil.which(tool):

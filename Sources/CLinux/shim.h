@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 #include <malloc.h>
+#include <sys/inotify.h>
 
 /// Same layout as `struct ucred` (SO_PEERCRED), declared here because glibc hides it without _GNU_SOURCE.
 struct gestured_peer_credentials {
@@ -29,3 +30,10 @@ static const int gestured_sock_cloexec = SOCK_CLOEXEC;
 extern int memfd_create(const char *name, unsigned int flags);
 static const unsigned int gestured_mfd_cloexec = 0x0001U;
 static const unsigned int gestured_mfd_allow_sealing = 0x0002U;
+
+/// SO_PEERGROUPS (Linux 4.13), which older headers lack.
+#ifdef SO_PEERGROUPS
+static const int gestured_so_peergroups = SO_PEERGROUPS;
+#else
+static const int gestured_so_peergroups = 59;
+#endif

@@ -264,6 +264,31 @@ public struct Binding: Equatable, Sendable {
         return implied
     }
 
+    /// Whether the binding can match an app touch (a one-finger tap, hold or pan that did not land in an
+    /// edge zone: an app's input, which the daemon sends only to clients that may see it). A pan with
+    /// `start_edge` landed in an edge zone, so it is no app touch.
+    public var mayMatchAppTouches: Bool {
+        guard fingers?.contains(1) ?? true else { return false }
+        var kinds = possibleKinds
+        if startEdges != nil { kinds.remove(.pan) }
+        return !kinds.isDisjoint(with: [.tap, .hold, .pan])
+    }
+
+    /// What a client that may not see app touches (`access` denied) should know about this binding: a
+    /// `region` binding cannot match (its taps and holds come only to those who may see app touches,
+    /// unless they land in an edge zone), another one-finger binding matches only touches that land in an
+    /// edge zone. Nil when app touches come, or the binding does not need them.
+    public func appTouchNote(_ access: AppTouchAccess) -> String? {
+        guard !access.isGranted, mayMatchAppTouches else { return nil }
+        let why = access.description
+        if region != nil {
+            return "\(escapingControlCharacters(label)) cannot match: its region's taps and holds are app touches, "
+                + "which the daemon does not send this user (\(why))"
+        }
+        return "\(escapingControlCharacters(label)) matches only one-finger touches that land in an edge zone: "
+            + "the others are app touches, which the daemon does not send this user (\(why))"
+    }
+
     /// Whether the device, by name or id, is one this binding accepts.
     public func acceptsDevice(id: String?, name: String?) -> Bool {
         guard let device else { return true }
@@ -381,8 +406,18 @@ public struct BindingsFile: Equatable, Sendable {
         filter.kinds = kinds.count == GestureKind.allCases.count ? nil : kinds
         filter.edges = everyEdge || !kinds.contains(where: { $0.declares(EventFields.edge) }) ? nil : edges
         filter.fingers = everyFingerCount ? nil : fingers
+        filter.appTouches = needsAppTouches
         return filter
     }
+
+    /// The notes for the bindings that need app touches when `access` says none come (empty when they
+    /// come, or no binding needs them).
+    public func appTouchNotes(_ access: AppTouchAccess) -> [String] {
+        bindings.compactMap { $0.appTouchNote(access) }
+    }
+
+    /// Whether some binding can match an app touch (the subscription asks for them then).
+    public var needsAppTouches: Bool { bindings.contains(where: \.mayMatchAppTouches) }
 
     /// `gesturectl bind --check`'s report.
     public var summary: String {

@@ -89,6 +89,9 @@ public final class GestureClient {
     /// Whether `hello` has come (always, after `connect`; after `connectWithoutWaiting`, once `next` has
     /// handed out the `.hello` message).
     public private(set) var greeted = false
+    /// Whether this client may see app touches, and why, as the daemon last said (`hello`, `subscribed`,
+    /// `app-touch-access`); nil from a daemon older than app touches.
+    public private(set) var appTouchAccess: AppTouchAccess?
 
     private var framer = LineFramer(maximumLineBytes: 16 << 20)
     /// Messages read while waiting for a reply, handed out by `next` in order.
@@ -160,7 +163,7 @@ public final class GestureClient {
     @discardableResult
     public func subscribe(_ filter: SubscriptionFilter = .all, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> SubscriptionFilter {
         switch try request(.subscribe(filter), timeoutMilliseconds: timeoutMilliseconds) {
-        case .subscribed(_, let applied): return applied
+        case .subscribed(_, let applied, _): return applied
         default: throw .malformed(ProtocolDecodingError("subscribe was not answered with subscribed"))
         }
     }
@@ -208,7 +211,7 @@ public final class GestureClient {
             let left = timeoutMilliseconds < 0 ? -1 : Int32(clamping: max(0, deadline - ClientSocket.monotonicMilliseconds()))
             guard let message = try readMessage(timeoutMilliseconds: left) else { throw .timeout }
             switch message {
-            case .subscribed(let replyID, _) where replyID == id,
+            case .subscribed(let replyID, _, _) where replyID == id,
                 .unsubscribed(let replyID) where replyID == id,
                 .devices(let replyID, _) where replyID == id,
                 .pong(let replyID) where replyID == id,
@@ -286,9 +289,15 @@ public final class GestureClient {
                     if line.isEmpty { continue }
                     do {
                         let message = try ServerMessage.decode(line: line)
-                        if !greeted, case .hello(let h) = message {
+                        switch message {
+                        case .hello(let h) where !greeted:
                             hello = h
                             greeted = true
+                            appTouchAccess = h.appTouchAccess
+                        case .subscribed(_, _, let access?), .appTouchAccessChanged(let access):
+                            appTouchAccess = access
+                        default:
+                            break
                         }
                         return message
                     } catch {

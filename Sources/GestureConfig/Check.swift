@@ -34,7 +34,8 @@ extension Configuration {
                 + ", mode \(octal(d.socketMode)), group "
                 + (d.socketGroup.map { $0.isEmpty ? "unchanged" : $0 } ?? "by who runs the daemon (gestured as root or gestured, else the user's own)")
                 + ", at most \(d.maxClients) clients, "
-                + "\(d.clientBufferBytes)-byte client buffers, log level \(d.logLevel.rawValue)")
+                + "\(d.clientBufferBytes)-byte client buffers, log level \(d.logLevel.rawValue)"
+                + (d.appTouchesFor.isEmpty ? "" : ", app touches also for \(d.appTouchesFor.map(\.description).joined(separator: ", "))"))
         let changed = Configuration.differences(recognizer, from: RecognizerSettings())
         lines.append(
             changed.isEmpty

@@ -40,8 +40,36 @@ public struct DaemonSettings: Equatable, Sendable {
     /// Bound of each client's outgoing buffer; a client that lets it fill is disconnected.
     public var clientBufferBytes: Int = 1 << 20
     public var logLevel: LogLevel = .info
+    /// Who else may see app touches (`app_touches_for`), besides root, the daemon's own user and the user
+    /// of the active session on the touchscreen's seat: users and groups, by name as written.
+    public var appTouchesFor: [AppTouchViewer] = []
 
     public init() {}
+}
+
+/// A user or a group `app_touches_for` names: `"alice"` or `"%kiosk"` (a group, as sudoers writes them).
+public enum AppTouchViewer: Equatable, Sendable, CustomStringConvertible {
+    case user(String)
+    case group(String)
+
+    /// Reads `"alice"`, `"1000"` (a uid) or `"%kiosk"`; nil when it is neither a user nor a group name.
+    public init?(_ text: String) {
+        if text.hasPrefix("%") {
+            let name = String(text.dropFirst())
+            guard ConfigDecoder.isGroupName(name) else { return nil }
+            self = .group(name)
+        } else {
+            guard ConfigDecoder.isGroupName(text) else { return nil }
+            self = .user(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .user(let name): return name
+        case .group(let name): return "%" + name
+        }
+    }
 }
 
 /// One [[device]] section: which devices it matches and what it sets for them. Every setting is
@@ -163,6 +191,15 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     public var passthrough: Bool
     /// The [[exclusion]] sections that apply to the device (whichever app they name), in file order.
     public var exclusionSections: [ExclusionSection] = []
+
+    /// The exclusions these sections put in force while `app` is focused (nil: none known), each with the
+    /// place of its section ("gestured.toml:12:1"), in file order: what the daemon gives the device's engine
+    /// and `gesturectl replay` and `plot --focus` use offline.
+    public func configuredExclusions(forApp app: String?) -> [(exclusion: EdgeExclusion, source: String)] {
+        exclusionSections.filter { $0.holds(forApp: app) }.flatMap { section in
+            section.exclusions.map { (exclusion: $0, source: "\(section.location)") }
+        }
+    }
     /// Indices into `Configuration.devices` of the sections that matched, in the order applied.
     public var matchedSections: [Int]
     /// Settings dropped because combining sections made them contradict (e.g. min_fingers above

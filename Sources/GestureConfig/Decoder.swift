@@ -311,6 +311,21 @@ struct ConfigDecoder {
                         "must be a group name (letters, digits, _, - and .), or empty to "
                             + "keep the daemon's group, got \(quoted(s))")
                 }
+            case "app_touches_for":
+                let expected = "an array of user names and %groups such as [\"alice\", \"%kiosk\"] (letters, digits, _, - and .)"
+                guard case .array(let items) = member.value.kind else {
+                    error(member.keyPosition, path, "expected \(expected), got \(member.value.described)")
+                    continue
+                }
+                var viewers: [AppTouchViewer] = []
+                for item in items {
+                    guard case .string(let s) = item.kind, let viewer = AppTouchViewer(s) else {
+                        error(member.keyPosition, path, "expected \(expected), got \(item.described)")
+                        break
+                    }
+                    viewers.append(viewer)
+                }
+                if viewers.count == items.count { daemon.appTouchesFor = viewers }
             case "max_clients":
                 if let i = integer(member, keyPath: path, in: Limits.maxClients, unit: "clients") { daemon.maxClients = i }
             case "max_clients_per_uid":

@@ -24,6 +24,7 @@ let recognizerTables: Set<String> = {
 /// Keys of [daemon], in file order.
 let daemonKeys = [
     "socket_path", "socket_mode", "socket_group", "max_clients", "max_clients_per_uid", "client_buffer_bytes", "log_level",
+    "app_touches_for",
 ]
 
 /// Keys a [[device]] section has besides the recognizer thresholds, in file order.

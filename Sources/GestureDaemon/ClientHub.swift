@@ -42,9 +42,35 @@ final class ClientHub {
     /// Where each gesture event is encoded, once for every client that takes it.
     private let lineBuffer = JSONLineBuffer()
 
-    init(watches: Watches, limits: DaemonSettings) {
+    /// Who may see app touches (`AppTouchPolicy`, the one place that decides), kept with the seats the
+    /// daemon's touchscreens are on (the first is the one `hello` and `subscribed` report).
+    private(set) var appTouchPolicy: AppTouchPolicy
+    private(set) var seats: [String] = []
+
+    init(watches: Watches, limits: DaemonSettings, seatUsers: SeatUsers = .unavailable) {
         self.watches = watches
         self.limits = limits
+        self.appTouchPolicy = AppTouchPolicy(ownUID: getuid(), viewers: AppTouchViewers.resolve(limits.appTouchesFor), seats: seatUsers)
+    }
+
+    /// Whose session is active on each seat changed (logind): every session's access is worked out again.
+    func setSeatUsers(_ seatUsers: SeatUsers) {
+        guard seatUsers != appTouchPolicy.seats else { return }
+        appTouchPolicy.seats = seatUsers
+        refreshAppTouchAccess()
+    }
+
+    /// Works every session's app-touch access out again, and tells each client subscribed with
+    /// `app_touches` whose access changed (`app-touch-access`), once.
+    func refreshAppTouchAccess() {
+        for session in Array(sessions.values) {
+            if let changed = session.updateAppTouchAccess(appTouchPolicy, seats: seats) {
+                Log.debug("\(session.label): \(changed)")
+                if !session.enqueue(line: ServerMessage.appTouchAccessChanged(changed).encoded) { slowClient(session) }
+            }
+        }
+        // Explanations go only to clients that may see app touches: whether any takes them may have changed.
+        refreshExplanationsWanted()
     }
 
     deinit { scratch.deallocate() }
@@ -81,6 +107,11 @@ final class ClientHub {
     /// New limits (a reload): the client buffer and max_clients apply at once; the socket's path, mode and
     /// group at the next start.
     func apply(_ new: DaemonSettings) {
+        if new.appTouchesFor != limits.appTouchesFor {
+            appTouchPolicy.viewers = AppTouchViewers.resolve(new.appTouchesFor)
+            limits = new
+            refreshAppTouchAccess()
+        }
         limits = new
         for session in sessions.values { session.outgoingLimitBytes = new.clientBufferBytes }
         if sessions.count > new.maxClients {
@@ -121,7 +152,9 @@ final class ClientHub {
             clientCount += 1
             let session = ClientSession(
                 fd: fd, token: watches.upcomingToken, label: "client \(clientCount) (\(peer))", uid: credentials?.uid,
+                groups: credentials.map { [$0.gid] + SystemCall.peerGroups(fd) } ?? [],
                 outgoingLimitBytes: limits.clientBufferBytes)
+            session.updateAppTouchAccess(appTouchPolicy, seats: seats)
             do {
                 try watches.add(fd, .client(session), interest: .readable)
             } catch {
@@ -131,7 +164,8 @@ final class ClientHub {
             sessions[session.token] = session
             // Routine: at debug, so that thousands of connections cost no log lines at the default level.
             Log.debug("\(session.label) connected")
-            session.enqueue(line: ServerMessage.hello(Hello(devices: devices.deviceInfos)).encoded)
+            session.enqueue(
+                line: ServerMessage.hello(Hello(devices: devices.deviceInfos, appTouchAccess: session.appTouchAccess)).encoded)
         }
     }
 
@@ -302,15 +336,8 @@ final class ClientHub {
         }
     }
 
-    /// Whether `session` may see app touches, and so the explanations that show them: root and the
-    /// daemon's own user only (the one place this is decided).
-    func mayReceiveAppTouches(_ session: ClientSession) -> Bool {
-        guard let uid = session.uid else { return false }
-        return uid == 0 || uid == ownUID
-    }
-
     /// Sends a gesture event to the clients that want it.
-    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
+    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo) {
         // Encoded once, into the daemon's one line buffer, and only when some client takes it (or the debug
         // log shows it); each client copies the line into its queue.
         let buffer = lineBuffer
@@ -322,13 +349,17 @@ final class ClientHub {
             return bytes
         }
         if Log.enabled(.debug) { Log.debug("gesture \(String(decoding: line().dropLast(), as: UTF8.self))") }
-        for session in sessions.values where session.wants(event, from: device()) {
+        for session in sessions.values where session.wants(event, appTouch: appTouch, from: device()) {
             if !session.enqueue(bytes: line()) { slowClient(session) }
         }
     }
 
     /// Tells subscribed clients a device came, went or changed.
     func notify(_ message: ServerMessage, about device: DeviceInfo) {
+        if case .deviceAdded = message, !seats.contains(device.seat) {
+            seats.append(device.seat)
+            refreshAppTouchAccess()
+        }
         let line = message.encoded
         for session in Array(sessions.values) where session.wantsNotification(about: device) {
             if !session.enqueue(line: line) { slowClient(session) }
@@ -366,8 +397,6 @@ struct SessionRequests: SessionHost {
     let devices: DeviceRequests
 
     var deviceInfos: [DeviceInfo] { devices.deviceInfos }
-
-    func mayReceiveExplanations(_ session: ClientSession) -> Bool { clients.mayReceiveAppTouches(session) }
 
     /// The `orientation` request, within its user's rate (`RequestRate`): a request over it is refused
     /// with `rate-limited` and changes nothing.

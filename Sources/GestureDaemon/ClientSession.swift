@@ -17,9 +17,6 @@ public protocol SessionHost {
     /// Carries out a `focus` request of `session`: `app` (an app_id, nil for none) is the focused app until
     /// another focus request or until `session` disconnects. Returns the error to reply with (rate-limited).
     func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError?
-    /// Whether `session` may receive explanations: they tell where every finger landed, app touches
-    /// included, so only a client that may see app touches gets them.
-    func mayReceiveExplanations(_ session: ClientSession) -> Bool
     /// Carries out an `exclude` request of `session`: its exclusions become those of `list` the cap allows
     /// (replacing its earlier ones, until it disconnects). Returns those taken and those refused.
     func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
@@ -29,7 +26,6 @@ extension SessionHost {
     public func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
         ProtocolError(.invalidRequest, "this daemon takes no focus requests")
     }
-    public func mayReceiveExplanations(_ session: ClientSession) -> Bool { false }
     public func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
         ([], list.map { RefusedExclusion(exclusion: $0, reason: .unknownDevice, message: "this daemon reads no devices") })
     }
@@ -122,6 +118,16 @@ public final class ClientSession {
     public let label: String
     /// The user on the other end (SO_PEERCRED), nil when it could not be asked.
     public let uid: UInt32?
+    /// Who is on the other end (its user and groups), nil when it could not be asked.
+    public let peer: PeerIdentity?
+    /// Whether the client may see app touches, and why, on each seat the daemon's touchscreens are on
+    /// (the first: the seat `hello` and `subscribed` speak of). Set from `AppTouchPolicy` by the hub, the
+    /// one place that works it out, whenever the policy or the seats change; until then, none.
+    public private(set) var appTouchAccessBySeat: [(seat: String, access: AppTouchAccess)] = []
+    /// The access `hello` and `subscribed` report: on the first touchscreen's seat (seat0 without one).
+    public var appTouchAccess: AppTouchAccess { appTouchAccessBySeat.first?.access ?? .denied(.unknownPeer) }
+    /// The access last told to the client (`subscribed`, `app-touch-access`), so a change is told once.
+    private var toldAppTouchAccess: AppTouchAccess?
     public private(set) var state: State = .open
     /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
     var registeredInterest: Interest = .readable
@@ -131,11 +137,12 @@ public final class ClientSession {
             wantsExplanations = subscription?.explanations == true
         }
     }
-    /// `subscription.explanations`, granted (the client may have them: `SessionHost.mayReceiveExplanations`).
+    /// `subscription.explanations`, kept beside it.
     private var wantsExplanations = false
 
-    /// Whether the session takes explanations now: subscribed to them, allowed, and open.
-    var takesExplanations: Bool { wantsExplanations && state == .open }
+    /// Whether the session takes explanations now: subscribed to them, open, and allowed to see app
+    /// touches on some seat (an explanation says where every finger landed, the apps' touches included).
+    var takesExplanations: Bool { wantsExplanations && state == .open && appTouchAccessBySeat.contains { $0.access.isGranted } }
     /// `subscription.updates`, kept beside it: asked at every frame of a running gesture.
     private var wantsUpdates = false
 
@@ -153,12 +160,32 @@ public final class ClientSession {
     /// Most bytes `outgoing` may hold; a client that lets more pile up is disconnected.
     public var outgoingLimitBytes: Int
 
-    public init(fd: Int32, token: UInt64, label: String, uid: UInt32? = nil, outgoingLimitBytes: Int) {
+    public init(fd: Int32, token: UInt64, label: String, uid: UInt32? = nil, groups: [UInt32] = [], outgoingLimitBytes: Int) {
         self.fd = fd
         self.token = token
         self.label = label
         self.uid = uid
+        self.peer = uid.map { PeerIdentity(uid: $0, groups: groups) }
         self.outgoingLimitBytes = outgoingLimitBytes
+    }
+
+    /// Works out again whether the client may see app touches on each of `seats` (the daemon's
+    /// touchscreens' seats, the first the one reported) under `policy`. Returns the access to tell the
+    /// client when the reported one changed while it is subscribed with `app_touches` (nil otherwise).
+    @discardableResult
+    public func updateAppTouchAccess(_ policy: AppTouchPolicy, seats: [String]) -> AppTouchAccess? {
+        let seats = seats.isEmpty ? [DeviceInfo.defaultSeat] : seats
+        appTouchAccessBySeat = seats.map { (seat: $0, access: policy.access(for: peer, seat: $0)) }
+        guard let told = toldAppTouchAccess, told != appTouchAccess, subscription?.appTouches == true || subscription?.explanations == true
+        else { return nil }
+        toldAppTouchAccess = appTouchAccess
+        return appTouchAccess
+    }
+
+    /// Whether the client may see the app touches of a touchscreen on `seat`.
+    public func appTouchAccess(onSeat seat: String) -> AppTouchAccess {
+        for entry in appTouchAccessBySeat where entry.seat == seat { return entry.access }
+        return .denied(.unknownPeer)
     }
 
     deinit { SystemCall.close(fd) }
@@ -309,12 +336,15 @@ public final class ClientSession {
     /// The reply to a valid request, applying it to the session (or, through `host`, to the daemon).
     func respond(to message: RequestMessage, host: SessionHost) -> ServerMessage {
         switch message.request {
-        case .subscribe(var filter):
+        case .subscribe(let filter):
             // Gestures already accepted carry on to their end, so the client never sees half a gesture.
-            // Explanations only for a client that may see app touches; the reply's filter says so.
-            if filter.explanations && !host.mayReceiveExplanations(self) { filter.explanations = false }
             subscription = filter
-            return .subscribed(id: message.id, filter: filter)
+            toldAppTouchAccess = appTouchAccess
+            // Explanations come only while the client may see app touches (checked at each one, on the
+            // device's seat); the reply's filter says whether they come now.
+            var inForce = filter
+            if filter.explanations && !appTouchAccess.isGranted { inForce.explanations = false }
+            return .subscribed(id: message.id, filter: inForce, appTouchAccess: appTouchAccess)
         case .unsubscribe:
             subscription = nil
             acceptedGestures.removeAll()
@@ -351,12 +381,19 @@ public final class ClientSession {
     /// `begin`; its other events follow that decision (updates only when the filter asks for them), so a
     /// client sees whole gestures, and none that began before it subscribed.
     /// `device` is read only for a `begin`. Updates and ends, most of the events, read neither the device
-    /// nor the whole filter (copying it would retain its sets).
-    public func wants(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) -> Bool {
+    /// nor the whole filter (copying it would retain its sets). An app touch (`appTouch`, said of a
+    /// `begin`) is taken only when the subscription asks for app touches and the client may see them on
+    /// the device's seat; its updates and end follow that decision like any other gesture's.
+    public func wants(_ event: GestureEvent, appTouch: Bool = false, from device: @autoclosure () -> DeviceInfo) -> Bool {
         guard state == .open else { return false }
         switch event.phase {
         case .begin:
-            guard let subscription, subscription.acceptsGesture(beginning: event, on: device()) else { return false }
+            guard let subscription else { return false }
+            let info = device()
+            guard subscription.acceptsGesture(beginning: event, on: info) else { return false }
+            if appTouch {
+                guard subscription.appTouches, appTouchAccess(onSeat: info.seat).isGranted else { return false }
+            }
             if acceptedGestures.count >= 256 { acceptedGestures.removeAll() }  // never grows without bound
             if !acceptedGestures.contains(event.id) { acceptedGestures.append(event.id) }
             return true
@@ -372,8 +409,8 @@ public final class ClientSession {
 
     /// Whether the client receives the explanations of `device`'s touches.
     public func wantsExplanation(from device: DeviceInfo) -> Bool {
-        guard takesExplanations, let subscription else { return false }
-        return subscription.accepts(device: device)
+        guard wantsExplanations, state == .open, let subscription, subscription.accepts(device: device) else { return false }
+        return appTouchAccess(onSeat: device.seat).isGranted
     }
 
     /// Whether the subscribed client is told about `device` being added or removed.

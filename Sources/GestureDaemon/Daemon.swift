@@ -17,6 +17,8 @@ public final class Daemon {
     let clients: ClientHub
     let devices: DeviceHub
     let reloader: ConfigurationReloader
+    /// Whose session is active on each seat (who may see app touches).
+    let seatMonitor: SeatMonitor
     var running = true
     /// systemd's watchdog (`WatchdogSec=`), fed from this loop: when it stops (a stalled or stopped
     /// daemon), systemd kills the daemon, the kernel releases a passthrough panel's grab and the service
@@ -45,7 +47,9 @@ public final class Daemon {
         watches = Watches(loop: loop)
         reloader = ConfigurationReloader(options: options, load: loadConfiguration)
         let configuration = try reloader.loadAtStart()
-        clients = ClientHub(watches: watches, limits: configuration.daemon)
+        seatMonitor = SeatMonitor(directory: options.seatsDirectory)
+        seatMonitor.start()
+        clients = ClientHub(watches: watches, limits: configuration.daemon, seatUsers: seatMonitor.read())
         devices = DeviceHub(
             watches: watches, delivery: clients, configuration: configuration, discoversDevices: options.discoverDevices)
         clients.refreshUpdatesWanted()
@@ -56,6 +60,7 @@ public final class Daemon {
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)
+            if let fd = seatMonitor.fd { try watches.add(fd, .seats, interest: .readable) }
         } catch {
             throw DaemonStartError("cannot set up the event loop: \(error)")
         }
@@ -121,6 +126,9 @@ public final class Daemon {
             }
         case .udev:
             devices.handleUdevChanges()
+        case .seats:
+            seatMonitor.acknowledge()
+            clients.setSeatUsers(seatMonitor.read())
         case .client(let session):
             clients.handle(session, readiness, devices: devices)
         case .device(let runtime):

@@ -17,6 +17,9 @@ public struct DaemonOptions: Equatable, Sendable {
     public var discoverDevices: Bool
     /// Who runs the daemon: the socket's path and group default by it (`DaemonSettings.socket(for:)`).
     public var runner: DaemonRunner
+    /// Where logind publishes whose session is active on each seat (`--seats-directory`; a test's
+    /// directory stands in for it).
+    public var seatsDirectory: String = SeatMonitor.defaultDirectory
 
     public init(
         configPath: String? = nil, socketPath: String? = nil, replays: [ReplayOptions] = [],

@@ -22,6 +22,7 @@ final class DeviceDiscovery {
         var settings: DeviceSettings
         var udevCalibration: [Double]?
         var output: String?
+        var seat: String
     }
 
     /// Creates the udev monitor (before enumerating, so a device plugged in meanwhile is not missed).
@@ -115,7 +116,7 @@ final class DeviceDiscovery {
             return .success(
                 OpenedDevice(
                     evdev: evdev, id: id, paths: paths, settings: settings, udevCalibration: udevCalibration,
-                    output: udevDevice.outputName))
+                    output: udevDevice.outputName, seat: udevDevice.seat))
         } catch {
             switch error {
             case .ownPassthroughCopy:

@@ -122,7 +122,7 @@ final class DeviceHub {
         case .success(let opened):
             let failure = add(
                 source: EvdevInputSource(opened.evdev), id: opened.id, paths: opened.paths, settings: opened.settings,
-                udevCalibration: opened.udevCalibration, output: opened.output)
+                udevCalibration: opened.udevCalibration, output: opened.output, seat: opened.seat)
             return failure.map(DiscoveryOutcome.unusable) ?? .opened
         }
     }
@@ -146,7 +146,7 @@ final class DeviceHub {
     @discardableResult
     func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
-        output: String? = nil
+        output: String? = nil, seat: String = DeviceInfo.defaultSeat
     ) -> DeviceAddFailure? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -168,9 +168,10 @@ final class DeviceHub {
         case .multitouchSlots(let n): slotCount = n
         case .singleTouch, .multitouchProtocolA, .unusable: slotCount = 1
         }
-        let info = DeviceInfo(
+        var info = DeviceInfo(
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
+        info.seat = seat
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration, delivery: delivery, retiringCopies: retiringCopies)
@@ -366,11 +367,9 @@ extension DeviceHub: DeviceRequests {
     func applyExclusions(to runtime: DeviceRuntime) {
         var list: [EdgeExclusion] = []
         var shown: [ExclusionInForce] = []
-        for section in runtime.settings.exclusionSections where section.holds(forApp: focusedApp) {
-            for e in section.exclusions {
-                list.append(e)
-                shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: "\(section.location)"))
-            }
+        for (e, source) in runtime.settings.configuredExclusions(forApp: focusedApp) {
+            list.append(e)
+            shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: source))
         }
         for token in clientExclusions.keys.sorted() {
             guard let entry = clientExclusions[token] else { continue }

@@ -6,7 +6,9 @@ import SystemCalls
 /// Where a device's outputs go: its gestures to the clients whose subscriptions take them, and the news
 /// that it came, went or changed. `ClientHub` delivers them; a test records them.
 protocol DeviceDelivery: AnyObject {
-    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo)
+    /// `appTouch`: the event is the `begin` of an app touch (`GestureEngine.isAppTouch`), which goes only to
+    /// clients that ask for app touches and may see them.
+    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo)
     func notify(_ message: ServerMessage, about device: DeviceInfo)
     /// Sends one touch sequence explained to the clients that subscribed to explanations (and may have
     /// them).
@@ -189,7 +191,8 @@ final class DeviceRuntime {
     func deliver(_ outputs: [EngineOutput]) {
         for output in outputs {
             switch output {
-            case .gesture(let event): delivery.publish(event, from: info)
+            case .gesture(let event):
+                delivery.publish(event, appTouch: event.phase == .begin && engine.isAppTouch(event), from: info)
             case .warning(let warning): Log.warning("\(info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(info.id): \(line)")
             case .stopped(let stop): Log.debug("\(info.id): \(stop)")

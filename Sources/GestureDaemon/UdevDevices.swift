@@ -1,4 +1,5 @@
 import CLibudev
+import GestureProtocol
 import Glibc
 import SystemCalls
 
@@ -38,6 +39,11 @@ public struct UdevInputDevice: Equatable, Sendable {
     /// udev says this is a touchpad: ID_INPUT_TOUCHPAD=1.
     public var isTouchpad: Bool { properties["ID_INPUT_TOUCHPAD"] == "1" }
 
+    /// The seat the device belongs to: its `ID_SEAT` property, seat0 when unset or empty (logind's rule).
+    public var seat: String {
+        guard let seat = properties["ID_SEAT"], !seat.isEmpty else { return DeviceInfo.defaultSeat }
+        return seat
+    }
     /// The output the device belongs to: its `WL_OUTPUT` property (libinput's convention), nil when unset
     /// or empty.
     public var outputName: String? {

@@ -6,6 +6,8 @@ enum Watch {
     case signals
     case timer
     case udev
+    /// logind's seat state directory (`SeatMonitor`).
+    case seats
     case client(ClientSession)
     case device(DeviceRuntime)
 }
@@ -63,7 +65,7 @@ final class Watches {
         switch watch {
         case .client(let c): precondition(c.token == token)
         case .device(let d): precondition(d.token == token)
-        case .listener, .signals, .timer, .udev: break
+        case .listener, .signals, .timer, .udev, .seats: break
         }
         let index = Int(truncatingIfNeeded: token & 0xffff_ffff)
         let place = Place(generation: UInt32(truncatingIfNeeded: token >> 32), watch: watch)

@@ -125,6 +125,12 @@ public struct DeviceInfo: Equatable, Sendable {
     /// The parts of the device's edges that are no edge zone now, each with where it came from; absent
     /// when there are none.
     public var exclusions: [ExclusionInForce] = []
+    /// The seat the touchscreen belongs to (udev's `ID_SEAT`, seat0 when unset, as logind assigns it): whose
+    /// session is active there decides who may see its app touches. On the wire only when it is not seat0.
+    public var seat: String = DeviceInfo.defaultSeat
+
+    /// The seat of a device udev names none for.
+    public static let defaultSeat = "seat0"
 
     public init(
         id: String, name: String, vendorProduct: String, path: String?, source: DeviceSource, slots: Int,
@@ -165,6 +171,7 @@ public struct DeviceInfo: Equatable, Sendable {
         }
         if let focusedApp { members.append(("focused_app", .string(focusedApp))) }
         if !exclusions.isEmpty { members.append(("exclusions", .array(exclusions.map(\.json)))) }
+        if seat != DeviceInfo.defaultSeat { members.append(("seat", .string(seat))) }
         return .object(members)
     }
 
@@ -194,6 +201,7 @@ public struct DeviceInfo: Equatable, Sendable {
         }
         self.focusedApp = json["focused_app"]?.stringValue
         self.exclusions = (json["exclusions"]?.arrayValue ?? []).compactMap(ExclusionInForce.init(json:))
+        self.seat = json["seat"]?.stringValue ?? DeviceInfo.defaultSeat
     }
 }
 
@@ -252,25 +260,30 @@ public struct SubscriptionFilter: Equatable, Sendable {
     public var devices: Set<String>?
     /// Whether to receive `update` events (begin, end and cancel always come).
     public var updates: Bool
+    /// Whether to receive app touches (one-finger taps, holds and pans away from the edge zones in force:
+    /// an app's input), the `app_touches` key; false unless asked. They come only to a client that may see
+    /// them (`AppTouchAccess`, which `hello` and `subscribed` carry).
+    public var appTouches: Bool
     /// Whether to receive `explanation` messages: each touch sequence on the devices `devices` accepts,
-    /// explained (docs/protocol.md, "Explanations"). Only clients that may see app touches get them; the
-    /// `subscribed` reply's filter says whether this one does.
+    /// explained (docs/protocol.md, "Explanations"). They show app touches too, so only clients that may
+    /// see app touches get them; the `subscribed` reply's filter says whether this one does.
     public var explanations: Bool
 
     public init(
         kinds: Set<GestureKind>? = nil, edges: Set<Edge>? = nil, fingers: Set<Int>? = nil,
-        devices: Set<String>? = nil, updates: Bool = true, explanations: Bool = false
+        devices: Set<String>? = nil, updates: Bool = true, appTouches: Bool = false, explanations: Bool = false
     ) {
         self.kinds = kinds
         self.edges = edges
         self.fingers = fingers
         self.devices = devices
         self.updates = updates
+        self.appTouches = appTouches
         self.explanations = explanations
     }
 
-    /// Everything, updates included.
-    public static let all = SubscriptionFilter()
+    /// Everything, updates and app touches included (app touches only where the client may see them).
+    public static let all = SubscriptionFilter(appTouches: true)
 
     public func accepts(device: DeviceInfo) -> Bool {
         guard let devices else { return true }
@@ -299,6 +312,8 @@ public struct SubscriptionFilter: Equatable, Sendable {
         if let fingers { members.append(("fingers", .array(fingers.sorted().map { .integer($0) }))) }
         if let devices { members.append(("devices", .array(devices.sorted().map { .string($0) }))) }
         members.append(("updates", .bool(updates)))
+        // Only when asked, so a client that does not ask still talks to a daemon older than the key.
+        if appTouches { members.append(("app_touches", .bool(true))) }
         if explanations { members.append(("explanations", .bool(true))) }
         return members
     }

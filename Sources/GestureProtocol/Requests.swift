@@ -188,7 +188,7 @@ public struct RequestMessage: Equatable, Sendable {
         }
         let allowed: Set<String>
         switch type {
-        case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates", "explanations"]
+        case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates", "app_touches", "explanations"]
         case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
         case "orientation": allowed = ["type", "id", "orientation", "device"]
         case "focus": allowed = ["type", "id", "app_id"]
@@ -300,6 +300,12 @@ public struct RequestMessage: Equatable, Sendable {
                 throw ProtocolDecodingError("\"updates\" must be true or false, not \(updates.typeNameWithArticle)")
             }
             filter.updates = b
+        }
+        if let appTouches = value["app_touches"] {
+            guard let b = appTouches.boolValue else {
+                throw ProtocolDecodingError("\"app_touches\" must be true or false, not \(appTouches.typeNameWithArticle)")
+            }
+            filter.appTouches = b
         }
         if let explanations = value["explanations"] {
             guard let b = explanations.boolValue else {

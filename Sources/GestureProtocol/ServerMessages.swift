@@ -7,15 +7,20 @@ public struct Hello: Equatable, Sendable {
     public var devices: [DeviceInfo]
     /// Longest request line the daemon accepts.
     public var maximumRequestLineBytes: Int
+    /// Whether this client may see app touches, and why (`app_touch_access`); nil from a daemon older
+    /// than app touches.
+    public var appTouchAccess: AppTouchAccess?
 
     public init(
         protocolVersion: Int = ProtocolConstants.version, daemonVersion: String = ProtocolConstants.daemonVersion,
-        devices: [DeviceInfo], maximumRequestLineBytes: Int = ProtocolConstants.maximumRequestLineBytes
+        devices: [DeviceInfo], maximumRequestLineBytes: Int = ProtocolConstants.maximumRequestLineBytes,
+        appTouchAccess: AppTouchAccess? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.daemonVersion = daemonVersion
         self.devices = devices
         self.maximumRequestLineBytes = maximumRequestLineBytes
+        self.appTouchAccess = appTouchAccess
     }
 }
 
@@ -33,7 +38,9 @@ public struct DeviceGestureEvent: Equatable, Sendable {
 /// Every message the daemon sends. Replies carry the `id` of their request (nil when it had none).
 public enum ServerMessage: Equatable, Sendable {
     case hello(Hello)
-    case subscribed(id: JSONValue?, filter: SubscriptionFilter)
+    /// The reply to `subscribe`: the filter in force and whether the client may see app touches, and why
+    /// (nil from a daemon older than app touches).
+    case subscribed(id: JSONValue?, filter: SubscriptionFilter, appTouchAccess: AppTouchAccess? = nil)
     case unsubscribed(id: JSONValue?)
     case devices(id: JSONValue?, devices: [DeviceInfo])
     case pong(id: JSONValue?)
@@ -51,6 +58,9 @@ public enum ServerMessage: Equatable, Sendable {
     /// A device's description changed while it stays open (its orientation was set).
     case deviceChanged(DeviceInfo)
     case gesture(DeviceGestureEvent)
+    /// Whether the client may see app touches changed while it is subscribed with `app_touches` (another
+    /// user's session became active on the seat, or the configuration changed): the access now, and why.
+    case appTouchAccessChanged(AppTouchAccess)
     /// One touch sequence explained (`explanations` in the subscription), with the device's id.
     case explanation(Explanation, device: String?)
     /// A message type this client does not know (a newer daemon); clients ignore these.
@@ -70,6 +80,7 @@ public enum ServerMessage: Equatable, Sendable {
         public static let deviceAdded = "device-added"
         public static let deviceRemoved = "device-removed"
         public static let deviceChanged = "device-changed"
+        public static let appTouchAccess = "app-touch-access"
     }
 
     /// One line of JSON without the newline, for every message except gestures (which the daemon
@@ -89,9 +100,11 @@ public enum ServerMessage: Equatable, Sendable {
                 ("max_line_bytes", .integer(hello.maximumRequestLineBytes)),
                 ("devices", .array(hello.devices.map(\.json))),
             ]
-        case .subscribed(let id, let filter):
+            if let access = hello.appTouchAccess { members.append(("app_touch_access", access.json)) }
+        case .subscribed(let id, let filter, let access):
             members = withID(TypeName.subscribed, id)
             members.append(("filter", .object(filter.jsonMembers)))
+            if let access { members.append(("app_touch_access", access.json)) }
         case .unsubscribed(let id):
             members = withID(TypeName.unsubscribed, id)
         case .devices(let id, let devices):
@@ -121,6 +134,8 @@ public enum ServerMessage: Equatable, Sendable {
             members = [("type", .string(TypeName.deviceRemoved)), ("device", device.json)]
         case .deviceChanged(let device):
             members = [("type", .string(TypeName.deviceChanged)), ("device", device.json)]
+        case .appTouchAccessChanged(let access):
+            members = [("type", .string(TypeName.appTouchAccess)), ("app_touch_access", access.json)]
         case .gesture(let g):
             return GestureEventJSON.encode(g.event, device: g.device)
         case .explanation(let x, let device):
@@ -158,9 +173,11 @@ public enum ServerMessage: Equatable, Sendable {
                 Hello(
                     protocolVersion: version, daemonVersion: value["version"]?.stringValue ?? "unknown",
                     devices: devices,
-                    maximumRequestLineBytes: value["max_line_bytes"]?.intValue ?? ProtocolConstants.maximumRequestLineBytes
+                    maximumRequestLineBytes: value["max_line_bytes"]?.intValue ?? ProtocolConstants.maximumRequestLineBytes,
+                    appTouchAccess: value["app_touch_access"].flatMap(AppTouchAccess.init(json:))
                 ))
         case TypeName.subscribed:
+            let access = value["app_touch_access"].flatMap(AppTouchAccess.init(json:))
             var filterObject = value["filter"] ?? .object([])
             if case .object(let members) = filterObject {
                 filterObject = .object([("type", .string("subscribe"))] + members.filter { $0.key != "type" && $0.key != "id" })
@@ -171,10 +188,10 @@ public enum ServerMessage: Equatable, Sendable {
                 guard case .subscribe(let filter) = message.request else {
                     throw ProtocolDecodingError("subscribed reply has no filter")
                 }
-                return .subscribed(id: id, filter: filter)
+                return .subscribed(id: id, filter: filter, appTouchAccess: access)
             case .failure:
                 // A newer daemon may report filter fields this client does not know; keep the reply.
-                return .subscribed(id: id, filter: SubscriptionFilter())
+                return .subscribed(id: id, filter: SubscriptionFilter(), appTouchAccess: access)
             }
         case TypeName.unsubscribed:
             return .unsubscribed(id: id)
@@ -215,6 +232,11 @@ public enum ServerMessage: Equatable, Sendable {
             return .deviceRemoved(try DeviceInfo(json: value["device"] ?? .null))
         case TypeName.deviceChanged:
             return .deviceChanged(try DeviceInfo(json: value["device"] ?? .null))
+        case TypeName.appTouchAccess:
+            guard let access = value["app_touch_access"].flatMap(AppTouchAccess.init(json:)) else {
+                throw ProtocolDecodingError("app-touch-access has no \"app_touch_access\" object with \"granted\" and \"reason\"")
+            }
+            return .appTouchAccessChanged(access)
         case ExplanationJSON.typeName:
             guard let (x, device) = ExplanationJSON.decode(value) else {
                 throw ProtocolDecodingError("the daemon sent an explanation without a number \"start\" and \"end\"")

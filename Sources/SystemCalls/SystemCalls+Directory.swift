@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 extension SystemCall {
@@ -20,5 +21,34 @@ extension SystemCall {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+}
+
+extension SystemCall {
+    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)` and `inotify_add_watch(2)`: a descriptor that becomes
+    /// readable when a file in directory `path` is written, created, moved in or out, or deleted (how
+    /// logind replaces its seat files: a new file renamed over the old).
+    public static func watchDirectory(_ path: String) throws(SystemError) -> Int32 {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { throw SystemError(errno: errno, operation: "inotify_init1", path: path) }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+        guard inotify_add_watch(fd, path, mask) >= 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw SystemError(errno: code, operation: "inotify_add_watch", path: path)
+        }
+        return fd
+    }
+
+    /// Reads and discards what an inotify descriptor (non-blocking) has queued, so that it is no longer
+    /// readable; the caller looks at the directory itself.
+    public static func drainNotifications(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { continue }
+            if n < 0 && errno == EINTR { continue }
+            return
+        }
     }
 }

@@ -252,6 +252,34 @@ extension SystemCall {
         }
     }
 
+    /// `getpwnam_r(3)`: the id of the user named `name`, nil when there is no such user.
+    public static func userID(named name: String) throws(SystemError) -> uid_t? {
+        var user = Glibc.passwd()
+        var result: UnsafeMutablePointer<Glibc.passwd>? = nil
+        return try withGrowingBuffer("getpwnam_r", path: name) { buffer, size in
+            let code = getpwnam_r(name, &user, buffer, size, &result)
+            return (code, code == 0 ? result.map { _ in user.pw_uid } : nil)
+        }
+    }
+
+    /// `getsockopt(SO_PEERGROUPS)` (Linux 4.13): the supplementary groups of the process on the other end
+    /// of a Unix socket, as they were when it connected. Empty where the kernel does not say (older
+    /// kernels: ENOPROTOOPT).
+    public static func peerGroups(_ fd: Int32) -> [gid_t] {
+        var groups = [gid_t](repeating: 0, count: 64)
+        while true {
+            var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
+            let result = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, gestured_so_peergroups, $0.baseAddress, &length) }
+            if result == 0 { return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size)) }
+            if errno == ERANGE, Int(length) > groups.count * MemoryLayout<gid_t>.size, length <= 65536 * 4 {
+                groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.size)
+                continue
+            }
+            if errno == EINTR { continue }
+            return []
+        }
+    }
+
     /// `getegid(2)` and `getgroups(2)`: the groups the process has, effective group first.
     public static func processGroupIDs() -> [gid_t] {
         var groups = [getegid()]

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import GestureBindings
+import GestureClient
 import GestureConfig
 import GestureCore
 import GestureProtocol
@@ -52,6 +53,8 @@ struct BindingsSource: ActionSource {
     private var devices: [DeviceInfo] = []
     /// The bindings whose `device` matched none of them when last said.
     private var saidMissing: Set<Int> = []
+    /// The app-touch notes last logged, so each is said once until the access changes.
+    private var saidAppTouchNotes: [String] = []
 
     init(file: BindingsFile, support: CompositorSupport, environment: [String: String]) {
         self.file = file
@@ -95,6 +98,14 @@ struct BindingsSource: ActionSource {
 
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
     var compositor: CompositorLink? { support.link }
+
+    mutating func appTouchAccessChanged(_ access: AppTouchAccess) -> [String] {
+        let notes = file.appTouchNotes(access)
+        defer { saidAppTouchNotes = notes }
+        if notes == saidAppTouchNotes { return [] }
+        if notes.isEmpty && file.needsAppTouches { return [access.description] }
+        return notes
+    }
 
     private func action(_ f: BindingFiring) -> Action {
         Action(
@@ -254,6 +265,7 @@ func runBind(_ args: [String]) -> Int32 {
     if check {
         print(loaded.summary)
         for note in support.notes(for: loaded) { print("note: " + shown(note)) }
+        for note in appTouchNotes(for: loaded, socket: socket) { print("note: " + shown(note)) }
         for warning in missing { print("warning: " + shown(warning)) }
         return 0
     }
@@ -263,6 +275,26 @@ func runBind(_ args: [String]) -> Int32 {
     for note in support.notes(for: loaded) { log.info(note) }
     for warning in missing { log.info(warning) }
     return CommandRunner(source: BindingsSource(file: loaded, support: support, environment: environment), socketPath: socket, log: log).run()
+}
+
+/// `bind --check`: when a binding needs app touches, whether the daemon sends them to this user (its
+/// `hello` says), and what cannot match when it does not.
+private func appTouchNotes(for file: BindingsFile, socket: String?) -> [String] {
+    guard file.needsAppTouches else { return [] }
+    let client: GestureClient
+    do {
+        client = try GestureClient.connect(path: socket, timeoutMilliseconds: 2000)
+    } catch {
+        return [
+            "cannot ask the daemon whether it sends this user app touches (\(error)); bindings with region match "
+                + "only for a user who may see them (docs/protocol.md, \"What a client may do\")"
+        ]
+    }
+    defer { client.close() }
+    guard let access = client.appTouchAccess else {
+        return ["the daemon at \(client.path) is older than app touches and sends them to every client"]
+    }
+    return file.appTouchNotes(access)
 }
 
 /// `bind --check --replay`: the bindings over the recording's gestures, in the recording's time.

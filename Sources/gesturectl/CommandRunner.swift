@@ -60,6 +60,9 @@ protocol ActionSource {
     /// The daemon's devices now (after its hello, and each change): lines to log (a device named that
     /// is not there).
     mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String]
+    /// What the daemon said of app touches (`hello`, `subscribed`, `app-touch-access`): lines to log when
+    /// that changes what can match (a `region` binding cannot when none come).
+    mutating func appTouchAccessChanged(_ access: AppTouchAccess) -> [String]
     /// Whether some binding needs the compositor and there is a display to reach it at.
     var wantsCompositor: Bool { get }
     /// Why the compositor is not connected, when it is wanted.
@@ -76,6 +79,7 @@ extension ActionSource {
     var wantsCompositor: Bool { false }
     var compositorProblem: String? { nil }
     mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] { [] }
+    mutating func appTouchAccessChanged(_ access: AppTouchAccess) -> [String] { [] }
 }
 
 /// Log lines on standard error, which systemd sends to the journal, one line each: the whole message is
@@ -428,10 +432,11 @@ final class CommandRunner<Source: ActionSource> {
         switch message {
         case .hello:
             if case .greeting? = connection { try greeted(client) }
-        case .subscribed(let id, let applied):
+        case .subscribed(let id, let applied, let access):
             guard case .subscribing(_, let expected)? = connection, id == .integer(expected) else { return }
             connection = .subscribed(client)
             log.debug("subscribed: \(describe(applied))")
+            if let access { for line in source.appTouchAccessChanged(access) { log.info(line) } }
             if subscriptionChanged {
                 subscriptionChanged = false
                 try subscribe(client)
@@ -452,6 +457,8 @@ final class CommandRunner<Source: ActionSource> {
             if actions.isEmpty, log.verbose, let why = source.unmatched(g.event, deviceID: g.device, deviceName: name) {
                 log.info("gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "") + " (\(g.event.kind.rawValue), \(g.event.fingers) finger\(g.event.fingers == 1 ? "" : "s")) fired nothing: closest was \(why)")
             }
+        case .appTouchAccessChanged(let access):
+            for line in source.appTouchAccessChanged(access) { log.info(line) }
         case .deviceAdded(let d):
             devices[d.id] = d
             log.debug("device added: \(d.id) \"\(d.name)\"")

@@ -23,8 +23,8 @@ private let explainUsage = """
 
     With RECORDING (evemu's or `libinput record`'s, - for standard input), the recognizer runs over it
     offline as `gesturectl replay` does. Without, the running gestured sends its explanations as touches
-    happen; it sends them only to root and its own user (they show where every finger lands, app
-    touches included).
+    happen, only to clients that may see app touches (root, the daemon's user, the user of the seat's
+    active session, those app_touches_for names): they show where every finger lands.
 
       --device DESC   with RECORDING: the device description when RECORDING has only events
       --device ID     live: only this device (its id, name or vvvv:pppp); may be repeated
@@ -114,9 +114,11 @@ private func explainLive(socket: String?, devices: [String], json: Bool, count: 
         if !devices.isEmpty { filter.devices = Set(devices) }
         let applied = try client.subscribe(filter)
         guard applied.explanations else {
+            // The daemon says why (app_touch_access); an older one knows no explanations.
+            let why = client.appTouchAccess.map { ": \(shown($0.description))" } ?? ": this daemon sends no explanations"
             printError(
-                "gesturectl explain: the daemon sends explanations only to clients that may see app touches (root and the "
-                    + "daemon's own user): they show where every finger lands\n")
+                "gesturectl explain: the daemon sends explanations only to clients that may see app touches (they show where "
+                    + "every finger lands)\(why)\n")
             return 1
         }
         if !json {
@@ -136,6 +138,8 @@ private func explainLive(socket: String?, devices: [String], json: Bool, count: 
                 received += 1
             case .error(let e):
                 printError("gesturectl explain: the daemon says: \(shown(e.message))\n")
+            case .appTouchAccessChanged(let access):
+                printError("gesturectl explain: \(shown(access.description))\n")
             case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .gesture, .deviceAdded,
                 .deviceRemoved, .deviceChanged:
                 break

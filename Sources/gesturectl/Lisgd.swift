@@ -280,8 +280,11 @@ struct LisgdSource: ActionSource {
     /// Every device's gestures: -d is matched here, against the devices the daemon reports (a symlink
     /// resolved to the node the daemon reads), as devices come and go.
     var subscriptionFilter: SubscriptionFilter {
+        // lisgd's swipes anywhere on the screen include one-finger pans away from the edges: app touches,
+        // which come where this user may see them.
         SubscriptionFilter(
-            kinds: [.pan, .edgeSwipe], fingers: Set(options.bindings.map(\.fingers)), updates: options.bindings.contains { $0.pressed })
+            kinds: [.pan, .edgeSwipe], fingers: Set(options.bindings.map(\.fingers)), updates: options.bindings.contains { $0.pressed },
+            appTouches: options.bindings.contains { $0.fingers == 1 })
     }
 
     mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] {

@@ -67,7 +67,7 @@ extension Substring {
 func runMonitor(_ args: [String]) -> Int32 {
     var socket: String?
     var json = false
-    var filter = SubscriptionFilter()
+    var filter = SubscriptionFilter(appTouches: true)
     var count: Int?
     var arguments = Arguments(args, command: "monitor", usage: monitorUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
@@ -121,7 +121,11 @@ func runMonitor(_ args: [String]) -> Int32 {
             filter.devices = ids
         }
         let applied = try client.subscribe(filter)
-        if json { print(ServerMessage.subscribed(id: nil, filter: applied).encoded) }
+        if json {
+            print(ServerMessage.subscribed(id: nil, filter: applied, appTouchAccess: client.appTouchAccess).encoded)
+        } else if let access = client.appTouchAccess, !access.isGranted {
+            printError("gesturectl monitor: \(shown(access.description))\n")
+        }
         fflush(nil)
         var gestures = 0
         while let message = try client.next() {
@@ -139,6 +143,8 @@ func runMonitor(_ args: [String]) -> Int32 {
                     print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
                 case .error(let e):
                     printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
+                case .appTouchAccessChanged(let access):
+                    printError("gesturectl monitor: \(shown(access.description))\n")
                 case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
                     break
                 }
@@ -191,6 +197,7 @@ func runDevices(_ args: [String]) -> Int32 {
             if let size = d.size { line += "\tpanel \(size)" }
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
             if let app = d.focusedApp { line += "\tfocused \(shown(app))" }
+            if d.seat != DeviceInfo.defaultSeat { line += "\tseat \(shown(d.seat))" }
             print(line)
             // The parts of its edges that are no edge zone now, one line each, with where each came from.
             for e in d.exclusions {

@@ -11,7 +11,7 @@ import SystemCalls
 import CommandLineArguments
 
 private let plotUsage = """
-    usage: gesturectl plot [--device DESC] [--config FILE] -o OUT.svg RECORDING
+    usage: gesturectl plot [--device DESC] [--config FILE [--focus APP]] -o OUT.svg RECORDING
 
     RECORDING may be - for standard input; OUT.svg may be - for standard output.
 
@@ -25,7 +25,10 @@ private let plotUsage = """
 
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults), as
-                      for `gesturectl replay`
+                      for `gesturectl replay`; the parts of the edges its [[exclusion]] sections exclude
+                      are drawn hatched, and recognized as the daemon would (no edge swipe starts there)
+      --focus APP     with --config: APP (an app_id) is the focused app, so the [[exclusion]] sections
+                      that name it apply too
       -o FILE         where to write the SVG (required)
 
     """
@@ -33,6 +36,7 @@ private let plotUsage = """
 func runPlot(_ args: [String]) -> Int32 {
     var devicePath: String?
     var configPath: String?
+    var focus: String?
     var outputPath: String?
     var recordingPath: String?
     var arguments = Arguments(args, command: "plot", usage: plotUsage)
@@ -40,6 +44,7 @@ func runPlot(_ args: [String]) -> Int32 {
         switch option {
         case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
         case "-o": outputPath = try a.value(of: option, missing: "\(option) needs a file name")
         default: try recordingPath = a.operand(option, after: recordingPath)
         }
@@ -56,8 +61,8 @@ func runPlot(_ args: [String]) -> Int32 {
     }
     return reportingInputErrors("plot") {
         let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
-        let (settings, geometry) = try replaySettings(configPath: configPath, device: recording.device)
-        let plot = try RecordingPlot(recording: recording, settings: settings, geometry: geometry)
+        let (settings, geometry, exclusions) = try replaySettings(configPath: configPath, device: recording.device, focus: focus)
+        let plot = try RecordingPlot(recording: recording, settings: settings, geometry: geometry, exclusions: exclusions)
         for w in plot.warnings { printError("warning: \(w.message)\n") }
         let svg = PlotSVG.render(plot)
         if let failure = write(svg, to: outputPath) {
@@ -128,6 +133,8 @@ struct RecordingPlot {
     var sizeDescription: String
     var geometry: GeometrySettings
     var settings: RecognizerSettings
+    /// The parts of the edges that are no edge zone ([[exclusion]] sections in force for `--focus`).
+    var exclusions: EdgeExclusions
     var fingers: [Finger] = []
     var gestures: [Gesture] = []
     var warnings: [CoreWarning] = []
@@ -139,9 +146,14 @@ struct RecordingPlot {
     /// The last event's or gesture event's time, whichever is later.
     var endMicroseconds: Int64
 
-    init(recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings) throws(UnsupportedDeviceError) {
+    init(
+        recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings,
+        exclusions: EdgeExclusions = EdgeExclusions()
+    ) throws(UnsupportedDeviceError) {
         var engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometrySettings)
+        engine.setExclusions(exclusions)
         engine.explaining = true
+        self.exclusions = exclusions
         sizeDescription = engine.geometry.sizeDescription
         deviceName = recording.device.name
         screenSizeMM = engine.geometry.screenSizeMM

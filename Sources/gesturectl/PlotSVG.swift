@@ -20,6 +20,8 @@ enum PlotSVG {
     static let zoneColour = "#fde3bd"
     static let cornerColour = "#f6b96b"
     static let zoneLineColour = "#d08a2c"
+    /// The parts of the edges an [[exclusion]] section takes out of the zones: hatched in grey.
+    static let excludedColour = "#8a8a8a"
     static let cancelColour = "#c00000"
     static let textColour = "#202020"
 
@@ -117,6 +119,8 @@ enum PlotSVG {
         var edgeSwipes = es.enabled ? "edge swipes of \(range(es.minFingers, es.maxFingers)) finger" : "edge swipes off"
         if es.enabled && es.maxFingers != 1 { edgeSwipes += "s" }
         if es.enabled { edgeSwipes += ", corners " + (es.corners ? "on" : "off") }
+        let excluded = plot.exclusions.all.map { e in e.edge.isCorner ? e.edge.rawValue : "\(e.edge.rawValue) \(mm(e.from))…\(mm(e.to))" }
+        if !excluded.isEmpty { edgeSwipes += "; excluded (hatched): " + excluded.joined(separator: ", ") }
         return [
             "\(plot.deviceName): \(geometry)",
             "Edge zones (tinted, to scale): \(zones.joined(separator: ", ")); \(edgeSwipes). "
@@ -261,6 +265,36 @@ enum PlotSVG {
             svg.line(x1: map.x(x1), y1: map.y(y1), x2: map.x(x2), y2: map.y(y2), stroke: zoneLineColour, width: 1, dash: "4 3")
         }
         svg.raw("</g>")
+        drawExclusions(&svg, plot: plot, map: map, zoneWidth: width)
+    }
+
+    /// The parts of the edges that are no edge zone (`--config`'s [[exclusion]] sections in force for
+    /// `--focus`): each side's part of its zone, or a corner's square, on white, hatched.
+    static func drawExclusions(_ svg: inout SVGWriter, plot: RecordingPlot, map: ScreenMap, zoneWidth: (Edge) -> Double?) {
+        guard !plot.exclusions.isEmpty else { return }
+        let w = plot.screenSizeMM.width
+        let h = plot.screenSizeMM.height
+        svg.raw(
+            "<g id=\"exclusions\"><pattern id=\"excluded-hatch\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" "
+                + "patternTransform=\"rotate(45)\"><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"\(excludedColour)\" stroke-width=\"2\"/></pattern>")
+        for e in plot.exclusions.all {
+            let box: (x: Double, y: Double, width: Double, height: Double)
+            switch e.edge {
+            case .left, .right:
+                guard let z = zoneWidth(e.edge) else { continue }
+                box = (e.edge == .left ? 0 : w - z, e.from * h, z, (e.to - e.from) * h)
+            case .top, .bottom:
+                guard let z = zoneWidth(e.edge) else { continue }
+                box = (e.from * w, e.edge == .top ? 0 : h - z, (e.to - e.from) * w, z)
+            case .topLeft, .topRight, .bottomLeft, .bottomRight:
+                guard let (horizontal, vertical) = e.edge.sidesOfCorner, let zh = zoneWidth(horizontal), let zv = zoneWidth(vertical) else { continue }
+                box = (vertical == .left ? 0 : w - zv, horizontal == .top ? 0 : h - zh, zv, zh)
+            }
+            let (x, y, bw, bh) = (map.x(box.x), map.y(box.y), map.length(box.width), map.length(box.height))
+            svg.rect(x: x, y: y, width: bw, height: bh, fill: screenColour)
+            svg.rect(x: x, y: y, width: bw, height: bh, fill: "url(#excluded-hatch)", stroke: excludedColour, strokeWidth: 1)
+        }
+        svg.raw("</g>")
     }
 
     /// At each landing: the slop circle, and for a landing in an edge zone the two lines of the angle
@@ -280,9 +314,11 @@ enum PlotSVG {
             svg.circle(cx: map.x(p.x), cy: map.y(p.y), r: slop, fill: "none", stroke: colour, strokeWidth: 1.2)
             guard es.enabled else { continue }
             var rays = ""
+            // The zones the landing is in, less the excluded parts: no edge swipe starts there.
+            let inZones = s.edgeZones.zones(at: p, screenSizeMM: plot.screenSizeMM, excluding: plot.exclusions)
             for side in Edge.sides {
                 let zone = s.edgeZones[side]
-                guard zone.enabled, distance(from: side, p, plot.screenSizeMM) <= zone.widthMM else { continue }
+                guard zone.enabled, inZones.contains(side), distance(from: side, p, plot.screenSizeMM) <= zone.widthMM else { continue }
                 let inward = inwardAngle(side)
                 for a in [inward - tolerance, inward + tolerance] {
                     let end = Vector2(p.x + rayMM * cos(a), p.y + rayMM * sin(a))

@@ -10,7 +10,7 @@ import RecordingFiles
 import CommandLineArguments
 
 private let replayUsage = """
-    usage: gesturectl replay [--device DESC] [--config FILE] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING
+    usage: gesturectl replay [--device DESC] [--config FILE [--focus APP]] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING
 
     RECORDING may be - for standard input (evemu-record /dev/input/eventN | gesturectl replay -).
 
@@ -21,7 +21,10 @@ private let replayUsage = """
       --device DESC   the device description (evemu N:/I:/P:/B:/A: lines) when RECORDING has only events
       --config FILE   thresholds and device settings from a gestured.toml (default: built-in defaults);
                       [[device]] sections apply by name and vendor:product, not by match_path (a
-                      recording has no device node)
+                      recording has no device node); its [[exclusion]] sections without `app`
+                      apply, and are said on standard error
+      --focus APP     with --config: APP (an app_id) is the focused app, so the [[exclusion]] sections
+                      that name it apply too, as in the daemon after a focus request
       --forward OUT   passthrough, offline: write to OUT, as an evemu recording (the virtual device's
                       header, then its events), exactly what the virtual copy of the device would
                       receive with passthrough = true; the gestures are printed as usual
@@ -35,6 +38,7 @@ func runReplay(_ args: [String]) -> Int32 {
     var devicePath: String?
     var configPath: String?
     var forwardPath: String?
+    var focus: String?
     var recordingPath: String?
     var updates = true
     var pretty = false
@@ -44,6 +48,7 @@ func runReplay(_ args: [String]) -> Int32 {
         switch option {
         case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
         case "--forward": forwardPath = try a.value(of: option, missing: "\(option) needs a file name")
         case "--no-updates": updates = false
         case "--pretty": pretty = true
@@ -60,7 +65,7 @@ func runReplay(_ args: [String]) -> Int32 {
     return reportingInputErrors("replay") {
         let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
         let device = recording.device
-        var (settings, geometry) = try replaySettings(configPath: configPath, device: device)
+        var (settings, geometry, exclusions) = try replaySettings(configPath: configPath, device: device, focus: focus)
         var forwarder: TouchForwarder? = nil
         if forwardPath != nil {
             do {
@@ -71,7 +76,8 @@ func runReplay(_ args: [String]) -> Int32 {
             }
             settings.withholdsTouches = true
         }
-        let engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
+        var engine = try GestureEngine(device: device, settings: settings, geometry: geometry, tracing: trace)
+        engine.setExclusions(exclusions)
         printError("panel: \(engine.geometry.sizeDescription)\n")
         let origin = recording.events.first?.timeMicroseconds ?? 0
         var replay = RecordingReplay(engine: engine)
@@ -118,7 +124,20 @@ func reportingInputErrors(_ command: String, _ body: () throws -> Int32) -> Int3
 /// Thresholds and geometry for the replay: the built-in defaults, or what a configuration file says for
 /// this device (matched by name and vendor:product; a recording has no device path).
 func replaySettings(configPath: String?, device: DeviceDescription) throws -> (RecognizerSettings, GeometrySettings) {
-    guard let configPath else { return (RecognizerSettings(), GeometrySettings()) }
+    let (settings, geometry, _) = try replaySettings(configPath: configPath, device: device, focus: nil)
+    return (settings, geometry)
+}
+
+/// `replaySettings`, and the exclusions the configuration's [[exclusion]] sections put in force on the
+/// device while `focus` is the focused app (`--focus`; nil: none known, so only sections without `app`),
+/// each said on standard error with its section's place.
+func replaySettings(configPath: String?, device: DeviceDescription, focus: String?) throws
+    -> (RecognizerSettings, GeometrySettings, EdgeExclusions)
+{
+    guard let configPath else {
+        if focus != nil { printError("warning: --focus without --config: no [[exclusion]] sections to apply\n") }
+        return (RecognizerSettings(), GeometrySettings(), EdgeExclusions())
+    }
     let configuration = try Configuration.load(path: configPath)
     let resolved = configuration.resolve(for: device, path: nil)
     for warning in configuration.warnings { printError("warning: \(warning)\n") }
@@ -133,5 +152,9 @@ func replaySettings(configPath: String?, device: DeviceDescription) throws -> (R
                 + "\(byPath.map(String.init).joined(separator: ", ")) match\(byPath.count == 1 ? "es" : "") by match_path, "
                 + "which a recording cannot match (it has no device node); the daemon may apply settings this replay does not\n")
     }
-    return (resolved.recognizer, resolved.geometry)
+    let exclusions = resolved.configuredExclusions(forApp: focus)
+    for (e, source) in exclusions {
+        printError("excluded \(e.edge.rawValue)\(e.edge.isCorner ? "" : " \(e.from)...\(e.to)") from \(source)\n")
+    }
+    return (resolved.recognizer, resolved.geometry, EdgeExclusions(exclusions.map(\.exclusion)))
 }

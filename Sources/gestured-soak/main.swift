@@ -223,7 +223,7 @@ final class Client {
         }
         switch message {
         case .hello: break
-        case .subscribed(let id, _): reply("subscribe", id)
+        case .subscribed(let id, _, _): reply("subscribe", id)
         case .unsubscribed(let id):
             reply("unsubscribe", id)
             // Gestures the daemon had accepted for this client end silently: nothing runs any more.
@@ -234,7 +234,7 @@ final class Client {
         case .focused(let id, _): reply("focus", id)
         case .excluded(let id, _, _): reply("exclude", id)
         case .error(let error): problem("error from the daemon: \(error)")
-        case .deviceAdded, .deviceRemoved, .deviceChanged, .unknown, .explanation: break
+        case .deviceAdded, .deviceRemoved, .deviceChanged, .appTouchAccessChanged, .unknown, .explanation: break
         case .gesture(let g): gesture(g)
         }
     }

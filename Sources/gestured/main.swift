@@ -6,7 +6,7 @@ import GestureProtocol
 import Glibc
 
 let usage = """
-    usage: gestured [--config FILE] [--socket PATH] [--no-udev]
+    usage: gestured [--config FILE] [--socket PATH] [--no-udev] [--seats-directory DIR]
                     [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough]]...
            gestured --check-config FILE
            gestured --version
@@ -17,6 +17,8 @@ let usage = """
                            defaults when that file does not exist)
       --socket PATH        listen on PATH instead of the configured socket_path
       --no-udev            do not look for touchscreens (only --replay devices)
+      --seats-directory DIR  where logind's seat state is (default /run/systemd/seats): whose session
+                           is active on each seat decides who may see app touches
       --replay RECORDING   add a virtual device that plays a recording (evemu's or `libinput record`'s);
                            may be repeated.
                            Options after it apply to it:
@@ -62,6 +64,10 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
                 options.socketPath = path
             case "--no-udev":
                 options.discoverDevices = false
+            case "--seats-directory":
+                let path = try arguments.value(of: argument)
+                guard !path.isEmpty else { throw UsageError("--seats-directory needs a directory; it is empty") }
+                options.seatsDirectory = path
             case "--check-config":
                 checkConfigPath = try arguments.value(of: argument)
             case "--replay":

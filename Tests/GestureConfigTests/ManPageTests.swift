@@ -67,6 +67,7 @@ struct ConfigurationManPageTests {
             "log_level": "Default \"\(d.logLevel.rawValue)\". One of "
                 + LogLevel.allCases.dropLast().map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
                 + " or \"\(LogLevel.allCases.last!.rawValue)\";",
+            "app_touches_for": "Default [] (nobody besides root, the daemon's own user and the user of the active session",
         ]
         for key in daemonKeys {
             let want = try #require(expected[key], "no expected default for the new [daemon] key \(key): add it here")

@@ -252,3 +252,19 @@ import GestureVocabulary
         for key in named { #expect(keys.contains(key), "\(key) is no [recognizer] key") }
     }
 }
+
+extension ExplanationTests {
+    /// A landing nearer another side (along which it moves) is still a near miss of the side it moved
+    /// inward from: 6 mm from the top, 8 mm from the left (zones 5 mm), moving right.
+    @Test func aNearMissOfTheSideMovedInwardFromNotTheNearest() throws {
+        var s = TouchScript()
+        s.down(0, 8, 6); s.frame()
+        s.drag([0], by: 40, 0, steps: 10)
+        s.up(0); s.frame()
+        let x = try #require(try Self.explain(s).explanations.first)
+        let r = try #require(Self.reason(x, .edgeSwipe))
+        #expect(r.cause == .nearMiss)
+        #expect(r.edge == .left)
+        #expect(abs(try #require(r.measurement(.distanceFromEdge)).value - 8) < 1e-9)
+    }
+}

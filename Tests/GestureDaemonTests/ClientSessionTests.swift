@@ -113,7 +113,8 @@ private final class Pair {
         #expect(p.pump() == .keep)
         #expect(
             p.replies() == [
-                .pong(id: .string("a")), .subscribed(id: .integer(2), filter: SubscriptionFilter(kinds: [.pan])),
+                .pong(id: .string("a")),
+                .subscribed(id: .integer(2), filter: SubscriptionFilter(kinds: [.pan]), appTouchAccess: .denied(.unknownPeer)),
                 .devices(id: .integer(3), devices: []),
             ])
         #expect(p.session.subscription == SubscriptionFilter(kinds: [.pan]))
@@ -318,7 +319,7 @@ private final class Pair {
             return
         }
         #expect(reason == .closedByClient && reason.isRoutine)
-        #expect(p.replies() == [.subscribed(id: nil, filter: .all), .pong(id: .integer(1))])
+        #expect(p.replies() == [.subscribed(id: nil, filter: SubscriptionFilter(), appTouchAccess: .denied(.unknownPeer)), .pong(id: .integer(1))])
         #expect(p.session.subscription == nil)
     }
 
@@ -330,5 +331,65 @@ private final class Pair {
             Issue.record("writing to a closed peer did not report it")
             return
         }
+    }
+}
+
+/// App touches reach a session only when its subscription asks for them and it may see them; the hello
+/// and the subscribed reply say which, with the reason.
+@Suite struct ClientSessionAppTouchTests {
+    static let device = DeviceInfo(id: "event5", name: "panel", vendorProduct: "0000:0000", path: nil, source: .evdev, slots: 10)
+
+    static func session(uid: UInt32, groups: [UInt32] = [], subscription: SubscriptionFilter) -> ClientSession {
+        var fds: [Int32] = [0, 0]
+        precondition(socketpair(AF_UNIX, 1 | 0o4000 | 0o2000000, 0, &fds) == 0)
+        close(fds[1])
+        let s = ClientSession(fd: fds[0], token: 1, label: "t", uid: uid, groups: groups, outgoingLimitBytes: 1 << 20)
+        s.updateAppTouchAccess(
+            AppTouchPolicy(ownUID: 990, viewers: AppTouchViewers(groups: [(2000, "kiosk")]), seats: .known(["seat0": .some(1000)])),
+            seats: ["seat0"])
+        _ = s.respond(to: RequestMessage(.subscribe(subscription)), host: NoDevices())
+        return s
+    }
+
+    private struct NoDevices: SessionHost {
+        var deviceInfos: [DeviceInfo] { [] }
+        func setOrientation(_ o: DeviceOrientation, device: String?, requestedBy session: ClientSession) -> Result<OrientationChange, ProtocolError> {
+            .failure(ProtocolError(.unknownDevice, "none"))
+        }
+    }
+
+    static func tap(_ phase: GesturePhase, id: UInt64) -> GestureEvent {
+        GestureEvent(kind: .tap, phase: phase, id: id, timeMicroseconds: 0, fingers: 1)
+    }
+
+    @Test func anAppTouchGoesOnlyToThoseWhoAskAndMaySee() {
+        let seatUser = Self.session(uid: 1000, subscription: .all)
+        let other = Self.session(uid: 1001, subscription: .all)
+        let kioskMember = Self.session(uid: 1002, groups: [1002, 2000], subscription: .all)
+        let notAsking = Self.session(uid: 1000, subscription: SubscriptionFilter())
+        #expect(seatUser.wants(Self.tap(.begin, id: 1), appTouch: true, from: Self.device))
+        #expect(seatUser.wants(Self.tap(.end, id: 1), from: Self.device))
+        #expect(kioskMember.wants(Self.tap(.begin, id: 1), appTouch: true, from: Self.device))
+        #expect(!other.wants(Self.tap(.begin, id: 1), appTouch: true, from: Self.device))
+        #expect(!other.wants(Self.tap(.end, id: 1), from: Self.device), "its end follows the begin's decision")
+        #expect(!notAsking.wants(Self.tap(.begin, id: 1), appTouch: true, from: Self.device))
+        // A public gesture (a tap in an edge zone) reaches every subscriber.
+        #expect(other.wants(Self.tap(.begin, id: 2), appTouch: false, from: Self.device))
+        #expect(other.wants(Self.tap(.end, id: 2), from: Self.device))
+    }
+
+    @Test func theSubscribedReplySaysWhy() {
+        let other = Self.session(uid: 1001, subscription: .all)
+        let reply = other.respond(to: RequestMessage(id: .integer(3), .subscribe(.all)), host: NoDevices())
+        #expect(reply == .subscribed(id: .integer(3), filter: .all, appTouchAccess: .denied(.otherSeatUser(seat: "seat0"))))
+        #expect(reply.encoded.contains("\"app_touch_access\":{\"granted\":false,\"reason\":\"other-seat-user\",\"seat\":\"seat0\""))
+    }
+
+    @Test func aChangeOfTheSeatsUserIsToldOnce() {
+        let s = Self.session(uid: 1001, subscription: .all)
+        let policy = AppTouchPolicy(ownUID: 990, seats: .known(["seat0": .some(1001)]))
+        #expect(s.updateAppTouchAccess(policy, seats: ["seat0"]) == .granted(.seatUser(seat: "seat0")))
+        #expect(s.updateAppTouchAccess(policy, seats: ["seat0"]) == nil)
+        #expect(s.wants(Self.tap(.begin, id: 4), appTouch: true, from: Self.device))
     }
 }

@@ -134,7 +134,7 @@ final class RecordingDelivery: DeviceDelivery {
     private(set) var notifications: [ServerMessage] = []
     init(log: ServiceLog) { self.log = log }
 
-    func publish(_ event: GestureEvent, from device: @autoclosure () -> DeviceInfo) {
+    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo) {
         log.entries.append("\(device().id) \(event.kind) \(event.phase)")
     }
 

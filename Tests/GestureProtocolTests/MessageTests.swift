@@ -13,7 +13,9 @@ import GestureVocabulary
         #expect(try decode(#"{"type":"ping","id":"abc"}"#).get() == RequestMessage(id: .string("abc"), .ping))
         #expect(try decode(#"{"id":7.50,"type":"devices"}"#).get() == RequestMessage(id: .number("7.50"), .devices))
         #expect(try decode(#"{"type":"unsubscribe","id":null}"#).get() == RequestMessage(id: .null, .unsubscribe))
-        #expect(try decode(#"{"type":"subscribe"}"#).get() == RequestMessage(.subscribe(.all)))
+        // App touches only when asked (`app_touches`); `.all` asks for them.
+        #expect(try decode(#"{"type":"subscribe"}"#).get() == RequestMessage(.subscribe(SubscriptionFilter())))
+        #expect(try decode(#"{"type":"subscribe","app_touches":true}"#).get() == RequestMessage(.subscribe(.all)))
         let full = try decode(
             #"{"type":"subscribe","id":1,"kinds":["pan","edge-swipe"],"edges":["left"],"fingers":[2,3],"devices":["event5","Panel"],"updates":false}"#
         ).get()

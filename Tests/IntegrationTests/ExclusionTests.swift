@@ -24,7 +24,7 @@ import GestureVocabulary
             "gestured.toml", "[daemon]\nsocket_group = \"\"\n\n[[exclusion]]\napp = [\"foot\", \"org.gnome.*\"]\nedges = [\"top\"]\nedge_position = [0.4, 0.6]\n")
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2", "--config", config], directory: directory)
         let client = try daemon.connect()
-        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false))
+        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false, appTouches: true))
         let before = try nextEnd(client, from: daemon)
         #expect(before.kind == .edgeSwipe && before.edge == .top, "no focus: \(before)")
 
@@ -89,7 +89,7 @@ import GestureVocabulary
         let directory = TemporaryDirectory()
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
         let client = try daemon.connect()
-        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false))
+        try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe, .pan], updates: false, appTouches: true))
         #expect(try nextEnd(client, from: daemon).kind == .edgeSwipe)
 
         // The panel is 300 mm wide (assumed): 0.45...0.55 of the top edge is 30 mm.
@@ -126,5 +126,39 @@ import GestureVocabulary
         guard case .excluded(_, let none, _) = try other.request(.exclude([])) else { throw TestFailure("no excluded") }
         #expect(none.isEmpty)
         #expect(try nextDeviceChange(client, from: daemon).exclusions.isEmpty)
+    }
+}
+
+/// `gesturectl replay` and `plot` offline, given exclusions: --config's [[exclusion]] sections, with
+/// --focus naming the focused app (issue 29, item 1).
+@Suite struct OfflineExclusionTests {
+    @Test func replayAndPlotApplyAndDrawTheExclusionsOfTheFocusedApp() throws {
+        let directory = TemporaryDirectory()
+        let recording = topEdgeSwipeRecording(in: directory)
+        let config = directory.write(
+            "gestured.toml", "[[exclusion]]\napp = \"foot\"\nedges = [\"top\"]\nedge_position = [0.4, 0.6]\n\n[[exclusion]]\nedges = [\"bottom-left\"]\n")
+        let ctl = try Paths.gesturectl()
+        // No focus: the section without app holds, foot's does not; the swipe from the top is an edge swipe.
+        let plain = try run(ctl, ["replay", "--no-updates", "--config", config, recording], in: directory)
+        #expect(plain.output.contains("excluded bottom-left from \(config):6:1"), "\(plain.output)")
+        #expect(!plain.output.contains("excluded top"), "\(plain.output)")
+        #expect(plain.output.contains("\"gesture\":\"edge-swipe\""), "\(plain.output)")
+        // foot focused: the middle of the top edge is its own; the same touch is a pan from no edge.
+        let focused = try run(ctl, ["replay", "--no-updates", "--config", config, "--focus", "foot", recording], in: directory)
+        #expect(focused.output.contains("excluded top 0.4...0.6 from \(config):1:1"), "\(focused.output)")
+        #expect(!focused.output.contains("edge-swipe") && focused.output.contains("\"gesture\":\"pan\""), "\(focused.output)")
+
+        let svgPath = directory.path + "/focused.svg"
+        let plot = try run(ctl, ["plot", "--config", config, "--focus", "foot", "-o", svgPath, recording], in: directory)
+        #expect(plot.status == 0, "\(plot.output)")
+        let svg = readWholeFile(svgPath)
+        #expect(svg.contains("<g id=\"exclusions\">"), "no exclusions drawn")
+        // The top's part (0.4...0.6 of the width) and the bottom-left corner's square: two hatched boxes.
+        #expect(svg.ranges(of: "fill=\"url(#excluded-hatch)\"").count == 2)
+        #expect(svg.contains("excluded (hatched): top 0.4…0.6, bottom-left"), "\(svg.prefix(2000))")
+        // Without exclusions, nothing is hatched.
+        let bare = directory.path + "/bare.svg"
+        #expect(try run(ctl, ["plot", "-o", bare, recording], in: directory).status == 0)
+        #expect(!readWholeFile(bare).contains("excluded-hatch"))
     }
 }

@@ -202,7 +202,7 @@ struct GesturectlBoundsTests {
         let recording = directory.write("huge.evemu", hugeCoordinates(r.text, factor: 100))
         let daemon = try Daemon(["--replay", recording])
         let observer = try daemon.connect()
-        try observer.subscribe(SubscriptionFilter(kinds: [.pan], updates: true))
+        try observer.subscribe(SubscriptionFilter(kinds: [.pan], updates: true, appTouches: true))
         let lisgd = try Background(
             [try Paths.gesturectl(), "lisgd", "-g", "1,RL,N,*,P,echo pressed >> \(out)", "--socket", daemon.socketPath],
             outputPath: directory.path + "/lisgd.log")
@@ -273,7 +273,7 @@ struct GesturectlBoundsTests {
             [try Paths.gesturectl(), "lisgd", "-v", "-g", "1,DU,N,*,P,true", "--socket", daemon.socketPath],
             outputPath: directory.path + "/lisgd.log")
         let observer = try daemon.connect()
-        try observer.subscribe(SubscriptionFilter(kinds: [.pan], updates: false))
+        try observer.subscribe(SubscriptionFilter(kinds: [.pan], updates: false, appTouches: true))
         while try nextGesture(observer, from: daemon).event.phase != .end {}
         try lisgd.waitForOutput("pressed 1,RL,N,*: no -g matches")
         try daemon.terminate()
@@ -344,7 +344,7 @@ struct GesturectlBoundsTests {
         let recording = directory.write("holds.evemu", r.text)
         let daemon = try Daemon(["--replay", recording])
         let observer = try daemon.connect()
-        try observer.subscribe(SubscriptionFilter(kinds: [.hold], updates: false))
+        try observer.subscribe(SubscriptionFilter(kinds: [.hold], updates: false, appTouches: true))
         let bind = try Background(
             [try Paths.gesturectl(), "bind", "--bindings", bindings, "--socket", daemon.socketPath],
             outputPath: directory.path + "/bind.log")

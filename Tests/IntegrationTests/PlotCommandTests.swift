@@ -35,6 +35,31 @@ import Testing
         #expect(svg.contains(">#1 tap, 2 fingers"))
     }
 
+    /// Under the drawing: each gesture's reason (why it ended as it did) and each near miss, as `gesturectl
+    /// explain` gives them. The Wacom top swipe lands 13.17 mm from the left and moves right along the top:
+    /// with a 7 mm left zone (twice: 14 mm) it is a near miss of the left edge.
+    @Test func listsTheGesturesReasonsAndTheNearMisses() throws {
+        let dir = try Self.directory("reasons")
+        let dell = dir.appendingPathComponent("dell.svg")
+        #expect(try ReplayCommandTests.run(["plot", Self.recordings + "dell_canvas_touch.evemu", "-o", dell.path]).status == 0)
+        let svg = try String(contentsOf: dell, encoding: .utf8)
+        #expect(svg.contains("why: not committed: scale changed by 0.39 (pinch.commit_scale_change 0.4), rotated"), "the pinch's reason")
+        #expect(svg.contains("why: no direction: moved 41° off the nearest axis (angle_tolerance_degrees 30)"), "the pan's reason")
+        #expect(!svg.contains("Near misses"))
+
+        let config = dir.appendingPathComponent("left7.toml")
+        try "[recognizer.edge_swipe.left]\nzone_mm = 7\n".write(to: config, atomically: true, encoding: .utf8)
+        let wacom = dir.appendingPathComponent("wacom.svg")
+        let r = try ReplayCommandTests.run([
+            "plot", "--config", config.path, "--device", Self.recordings + "Wacom_ISDv4_E6_Finger.desc",
+            Self.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events", "-o", wacom.path,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let near = try String(contentsOf: wacom, encoding: .utf8)
+        #expect(near.contains("Near misses"))
+        #expect(near.contains("edge-swipe: near miss, did not start: landed 13.2 mm from the left edge (edge_swipe.left.zone_mm 7)"))
+    }
+
     @Test func missingOutputIsACommandLineError() throws {
         let r = try ReplayCommandTests.run(["plot", Self.recordings + "dell_canvas_touch.evemu"])
         #expect(r.status == 2)
@@ -56,7 +81,7 @@ import Testing
         #expect(two.stderr == "gesturectl plot: one recording at a time ('a.evemu' and 'b.evemu')\n")
         let help = try ReplayCommandTests.run(["plot", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("usage: gesturectl plot [--device DESC] [--config FILE] -o OUT.svg RECORDING\n"))
+        #expect(help.stdout.hasPrefix("usage: gesturectl plot [--device DESC] [--config FILE [--focus APP]] -o OUT.svg RECORDING\n"))
     }
 
     @Test func unreadableRecordingAndUnwritableOutput() throws {

@@ -80,11 +80,13 @@ import Testing
     /// The keys of each reply and notification: with an id and every optional part, and without.
     static func messageKeySets() throws -> [String: KeySet] {
         let device = DeviceInfo(id: "event5", name: "x", vendorProduct: "0000:0000", path: "/dev/input/event5", source: .evdev, slots: 1)
-        let full = SubscriptionFilter(kinds: [.pan], edges: [.left], fingers: [1], devices: ["event5"], updates: false)
+        let full = SubscriptionFilter(kinds: [.pan], edges: [.left], fingers: [1], devices: ["event5"], updates: false, appTouches: true)
         let id = JSONValue.integer(1)
+        let access = AppTouchAccess.denied(.otherSeatUser(seat: "seat0"))
         let pairs: [(ServerMessage, ServerMessage)] = [
-            (.hello(Hello(devices: [device])), .hello(Hello(devices: []))),
-            (.subscribed(id: id, filter: full), .subscribed(id: nil, filter: .all)),
+            (.hello(Hello(devices: [device], appTouchAccess: access)), .hello(Hello(devices: []))),
+            (.subscribed(id: id, filter: full, appTouchAccess: access), .subscribed(id: nil, filter: .all)),
+            (.appTouchAccessChanged(access), .appTouchAccessChanged(.granted(.root))),
             (.unsubscribed(id: id), .unsubscribed(id: nil)),
             (.devices(id: id, devices: [device]), .devices(id: nil, devices: [])),
             (.pong(id: id), .pong(id: nil)),
@@ -226,13 +228,14 @@ import Testing
             } else if let set = messages[type] {
                 check(type, members, against: set, example: example)
                 if let filter = value("filter"), case .object(let filterMembers) = filter {
-                    let full = SubscriptionFilter(kinds: [.pan], edges: [.left], fingers: [1], devices: ["x"], updates: false, explanations: true)
+                    let full = SubscriptionFilter(kinds: [.pan], edges: [.left], fingers: [1], devices: ["x"], updates: false, appTouches: true, explanations: true)
                     check("filter", filterMembers, against: KeySet(possible: Set(full.jsonMembers.map(\.key)), always: ["updates"]), example: example)
                 }
                 if type == "error", let code = value("code")?.stringValue {
                     #expect(ProtocolError.Code(rawValue: code) != nil, "unknown error code in \(example)")
                 }
-                checkDevices(value("devices") ?? value("device"), example: example)
+                // An explanation's `device` is the device's id, as a gesture event's.
+                checkDevices(type == "explanation" ? nil : value("devices") ?? value("device"), example: example)
                 checked[type, default: 0] += 1
             } else {
                 Issue.record("an example of a message the daemon does not send: \(example)")

@@ -43,13 +43,17 @@ def main():
     args = parser.parse_args()
 
     # updates=False: the daemon sends only begin/end/cancel, which is all a "did it happen" client needs.
-    client = gestured.Client(args.socket, kinds=args.kinds.split(",") if args.kinds else None, updates=False)
+    # app_touches=True: one-finger taps, holds and pans away from the edges too, where this user may see them.
+    client = gestured.Client(args.socket, kinds=args.kinds.split(",") if args.kinds else None, updates=False,
+                             app_touches=True)
     printed = 0
     try:
         for message in client.events():
             if isinstance(message, gestured.Connected):
                 devices = ", ".join(f"{d.id} ({d.name})" for d in message.hello.devices) or "no devices yet"
                 print(f"connected to gestured {message.hello.version}: {devices}", flush=True)
+                if client.app_touch_access is not None and not client.app_touch_access.granted:
+                    print(f"print_committed: {client.app_touch_access.message}", file=sys.stderr, flush=True)
             elif isinstance(message, gestured.Disconnected):
                 print(f"{message.reason}; retrying in {message.retry_in:.1f} s", file=sys.stderr, flush=True)
             elif isinstance(message, gestured.GestureEvent) and message.phase == "end" and message.committed:

@@ -143,6 +143,20 @@ class DecodingTests(unittest.TestCase):
         self.assertNotIsInstance(changed, gestured.DeviceAdded)
         self.assertEqual(changed.device.orientation, 270)
 
+    def test_app_touch_access_in_hello_subscribed_and_its_change(self):
+        hello = gestured.decode('{"type":"hello","protocol":1,"devices":[],"app_touch_access":{"granted":false,'
+                                '"reason":"other-seat-user","seat":"seat0","message":"no app touches: another user"}}')
+        self.assertEqual((hello.app_touch_access.granted, hello.app_touch_access.reason, hello.app_touch_access.seat),
+                         (False, "other-seat-user", "seat0"))
+        self.assertIsNone(gestured.decode('{"type":"hello","protocol":1}').app_touch_access)
+        reply = gestured.decode('{"type":"subscribed","id":1,"filter":{"updates":true,"app_touches":true},'
+                                '"app_touch_access":{"granted":true,"reason":"configured-group","name":"kiosk","message":"m"}}')
+        self.assertEqual((reply.app_touch_access.granted, reply.app_touch_access.name), (True, "kiosk"))
+        changed = gestured.decode('{"type":"app-touch-access","app_touch_access":{"granted":true,"reason":"seat-user",'
+                                  '"seat":"seat0","message":"m"}}')
+        self.assertIsInstance(changed, gestured.AppTouchAccessChanged)
+        self.assertEqual(changed.access.reason, "seat-user")
+
     def test_lines_that_are_not_messages_are_protocol_errors(self):
         for line in ("hello?", "[1,2]", '{"no":"type"}', '{"type":3}', b"\xff\xfe"):
             with self.subTest(line=line):
@@ -239,11 +253,13 @@ class DaemonTests(unittest.TestCase):
         # cancel while the fingers were still landing.
         self.assertGreaterEqual(len(reference), 4)
         daemon = self.start()
-        with gestured.Client(daemon.socket) as client:
+        # Root may see app touches (the recording's one-finger pan): asked for, they come.
+        with gestured.Client(daemon.socket, app_touches=True) as client:
             # Two passes of the loop: at least one whole pass after the first gesture the client receives.
             messages = collect(client, lambda ms: finished_gestures(ms) >= 2 * len(reference))
+            self.assertEqual((client.app_touch_access.granted, client.app_touch_access.reason), (True, "root"))
         self.assertIsInstance(messages[0], gestured.Connected)
-        self.assertEqual(messages[0].filter, {"updates": True})
+        self.assertEqual(messages[0].filter, {"updates": True, "app_touches": True})
         self.assertEqual([d.id for d in messages[0].hello.devices], ["replay1"])
         events = [m for m in messages if isinstance(m, gestured.GestureEvent)]
         self.assertTrue(all(e.device == "replay1" for e in events))

@@ -127,4 +127,6 @@ class ControlCentre(Stage):
 
 
 if __name__ == "__main__":
-    sys.exit(run("Control centre", ControlCentre, {"kinds": ["edge-swipe", "pan"], "edges": ["bottom"]}))
+    # The drag that closes the panel is a one-finger pan on it: an app touch, which comes only when asked
+    # for and only to a user who may see it (the one whose session is active on the seat).
+    sys.exit(run("Control centre", ControlCentre, {"kinds": ["edge-swipe", "pan"], "edges": ["bottom"], "app_touches": True}))

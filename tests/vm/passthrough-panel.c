@@ -14,6 +14,10 @@
  *                         reader in a separate process (as any client is: its wake-up is part of the path)
  *                         -> "latency NODE <frames read> <p50 us> <p99 us> <max us>": from just before the
  *                         write to the moment the reader's read() returned the frame, CLOCK_MONOTONIC
+ *     land NODE N X Y     N touches landing at (X, Y) (X and X+1 in turn, so each landing changes X) and
+ *                         lifting, one at a time: the delay of each landing frame as for latency (a
+ *                         touch gestured forwards at its landing, such as one in an excluded part of an
+ *                         edge, against the floor of a plain reader) -> "land NODE <read> <p50> <p99> <max>"
  *   EOF destroys the panel (an unplug).
  *
  * The X position of each latency frame carries its sequence number, so a frame is recognised on the other
@@ -104,20 +108,18 @@ static void reader(const char *node, int out) {
         if (n <= 0) _exit(0);
         long long at = now_us();
         for (ssize_t k = 0; k < n / (ssize_t)sizeof *in; k++) {
-            if (in[k].type == EV_ABS && in[k].code == ABS_MT_POSITION_X) {
-                struct seen s = {.x = in[k].value, .at = at};
-                if (write(out, &s, sizeof s) != sizeof s) _exit(0);
-            }
+            struct seen s = {.x = in[k].value, .at = at};
+            /* A lift is reported as x = -3, so a landing's delay is timed only once the last touch has gone. */
+            if (in[k].type == EV_ABS && in[k].code == ABS_MT_TRACKING_ID && in[k].value == -1) s.x = -3;
+            else if (!(in[k].type == EV_ABS && in[k].code == ABS_MT_POSITION_X)) continue;
+            if (write(out, &s, sizeof s) != sizeof s) _exit(0);
         }
     }
 }
 
-static void latency(const char *node, int frames, int *tracking) {
-    static long long delays[100000];
-    if (frames < 1 || frames > 100000) {
-        printf("latency %s bad-frame-count\n", node);
-        return;
-    }
+/* Starts the reader of `node` in a child process; *from is where it reports. Returns the child, or 0 when it
+ * could not open the node (the child is gone then). */
+static pid_t start_reader(const char *node, int *from) {
     int p[2];
     if (pipe(p) != 0) die("pipe");
     pid_t child = fork();
@@ -130,11 +132,92 @@ static void latency(const char *node, int frames, int *tracking) {
     close(p[1]);
     struct seen s;
     if (read(p[0], &s, sizeof s) != sizeof s || s.x != -1) {
-        printf("latency %s cannot-open\n", node);
         close(p[0]);
         waitpid(child, NULL, 0);
+        return 0;
+    }
+    *from = p[0];
+    return child;
+}
+
+static void stop_reader(pid_t child, int from) {
+    close(from);
+    kill(child, SIGTERM);
+    waitpid(child, NULL, 0);
+}
+
+/* Waits up to a second for the reader to report `x`; its time in *at. Returns 0 when it did not come. */
+static int await_seen(int from, int x, long long *at) {
+    struct seen s;
+    for (;;) {
+        struct pollfd pf = {.fd = from, .events = POLLIN};
+        if (poll(&pf, 1, 1000) <= 0 || read(from, &s, sizeof s) != sizeof s) return 0;
+        if (s.x == x) {
+            *at = s.at;
+            return 1;
+        }
+    }
+}
+
+/* `land`: each landing frame's delay from the write to the reader's read(), the touch lifted and its lift
+ * read back before the next. */
+static void landings(const char *node, int count, int x0, int y, int *tracking) {
+    static long long delays[100000];
+    if (count < 1 || count > 100000) {
+        printf("land %s bad-count\n", node);
         return;
     }
+    int from = -1, received = 0;
+    pid_t child = start_reader(node, &from);
+    if (child) {
+        for (int i = 0; i < count; i++) {
+            int x = x0 + (i % 2);
+            struct input_event down[] = {
+                {.type = EV_ABS, .code = ABS_MT_SLOT, .value = 0},
+                {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = (*tracking)++},
+                {.type = EV_ABS, .code = ABS_MT_POSITION_X, .value = x},
+                {.type = EV_ABS, .code = ABS_MT_POSITION_Y, .value = y},
+                {.type = EV_KEY, .code = BTN_TOUCH, .value = 1},
+                {.type = EV_ABS, .code = ABS_X, .value = x},
+                {.type = EV_ABS, .code = ABS_Y, .value = y},
+                {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
+            };
+            long long sent = now_us(), at = 0;
+            emit(down, sizeof down / sizeof *down);
+            if (!await_seen(from, x, &at)) break;
+            delays[received++] = at - sent;
+            struct input_event up[] = {
+                {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = -1},
+                {.type = EV_KEY, .code = BTN_TOUCH, .value = 0},
+                {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
+            };
+            emit(up, 3);
+            if (!await_seen(from, -3, &at)) break;
+        }
+        stop_reader(child, from);
+    }
+    if (received == 0) {
+        printf("land %s 0 - - -\n", node);
+        return;
+    }
+    qsort(delays, (size_t)received, sizeof *delays, compare);
+    printf("land %s %d %lld %lld %lld\n", node, received, delays[received / 2], delays[(received * 99) / 100],
+           delays[received - 1]);
+}
+
+static void latency(const char *node, int frames, int *tracking) {
+    static long long delays[100000];
+    if (frames < 1 || frames > 100000) {
+        printf("latency %s bad-frame-count\n", node);
+        return;
+    }
+    int from = -1;
+    pid_t child = start_reader(node, &from);
+    if (!child) {
+        printf("latency %s cannot-open\n", node);
+        return;
+    }
+    struct seen s;
     struct input_event down[] = {
         {.type = EV_ABS, .code = ABS_MT_SLOT, .value = 0},
         {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = (*tracking)++},
@@ -148,8 +231,8 @@ static void latency(const char *node, int frames, int *tracking) {
     emit(down, sizeof down / sizeof *down);
     /* The landing comes through (x = 100) before the frames are timed. */
     for (;;) {
-        struct pollfd pf = {.fd = p[0], .events = POLLIN};
-        if (poll(&pf, 1, 2000) <= 0 || read(p[0], &s, sizeof s) != sizeof s || s.x == 100) break;
+        struct pollfd pf = {.fd = from, .events = POLLIN};
+        if (poll(&pf, 1, 2000) <= 0 || read(from, &s, sizeof s) != sizeof s || s.x == 100) break;
     }
     int received = 0;
     for (int i = 0; i < frames; i++) {
@@ -163,8 +246,8 @@ static void latency(const char *node, int frames, int *tracking) {
         emit(move, 3);
         int got = 0;
         while (!got) {
-            struct pollfd pf = {.fd = p[0], .events = POLLIN};
-            if (poll(&pf, 1, 1000) <= 0 || read(p[0], &s, sizeof s) != sizeof s) break;
+            struct pollfd pf = {.fd = from, .events = POLLIN};
+            if (poll(&pf, 1, 1000) <= 0 || read(from, &s, sizeof s) != sizeof s) break;
             if (s.x == x) {
                 delays[received++] = s.at - sent;
                 got = 1;
@@ -179,9 +262,7 @@ static void latency(const char *node, int frames, int *tracking) {
     };
     emit(up, 3);
     usleep(50000);
-    close(p[0]);
-    kill(child, SIGTERM);
-    waitpid(child, NULL, 0);
+    stop_reader(child, from);
     if (received == 0) {
         printf("latency %s 0 - - -\n", node);
         return;
@@ -233,13 +314,15 @@ int main(int argc, char **argv) {
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\n")] = '\0';
         char arg[400];
-        int n;
+        int n, x, y;
         if (sscanf(line, "play %399s", arg) == 1) {
             long count = play(arg);
             if (count < 0) printf("cannot-play %s %s\n", arg, strerror(errno));
             else printf("played %ld\n", count);
         } else if (sscanf(line, "latency %399s %d", arg, &n) == 2) {
             latency(arg, n, &tracking);
+        } else if (sscanf(line, "land %399s %d %d %d", arg, &n, &x, &y) == 4) {
+            landings(arg, n, x, y, &tracking);
         } else {
             printf("unknown-command %s\n", line);
         }

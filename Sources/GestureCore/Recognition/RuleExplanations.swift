@@ -96,16 +96,34 @@ extension EdgeSwipeRule {
             measurements: [Measurement(.angleFromInward, best.degrees, key: "angle_tolerance_degrees", setting: settings.angleToleranceDegrees)])
     }
 
-    /// The fingers landed in no zone of an enabled side: the side whose zone they came closest to (the
-    /// farthest finger's distance), as a near miss, an exclusion or a landing outside.
+    /// The fingers landed in no zone of an enabled side: a near miss from the nearest side they landed
+    /// within twice the zone's width of and moved inward from; else the side whose zone they came closest
+    /// to (the farthest finger's distance), as an exclusion or a landing outside.
     func outsideZoneReason(_ fingers: FingerSet, context: RecognizerContext) -> Reason? {
         let zones = context.settings.edgeZones
         let size = context.screenSizeMM
+        let settings = context.settings
+        let move = fingers.centroidMoveMM
+        let moved = fingers.maximumMoveMM >= settings.slopMM
         var best: (edge: Edge, distance: Double)?
+        var miss: (edge: Edge, distance: Double, angle: Double)?
         for edge in Edge.sides where zones[edge].enabled {
             var d = 0.0
             for f in fingers.fingers { d = max(d, EdgeZones.distanceFromEdge(edge, f.baselineMM, screenSizeMM: size)) }
             if best == nil || d < best!.distance { best = (edge, d) }
+            let width = zones[edge].widthMM
+            let angle = degreesBetween(move, EdgeZones.inward(edge))
+            if moved, d > width, d <= 2 * width, angle <= settings.angleToleranceDegrees, miss == nil || d < miss!.distance {
+                miss = (edge, d, angle)
+            }
+        }
+        if let miss {
+            return Reason(
+                kind: kind, cause: .nearMiss, edge: miss.edge,
+                measurements: [
+                    Measurement(.distanceFromEdge, miss.distance, key: context.zoneKey(miss.edge), setting: zones[miss.edge].widthMM),
+                    Measurement(.angleFromInward, miss.angle, key: "angle_tolerance_degrees", setting: settings.angleToleranceDegrees),
+                ])
         }
         guard let (edge, distance) = best else { return nil }
         let width = zones[edge].widthMM
@@ -120,17 +138,6 @@ extension EdgeSwipeRule {
             }
             let range = context.exclusions.all.first { $0.edge == edge && ($0.from...$0.to).contains(along) }.map { $0.from...$0.to }
             return Reason(kind: kind, cause: .excluded, edge: edge, measurements: [zoneMeasurement], excludedRange: range)
-        }
-        let move = fingers.centroidMoveMM
-        let inwardAngle = degreesBetween(move, EdgeZones.inward(edge))
-        let settings = context.settings
-        if distance <= 2 * width && fingers.maximumMoveMM >= settings.slopMM && inwardAngle <= settings.angleToleranceDegrees {
-            return Reason(
-                kind: kind, cause: .nearMiss, edge: edge,
-                measurements: [
-                    zoneMeasurement,
-                    Measurement(.angleFromInward, inwardAngle, key: "angle_tolerance_degrees", setting: settings.angleToleranceDegrees),
-                ])
         }
         return Reason(kind: kind, cause: .outsideZone, edge: edge, measurements: [zoneMeasurement])
     }

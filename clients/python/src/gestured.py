@@ -210,9 +210,31 @@ def _devices(value):
     return [Device(d) for d in value if isinstance(d, dict)] if isinstance(value, list) else []
 
 
+class AppTouchAccess(_Message):
+    """Whether this client receives app touches (one-finger taps, holds and pans away from the edge zones:
+    an app's own input, such as the keys of an on-screen keyboard), and why (protocol.md, "What a client may
+    do"): `granted` (bool), `reason` ("root", "daemon-user", "seat-user", "configured-user",
+    "configured-group"; "other-seat-user", "no-active-session", "no-seat-state", "unknown-peer", or a code a
+    newer daemon adds), `seat` or `name` when the reason has one, and `message`, a sentence for people."""
+    __slots__ = ("granted", "reason", "seat", "name", "message")
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.granted = _typed(fields.get("granted"), bool) is True
+        self.reason = _typed(fields.get("reason"), str)
+        self.seat = _typed(fields.get("seat"), str)
+        self.name = _typed(fields.get("name"), str)
+        self.message = _typed(fields.get("message"), str)
+
+
+def _access(value):
+    return AppTouchAccess(value) if isinstance(value, dict) else None
+
+
 class Hello(_Message):
-    """The daemon's greeting: protocol, version, max_line_bytes, devices."""
-    __slots__ = ("protocol", "version", "max_line_bytes", "devices")
+    """The daemon's greeting: protocol, version, max_line_bytes, devices, and app_touch_access (an
+    AppTouchAccess; None from a daemon older than app touches)."""
+    __slots__ = ("protocol", "version", "max_line_bytes", "devices", "app_touch_access")
 
     def __init__(self, fields):
         self.fields = fields
@@ -220,6 +242,7 @@ class Hello(_Message):
         self.version = _typed(fields.get("version"), str)
         self.max_line_bytes = _typed(fields.get("max_line_bytes"), int)
         self.devices = _devices(fields.get("devices"))
+        self.app_touch_access = _access(fields.get("app_touch_access"))
 
 
 class GestureEvent(_Message):
@@ -288,17 +311,28 @@ class DeviceChanged(_Message):
 
 
 class Reply(_Message):
-    """A reply to a request: `subscribed` (filter), `unsubscribed`, `devices` (devices), `pong`,
-    `oriented` (devices), `error` (code, message). `id` is the request's id as sent."""
-    __slots__ = ("id", "filter", "devices", "code", "message")
+    """A reply to a request: `subscribed` (filter, app_touch_access), `unsubscribed`, `devices` (devices),
+    `pong`, `oriented` (devices), `error` (code, message). `id` is the request's id as sent."""
+    __slots__ = ("id", "filter", "app_touch_access", "devices", "code", "message")
 
     def __init__(self, fields):
         self.fields = fields
         self.id = fields.get("id")
         self.filter = fields.get("filter") if isinstance(fields.get("filter"), dict) else None
+        self.app_touch_access = _access(fields.get("app_touch_access"))
         self.devices = _devices(fields.get("devices"))
         self.code = _typed(fields.get("code"), str)
         self.message = _typed(fields.get("message"), str)
+
+
+class AppTouchAccessChanged(_Message):
+    """Whether this client receives app touches changed while it is subscribed with app_touches (another
+    user's session became active on the seat): `access`, an AppTouchAccess."""
+    __slots__ = ("access",)
+
+    def __init__(self, fields):
+        self.fields = fields
+        self.access = _access(fields.get("app_touch_access"))
 
 
 class Unknown(_Message):
@@ -351,6 +385,8 @@ def decode(line):
         return DeviceChanged(fields)
     if kind in _REPLIES:
         return Reply(fields)
+    if kind == "app-touch-access":
+        return AppTouchAccessChanged(fields)
     return Unknown(fields)
 
 
@@ -360,7 +396,9 @@ class Client:
     """A subscription to gestured that survives daemon restarts.
 
     The filter arguments are the `subscribe` request's (docs/protocol.md): None means "all", a list
-    narrows it, `updates=False` drops `update` events. The client subscribes on every (re)connection.
+    narrows it, `updates=False` drops `update` events, `app_touches=True` asks for app touches (which come
+    only where this user may see them: `app_touch_access` says whether and why). The client subscribes on
+    every (re)connection.
 
     Blocking use: iterate `events()` (or `gestures()`). Main-loop use: `connect()` once, watch `fileno()`
     for input, call `read()` for the messages that arrived; after a `Disconnected`, call `connect()`
@@ -369,7 +407,7 @@ class Client:
     """
 
     def __init__(self, path=None, *, kinds=None, edges=None, fingers=None, devices=None, updates=True,
-                 reconnect=True, backoff_initial=0.1, backoff_max=5.0, timeout=5.0):
+                 app_touches=False, reconnect=True, backoff_initial=0.1, backoff_max=5.0, timeout=5.0):
         self.paths = socket_paths(path)
         self.path = self.paths[0]     # the one connected to, once connected
         self.filter = {}
@@ -379,11 +417,14 @@ class Client:
                     raise TypeError(f"{key} must be a list (or None for all), not {value!r}")
                 self.filter[key] = list(value)
         self.filter["updates"] = bool(updates)
+        if app_touches:
+            self.filter["app_touches"] = True
         self.reconnect = reconnect
         self.backoff_initial, self.backoff_max = backoff_initial, backoff_max
         self.timeout = timeout
         self.hello = None           # the last Hello
         self.subscribed = None      # the filter in force (from the `subscribed` reply) while connected
+        self.app_touch_access = None  # whether app touches come, and why, as the daemon last said
         self._sock = None
         self._buffer = b""
         self._pending = []          # messages read while waiting for a reply, handed out first
@@ -493,6 +534,7 @@ class Client:
                 raise UnsupportedProtocol(
                     f"gestured at {self.path} speaks protocol {message.protocol}; this client knows {PROTOCOL_VERSION}: update it")
             self.hello = message
+            self.app_touch_access = message.app_touch_access
             return []
         if isinstance(message, Reply) and self._awaiting is not None and message.id == self._awaiting:
             self._awaiting = None
@@ -500,8 +542,11 @@ class Client:
                 self.close()
                 raise RequestError(message.code, message.message, message.id)
             self.subscribed = message.filter
+            self.app_touch_access = message.app_touch_access or self.app_touch_access
             self._backoff = self.backoff_initial
             return [Connected(self.hello, message.filter)]
+        if isinstance(message, AppTouchAccessChanged) and message.access is not None:
+            self.app_touch_access = message.access
         return [message]
 
     def _send(self, request_type, **fields):

@@ -36,6 +36,11 @@ pt_drag() {
 { echo "d 0 10 800"; echo f; pt_drag "0 10 800 600 800"; echo "u 0"; echo f; } | pt_script edge-swipe
 { echo "d 0 10 800"; echo f; echo f; echo f; echo "u 0"; echo f; } | pt_script edge-tap
 { echo "d 0 20 400"; echo f; pt_drag "0 20 400 20 1000"; echo "u 0"; echo f; } | pt_script along-edge
+# Exclusions (issue 29): two edge swipes from the same side of the panel (X 10), at Y 400 and at Y 1200.
+# The first finds which edge that is as the user sees it (the panel is mounted turned) and where along it;
+# an [[exclusion]] then keeps a part of that edge around Y 400, so the second lands in the rest of it.
+{ echo "d 0 10 400"; echo f; pt_drag "0 10 400 600 400"; echo "u 0"; echo f; } | pt_script excl-in
+{ echo "d 0 10 1200"; echo f; pt_drag "0 10 1200 600 1200"; echo "u 0"; echo f; } | pt_script excl-rest
 # The three-finger pan moves for 0.4 s, so it begins (and is claimed) while the fingers are still down,
 # past the 0.2 s a pan that may still gain fingers is held back.
 { echo "d 0 300 800"; echo "d 1 500 800"; echo "d 2 700 800"; echo f
@@ -142,6 +147,8 @@ if require_gestured passthrough:copy-created; then
         cpu0=$(cpu_ns "$pid")
         pt_cmd "latency $PT_NODE 1000"; floor=$PT_REPLY
         cpu_floor=$(( $(cpu_ns "$pid") - cpu0 ))
+        # And the floor of a landing frame, where the excluded touches will land.
+        pt_cmd "land $PT_NODE 300 10 400"; land_floor=$PT_REPLY
         {
             cat /run/gestured.toml.pt-orig
             printf '\n[[device]]\nmatch_name = "%s"\npassthrough = true\n' "$pt_name"
@@ -197,6 +204,46 @@ if require_gestured passthrough:copy-created; then
             pt_expect edge-swipe "" "an edge swipe never reaches the app, lift included"
             pt_expect edge-tap "TOUCH_DOWN TOUCH_UP " "a tap in an edge zone is released and reaches the app as a tap"
             pt_expect along-edge "TOUCH_DOWN TOUCH_MOTION TOUCH_UP " "a stroke along the edge is released and forwarded whole"
+
+            # Exclusions: which edge the swipe at Y 400 starts from, and where along it (the daemon says).
+            stdbuf -oL gesturectl monitor --json --no-updates > "$WORK/pt-excl-monitor.jsonl" 2>&1 &
+            mon_pid=$!
+            wait_for 20 "gesturectl monitor to subscribe" file_has_line "$WORK/pt-excl-monitor.jsonl" '"type":"subscribed"' || true
+            pt_expect excl-in "" "before the exclusion, the swipe from the side at Y 400 is an edge swipe and never reaches the app"
+            kill "$mon_pid" 2>/dev/null; wait "$mon_pid" 2>/dev/null
+            begin=$(grep -m1 '"gesture":"edge-swipe","phase":"begin"' "$WORK/pt-excl-monitor.jsonl")
+            excl_edge=$(printf '%s' "$begin" | sed -n 's/.*"edge":"\([a-z-]*\)".*/\1/p')
+            excl_at=$(printf '%s' "$begin" | sed -n 's/.*"edge_position":\([0-9.]*\).*/\1/p')
+            if [ -n "$excl_edge" ] && [ -n "$excl_at" ]; then
+                excl_range=$(awk -v p="$excl_at" 'BEGIN { lo = p - 0.15; hi = p + 0.15; if (lo < 0) lo = 0; if (hi > 1) hi = 1; printf "[%.2f, %.2f]", lo, hi }')
+                printf '\n[[exclusion]]\nedges = ["%s"]\nedge_position = %s\n' "$excl_edge" "$excl_range" >> "$config"
+                pt_reload || true
+                wait_for 20 "gestured to list the exclusion" eval 'gesturectl devices | grep -q "excluded $excl_edge"' || true
+                pass passthrough:exclusion-in-force "the swipe at Y 400 starts from the $excl_edge edge at $excl_at; excluded $excl_range: $(gesturectl devices | grep excluded | tr '\t' ' ')"
+                pt_expect excl-in "TOUCH_DOWN TOUCH_MOTION TOUCH_UP " "a swipe landing in the excluded part of the $excl_edge edge is the app's: forwarded as it came, from its landing"
+                pt_expect excl-rest "" "a swipe landing in the rest of the $excl_edge edge is still an edge swipe and never reaches the app"
+                # The landing frame of a touch in the excluded part, through the copy, beside the floor, and
+                # beside a landing in the middle (no edge zone) through the copy in the same conditions (the
+                # copy's other readers, libinput and evemu-record, running): what the exclusion adds, if
+                # anything, to what passthrough adds to any landing.
+                pt_cmd "land $VNODE 300 10 400"; land_copy=$PT_REPLY
+                pt_cmd "land $VNODE 300 500 800"; land_middle=$PT_REPLY
+                read -r _ _ lfn lf50 lf99 lfmax <<< "$land_floor"
+                read -r _ _ lcn lc50 lc99 lcmax <<< "$land_copy"
+                read -r _ _ lmn lm50 lm99 lmmax <<< "$land_middle"
+                report ""
+                report "passthrough: the landing frame of a touch in an excluded part of the $excl_edge edge, write to read():"
+                report "  plain reader of the panel (floor): p50 ${lf50} us, p99 ${lf99} us, max ${lfmax} us over ${lfn} landings"
+                report "  reader of gestured's copy:         p50 ${lc50} us, p99 ${lc99} us, max ${lcmax} us over ${lcn} landings"
+                report "  the copy, a landing in the middle: p50 ${lm50} us, p99 ${lm99} us, max ${lmmax} us over ${lmn} landings (same readers running)"
+                if [ "${lfn:-0}" -gt 0 ] && [ "${lcn:-0}" -gt 0 ] && [ "${lmn:-0}" -gt 0 ]; then
+                    report "  added by passthrough:              p50 $(( lc50 - lf50 )) us, p99 $(( lc99 - lf99 )) us above the floor; $(( lc50 - lm50 )) us, $(( lc99 - lm99 )) us above a landing in the middle (an edge zone's landing comes only once its gesture is decided)"
+                fi
+                check passthrough:excluded-landing-at-once "floor: $land_floor; copy: $land_copy (every landing came through the copy at its landing frame)" \
+                    eval '[ "${lfn:-0}" -ge 300 ] && [ "${lcn:-0}" -ge 300 ]'
+            else
+                fail passthrough:exclusion-in-force "no edge swipe from the side at Y 400 in gesturectl monitor's output: $(head -c 600 "$WORK/pt-excl-monitor.jsonl")"
+            fi
             sed -i '0,/^claim = false/s//claim = true/' "$config"   # [recognizer.pan]'s, the first in the file
             pt_reload || true
             pt_expect three-finger-pan "TOUCH_DOWN TOUCH_MOTION TOUCH_CANCEL " "a claimed three-finger pan cancels the touches already forwarded"
