@@ -7,7 +7,8 @@ import Glibc
 
 let usage = """
     usage: gestured [--config FILE] [--socket PATH] [--no-udev] [--seats-directory DIR]
-                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough]]...
+                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough]
+                     [--wait-for-explanations]]...
            gestured --check-config FILE
            gestured --version
 
@@ -27,6 +28,8 @@ let usage = """
         --speed X          play X times as fast (timestamps, and so velocities, are unchanged)
         --passthrough      as passthrough = true: forward what no system gesture owns to a uinput
                            copy of the recorded device (needs write access to /dev/uinput)
+        --wait-for-explanations  hold the replay until a client subscribes to explanations
+                           (gesturectl tune or explain), which then sees it from its first touch
       --check-config FILE  validate FILE, print what it sets, exit 0 when it is usable and 1 when not
       --version            print the version
 
@@ -72,13 +75,14 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
                 checkConfigPath = try arguments.value(of: argument)
             case "--replay":
                 options.replays.append(ReplayOptions(recordingPath: try arguments.value(of: argument)))
-            case "--device", "--loop", "--speed", "--passthrough":
+            case "--device", "--loop", "--speed", "--passthrough", "--wait-for-explanations":
                 guard !options.replays.isEmpty else { throw UsageError("\(argument) applies to a --replay; put it after one") }
                 let last = options.replays.count - 1
                 switch argument {
                 case "--device": options.replays[last].descriptionPath = try arguments.value(of: argument)
                 case "--loop": options.replays[last].loop = true
                 case "--passthrough": options.replays[last].passthrough = true
+                case "--wait-for-explanations": options.replays[last].waitForExplanations = true
                 default: options.replays[last].speed = try arguments.number(of: argument, in: ReplayOptions.speedRange)
                 }
             default:
