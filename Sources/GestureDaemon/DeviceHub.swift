@@ -54,7 +54,7 @@ final class DeviceHub {
             // Replays held for the first client of explanations (`--wait-for-explanations`) start now.
             if explaining {
                 let now = SystemCall.monotonicMicroseconds()
-                for runtime in runtimes { (runtime.source as? ReplaySource)?.release(nowMicroseconds: now) }
+                for runtime in runtimes { runtime.releaseHeldReplay(nowMicroseconds: now) }
             }
         }
     }
