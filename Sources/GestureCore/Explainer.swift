@@ -37,8 +37,13 @@ struct Explainer: Sendable {
                 case .palm: cause = .palm
                 case .penInProximity: cause = .penInProximity
                 }
-                self[openAt: stop.timeMicroseconds].reasons.append(
-                    Reason(kind: stop.kind, cause: cause, gestureID: stop.id, timeMicroseconds: stop.timeMicroseconds))
+                // Where the touch landed: its first finger's landing (a stop carries no position).
+                var explanation = self[openAt: stop.timeMicroseconds]
+                explanation.reasons.append(
+                    Reason(
+                        kind: stop.kind, cause: cause, gestureID: stop.id, landing: explanation.fingers.first,
+                        timeMicroseconds: stop.timeMicroseconds))
+                current = explanation
                 keep = tracing
             case .warning, .trace, .explanation:
                 break

@@ -324,8 +324,9 @@ public struct ExplainedGesture: Equatable, Sendable {
 
     /// "edge-swipe #3 from the left, committed".
     public var description: String {
-        var s = "\(kind) #\(id), \(fingers) finger\(fingers == 1 ? "" : "s")"
+        var s = "\(kind) #\(id)"
         if let edge { s += " from the \(edge.rawValue)" }
+        s += ", \(fingers) finger\(fingers == 1 ? "" : "s")"
         if let taps { s += ", \(taps) tap\(taps == 1 ? "" : "s")" }
         if let direction { s += ", \(direction.rawValue)" }
         switch outcome {

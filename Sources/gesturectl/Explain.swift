@@ -11,7 +11,7 @@ import RecordingFiles
 import CommandLineArguments
 
 private let explainUsage = """
-    usage: gesturectl explain [--device DESC] [--config FILE] [--json] RECORDING
+    usage: gesturectl explain [--device DESC] [--config FILE [--focus APP]] [--json] RECORDING
            gesturectl explain [--socket PATH] [--device ID]... [--json] [--count N]
 
     Explains every touch sequence (from the first finger landing until every finger lifted and nothing
@@ -28,7 +28,9 @@ private let explainUsage = """
 
       --device DESC   with RECORDING: the device description when RECORDING has only events
       --device ID     live: only this device (its id, name or vvvv:pppp); may be repeated
-      --config FILE   with RECORDING: thresholds and device settings from a gestured.toml, as for replay
+      --config FILE   with RECORDING: thresholds, device settings and [[exclusion]] sections from a
+                      gestured.toml, as for replay
+      --focus APP     with --config: APP is the focused app, so the [[exclusion]] sections naming it apply
       --socket PATH   live: the daemon's socket (default: $GESTURED_SOCKET, else
                       $XDG_RUNTIME_DIR/gestured.sock, else \(ProtocolConstants.defaultSocketPath))
       --json          one JSON object per touch sequence (docs/protocol.md, "Explanations")
@@ -39,6 +41,7 @@ private let explainUsage = """
 func runExplain(_ args: [String]) -> Int32 {
     var device: [String] = []
     var configPath: String?
+    var focus: String?
     var socket: String?
     var recordingPath: String?
     var json = false
@@ -48,6 +51,7 @@ func runExplain(_ args: [String]) -> Int32 {
         switch option {
         case "--device": device.append(try a.value(of: option, missing: "\(option) needs a file name (with a recording) or a device's id"))
         case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
         case "--socket": socket = try a.value(of: option, missing: "\(option) needs a path")
         case "--json": json = true
         case "--count":
@@ -60,8 +64,8 @@ func runExplain(_ args: [String]) -> Int32 {
         return status
     }
     guard let recordingPath else {
-        if configPath != nil {
-            printError("gesturectl explain: --config goes with a recording; live, the daemon's own configuration applies\n\n" + explainUsage)
+        if configPath != nil || focus != nil {
+            printError("gesturectl explain: --config and --focus go with a recording; live, the daemon's own configuration applies\n\n" + explainUsage)
             return 2
         }
         return explainLive(socket: socket, devices: device, json: json, count: count)
@@ -76,8 +80,9 @@ func runExplain(_ args: [String]) -> Int32 {
     }
     return reportingInputErrors("explain") {
         let recording = try RecordingFile.load(recordingPath, description: device.first, allowingStandardInput: true)
-        let (settings, geometry) = try replaySettings(configPath: configPath, device: recording.device)
+        let (settings, geometry, exclusions) = try replaySettings(configPath: configPath, device: recording.device, focus: focus)
         var engine = try GestureEngine(device: recording.device, settings: settings, geometry: geometry)
+        engine.setExclusions(exclusions)
         engine.explaining = true
         printError("panel: \(engine.geometry.sizeDescription)\n")
         let origin = recording.events.first?.timeMicroseconds ?? 0

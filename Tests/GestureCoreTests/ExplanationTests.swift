@@ -201,7 +201,8 @@ import GestureVocabulary
         s.up(0); s.frame()
         let x = try #require(try Self.explain(s).explanations.first)
         #expect(x.gestures.map(\.outcome) == [.cancelled])
-        #expect(x.reasons.contains { $0.cause == .palm && $0.gestureID == x.gestures.first?.id })
+        let palm = try #require(x.reasons.first { $0.cause == .palm && $0.gestureID == x.gestures.first?.id })
+        #expect(palm.landing?.fromLeftMM == 50)
     }
 
     // MARK: The engine
@@ -266,5 +267,28 @@ extension ExplanationTests {
         #expect(r.cause == .nearMiss)
         #expect(r.edge == .left)
         #expect(abs(try #require(r.measurement(.distanceFromEdge)).value - 8) < 1e-9)
+    }
+}
+
+extension ExplanationTests {
+    /// The pen coming into proximity cancels the pan with a typed reason, in the explanation; without
+    /// tracing no `.stopped` reaches the driver.
+    @Test func thePenStopsAGestureWithAReason() throws {
+        var s = TouchScript()
+        s.down(0, 50, 80); s.frame()
+        s.drag([0], by: 20, 0, steps: 5)
+        var engine = try GestureEngine(device: s.device)
+        engine.explaining = true
+        var out: [EngineOutput] = []
+        engine.process(s.events, into: &out)
+        engine.penProximity(true, atMicroseconds: s.time, into: &out)
+        engine.cancelAll(atMicroseconds: s.time + 10_000, into: &out)
+        #expect(!out.contains { if case .stopped = $0 { return true } else { return false } })
+        let x = try #require(out.compactMap { o -> Explanation? in if case .explanation(let x) = o { return x } else { return nil } }.first)
+        #expect(x.gestures.map(\.outcome) == [.cancelled])
+        let pen = try #require(x.reasons.first { $0.cause == .penInProximity })
+        #expect(pen.kind == .pan && pen.gestureID == x.gestures.first?.id)
+        #expect(pen.landing?.fromLeftMM == 50)
+        #expect(pen.description == "pan #1: cancelled: a pen came into proximity")
     }
 }

@@ -191,10 +191,39 @@ import Testing
         #expect(r.stderr.hasPrefix("panel: 305.1 × 171.6 mm"))
     }
 
+    /// A configured [[exclusion]] for the focused app (`--focus`, as for replay): the Wacom top swipe,
+    /// which lands 13.17 mm from the left in a 15 mm left zone, is an edge swipe without it and says it is
+    /// excluded with it.
+    @Test func anExclusionOfTheFocusedAppIsSaid() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("explain-exclusion-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("gestured.toml")
+        try """
+            [recognizer.edge_swipe.left]
+            zone_mm = 15
+
+            [[exclusion]]
+            app = "org.example.paint"
+            edges = ["left"]
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let args = [
+            "explain", "--config", config.path, "--device", ReplayCommandTests.recordings + "Wacom_ISDv4_E6_Finger.desc",
+            ReplayCommandTests.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events",
+        ]
+        let plain = try ReplayCommandTests.run(args)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdout.contains("  became: edge-swipe #1 from the left, 1 finger, committed\n"), "\(plain.stdout)")
+        let focused = try ReplayCommandTests.run(Array(args.prefix(3)) + ["--focus", "org.example.paint"] + args.dropFirst(3))
+        #expect(focused.status == 0, "\(focused.stderr)")
+        #expect(focused.stdout.contains("  edge-swipe: edge swipes are excluded here (exclusion from 0.00 to 1.00 of the left edge)\n"), "\(focused.stdout)")
+        #expect(focused.stdout.contains("  finger 1 landed 13.2 mm from the left, 12.5 mm from the top (no edge zone)\n"))
+    }
+
     @Test func usage() throws {
         let help = try ReplayCommandTests.run(["explain", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("usage: gesturectl explain [--device DESC] [--config FILE] [--json] RECORDING\n"))
+        #expect(help.stdout.hasPrefix("usage: gesturectl explain [--device DESC] [--config FILE [--focus APP]] [--json] RECORDING\n"))
         let both = try ReplayCommandTests.run(["explain", "--count", "2", ReplayCommandTests.recordings + "dell_canvas_touch.evemu"])
         #expect(both.status == 2)
         #expect(both.stderr.hasPrefix("gesturectl explain: --socket and --count are for the running daemon, not a recording\n"))

@@ -741,7 +741,9 @@ struct GestureRecognizer: Sendable {
             if explaining, let stopped {
                 let cause: ReasonCause
                 if case .dropped = input { cause = .eventsDropped } else { cause = .cancelledByDaemon }
-                emit(Reason(kind: stopped.kind, cause: cause, gestureID: stopped.id), landingAt: nil, time: time, &out)
+                emit(
+                    Reason(kind: stopped.kind, cause: cause, gestureID: stopped.id),
+                    landingAt: fingers.isEmpty ? nil : fingers.landingCentroid.mm, time: time, &out)
             }
         }
         fingers.restAll(frame)

@@ -107,17 +107,21 @@ extension EdgeSwipeRule {
         let moved = fingers.maximumMoveMM >= settings.slopMM
         var best: (edge: Edge, distance: Double)?
         var miss: (edge: Edge, distance: Double, angle: Double)?
+        var excluded: (edge: Edge, distance: Double)?
         for edge in Edge.sides where zones[edge].enabled {
             var d = 0.0
             for f in fingers.fingers { d = max(d, EdgeZones.distanceFromEdge(edge, f.baselineMM, screenSizeMM: size)) }
             if best == nil || d < best!.distance { best = (edge, d) }
             let width = zones[edge].widthMM
+            // Inside a zone's width, yet no candidate: an app keeps that part of the edge.
+            if d <= width, excluded == nil || d < excluded!.distance { excluded = (edge, d) }
             let angle = degreesBetween(move, EdgeZones.inward(edge))
             if moved, d > width, d <= 2 * width, angle <= settings.angleToleranceDegrees, miss == nil || d < miss!.distance {
                 miss = (edge, d, angle)
             }
         }
-        if let miss {
+        if let excluded { best = excluded }
+        if excluded == nil, let miss {
             return Reason(
                 kind: kind, cause: .nearMiss, edge: miss.edge,
                 measurements: [
