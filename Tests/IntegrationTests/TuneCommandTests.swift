@@ -223,6 +223,16 @@ import Testing
         #expect(stty.status == 0, "\(stty.output)")
         let modes = Set(stty.output.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
         #expect(modes.isSuperset(of: ["echo", "icanon", "isig"]), "\(stty.output)")
+        // The server takes SIGHUP and SIGTERM (not blocked as on the test's worker thread), and closing the
+        // terminal ends it and the pane's processes.
+        let status = readWholeFile("/proc/\(terminal.serverPID)/status")
+        let blockedLine = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") } ?? ""
+        let blocked = UInt64(blockedLine.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16) ?? ~0
+        #expect(blocked & (1 << UInt64(SIGHUP - 1) | 1 << UInt64(SIGTERM - 1)) == 0, "\(blockedLine)")
+        terminal.close()
+        try waitUntil("the tmux server and the pane's shell to be gone") {
+            kill(terminal.serverPID, 0) != 0 && kill(terminal.panePID, 0) != 0
+        }
     }
 
     /// Live: the tuner against a daemon replaying the narrow-bezel recording, held until the tuner
