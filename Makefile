@@ -17,11 +17,12 @@ PYTHON     ?= /usr/bin/python3
 # too): a test checks the OpenRC service script with busybox's sh, postmarketOS's; libwayland-dev,
 # libwayland-bin (wayland-scanner) and libxkbcommon-dev: gesturectl's compositor side and its generated
 # protocol code; sway: the tests run it headless as the real compositor; python3-venv, -pip, -setuptools,
-# -wheel: the Python client's wheel is built and installed in a fresh virtual environment, offline).
+# -wheel: the Python client's wheel is built and installed in a fresh virtual environment, offline; tmux:
+# `gesturectl tune` is driven in a real terminal).
 DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
                 scdoc man-db groff-base librsvg2-bin binutils busybox-static \
                 libwayland-dev libwayland-bin libxkbcommon-dev sway \
-                python3-venv python3-pip python3-setuptools python3-wheel
+                python3-venv python3-pip python3-setuptools python3-wheel tmux
 # What `make deb` needs on top: the Debian packaging toolchain and lintian, g++ for libstdc++'s static
 # archive (static-libstdcxx below; build-essential, so not in debian/control's Build-Depends), and dh-python
 # with pybuild's pyproject plugin for python3-gestured.

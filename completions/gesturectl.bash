@@ -39,12 +39,14 @@ _gesturectl() {
     if [ "$prev" != "$cmd" ] && [[ $prev == -* ]] && _gesturectl_takes_value "$cmd" "$prev"; then
         case $cmd:$prev in
             *:--kinds) _gesturectl_list "$cur" edge-swipe pan pinch tap hold ;;
+            tune:--edges) _gesturectl_list "$cur" left right top bottom ;;   # sides only
+            tune:--swipes | tune:--taps) ;;
             *:--edges) _gesturectl_list "$cur" left right top bottom top-left top-right bottom-left bottom-right ;;
             *:--fingers | *:--count) ;;
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
             orientation:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
-            lisgd:-d | monitor:--device | explain:--device)   # the daemon's ids, or a file (a node, a symlink, explain's description)
+            lisgd:-d | monitor:--device | explain:--device | tune:--device)   # the daemon's ids, or a file (a node, a symlink, explain's and tune's description)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur"; compgen -f -- "$cur") ;;
             orientation:--output)   # the connectors' names, as wlroots compositors name outputs

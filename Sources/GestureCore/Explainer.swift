@@ -9,12 +9,17 @@ struct Explainer: Sendable {
     private var current: Explanation?
     /// Serials of the fingers landed in the current sequence.
     private var known: [UInt64] = []
+    /// The touch being measured (`Explanation.touches`), from its first finger down to its last finger up.
+    private var meter: TouchMeter?
 
     /// Takes what the engine produced from `start` on, with the frame it was produced for: reasons (and
     /// the stops of palms and the pen, kept in the outputs only while tracing) into the explanation,
-    /// gestures noted, new fingers' landings; appends the explanation when the sequence is over.
+    /// gestures noted, new fingers' landings, and, when `newFrame` (the frame was just completed, not a
+    /// deadline passing at the same frame), the frame measured; appends the explanation when the sequence
+    /// is over.
     mutating func observe(
-        _ out: inout [EngineOutput], from start: Int, frame: TouchFrame, idle: Bool, tracing: Bool, context: RecognizerContext
+        _ out: inout [EngineOutput], from start: Int, frame: TouchFrame, newFrame: Bool, idle: Bool, tracing: Bool,
+        context: RecognizerContext
     ) {
         var kept = start
         for i in start..<out.count {
@@ -53,6 +58,7 @@ struct Explainer: Sendable {
             known.append(contact.serial)
             self[openAt: frame.timeMicroseconds].fingers.append(context.landing(at: contact.positionMM))
         }
+        if newFrame { measure(frame, context: context) }
         if current != nil && frame.contacts.isEmpty && idle { finish(at: frame.timeMicroseconds, into: &out) }
     }
 
@@ -60,11 +66,31 @@ struct Explainer: Sendable {
     /// appending its explanation.
     mutating func finish(at time: Int64, into out: inout [EngineOutput]) {
         guard var explanation = current else { return }
+        if let meter {
+            explanation.touches.append(meter.measurement(end: time))
+            self.meter = nil
+        }
         explanation.endMicroseconds = max(explanation.endMicroseconds, time)
         explanation.reasons = Explainer.chosen(explanation.reasons, gestures: explanation.gestures)
         out.append(.explanation(explanation))
         current = nil
         known.removeAll()
+    }
+
+    /// Measures a frame into the touch open now (one begins with a frame with fingers); a frame without
+    /// fingers ends it, its measurement added to the explanation.
+    private mutating func measure(_ frame: TouchFrame, context: RecognizerContext) {
+        if meter == nil {
+            guard !frame.contacts.isEmpty else { return }
+            meter = TouchMeter(
+                start: frame.timeMicroseconds, slopMM: context.settings.slopMM, windowSeconds: context.settings.velocityWindowSeconds,
+                screenSizeMM: context.screenSizeMM)
+        }
+        meter!.add(frame)
+        if frame.contacts.isEmpty {
+            self[openAt: frame.timeMicroseconds].touches.append(meter!.measurement(end: frame.timeMicroseconds))
+            meter = nil
+        }
     }
 
     /// The sequence's explanation, begun at `time` when none is open.

@@ -272,9 +272,10 @@ public struct GestureEngine: Sendable {
 
     /// Takes what the recognizer produced from `start` on into the explanation (while explaining).
     @inline(never)
-    private mutating func explain(_ out: inout [EngineOutput], from start: Int) {
+    private mutating func explain(_ out: inout [EngineOutput], from start: Int, newFrame: Bool = false) {
         explainer.observe(
-            &out, from: start, frame: assembler.frame, idle: recognizer.isIdle, tracing: recognizer.tracing, context: recognizer.context)
+            &out, from: start, frame: assembler.frame, newFrame: newFrame, idle: recognizer.isIdle, tracing: recognizer.tracing,
+            context: recognizer.context)
     }
 
     /// Whether the recognizer's transitions and decisions are traced ("possible -> moved inward from the
@@ -343,7 +344,7 @@ public struct GestureEngine: Sendable {
         } else {
             arbitratedFrame(&out, &touches)
         }
-        if recognizer.explaining { explain(&out, from: start) }
+        if recognizer.explaining { explain(&out, from: start, newFrame: true) }
     }
 
     /// A frame while the pen is in proximity or has just left: nothing is recognized and every finger down

@@ -57,6 +57,11 @@ final class DeviceHub {
         didSet {
             guard explaining != oldValue else { return }
             for runtime in runtimes { runtime.engine.explaining = explaining }
+            // Replays held for the first client of explanations (`--wait-for-explanations`) start now.
+            if explaining {
+                let now = SystemCall.monotonicMicroseconds()
+                for runtime in runtimes { runtime.releaseHeldReplay(nowMicroseconds: now) }
+            }
         }
     }
 

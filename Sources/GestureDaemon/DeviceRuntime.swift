@@ -127,6 +127,14 @@ final class DeviceRuntime {
     private(set) var sourceWakeMicroseconds: Int64?
     private(set) var latestEventMicroseconds: Int64?
 
+    /// Starts a replay held until a client subscribes to explanations (`--wait-for-explanations`); its
+    /// schedule is taken anew. Nothing for any other source.
+    func releaseHeldReplay(nowMicroseconds: Int64) {
+        guard let replay = source as? ReplaySource, replay.held else { return }
+        replay.release(nowMicroseconds: nowMicroseconds)
+        refreshWake()
+    }
+
     private func refreshWake() {
         deadlineMicroseconds = engine.nextDeadlineMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
         sourceWakeMicroseconds = source.nextWakeMicroseconds

@@ -20,16 +20,21 @@ public struct ReplayOptions: Equatable, Sendable {
     /// `--pen`: recordings of the panel's pens on the recording's clock, played beside it (touch
     /// arbitration); pens recorded in the recording itself (a `libinput record` of both) come without it.
     public var penPaths: [String] = []
+    /// `--wait-for-explanations`: the replay is held (the device there, no event played) until a client
+    /// subscribes to explanations, so that it explains the recording from its first touch (`gesturectl
+    /// tune` and `explain` against the daemon).
+    public var waitForExplanations: Bool
 
     public init(
         recordingPath: String, descriptionPath: String? = nil, loop: Bool = false, speed: Double = 1,
-        passthrough: Bool = false
+        passthrough: Bool = false, waitForExplanations: Bool = false
     ) {
         self.recordingPath = recordingPath
         self.descriptionPath = descriptionPath
         self.loop = loop
         self.speed = speed
         self.passthrough = passthrough
+        self.waitForExplanations = waitForExplanations
     }
 
     /// Fastest and slowest speeds accepted.
@@ -73,7 +78,9 @@ public final class ReplaySource: InputSource {
     private let firstTime: Int64
     /// Recording time from the start of one pass to the start of the next.
     private let periodMicroseconds: Int64
-    private let startMonotonicMicroseconds: Int64
+    private var startMonotonicMicroseconds: Int64
+    /// Held until a client subscribes to explanations (`ReplayOptions.waitForExplanations`): no event due.
+    public private(set) var held: Bool
     /// `options.speed == 1`, asked at every frame.
     private let atRecordedSpeed: Bool
     private var pass: Int64 = 0
@@ -126,7 +133,17 @@ public final class ReplaySource: InputSource {
         self.firstTime = first.timeMicroseconds
         self.periodMicroseconds = max(0, last.timeMicroseconds - first.timeMicroseconds) + ReplaySource.passGapMicroseconds
         self.startMonotonicMicroseconds = startMonotonicMicroseconds
+        held = options.waitForExplanations
         atRecordedSpeed = options.speed == 1
+    }
+
+    /// Starts a held replay: its first event is due at `nowMicroseconds` (CLOCK_MONOTONIC). Nothing for
+    /// one that is not held.
+    public func release(nowMicroseconds: Int64) {
+        guard held else { return }
+        held = false
+        startMonotonicMicroseconds = nowMicroseconds
+        nextWakeMicroseconds = scheduledWake()
     }
 
     /// Whether every event has been played and the final reset reported (never true for a loop).
@@ -187,12 +204,13 @@ public final class ReplaySource: InputSource {
     /// several times a turn.
     public private(set) lazy var nextWakeMicroseconds: Int64? = scheduledWake()
 
-    private func scheduledWake() -> Int64? { nextEventTime.map(monotonicMicroseconds(forEventTime:)) }
+    private func scheduledWake() -> Int64? { held ? nil : nextEventTime.map(monotonicMicroseconds(forEventTime:)) }
 
     /// Everything due at once (a replay's events are in memory: no read to save): always returns false.
     @discardableResult
     public func read(nowMicroseconds readNow: @autoclosure () -> Int64, into reports: inout InputReports) throws(InputSourceEnded) -> Bool {
         defer { nextWakeMicroseconds = scheduledWake() }
+        if held { return false }
         let nowMicroseconds = readNow()
         var budget = ReplaySource.maximumReportsPerRead
         while budget > 0, !ended {

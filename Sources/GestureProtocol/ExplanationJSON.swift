@@ -17,6 +17,7 @@ public enum ExplanationJSON {
             ("fingers", .array(x.fingers.map(landing))),
             ("gestures", .array(x.gestures.map(gesture))),
             ("reasons", .array(x.reasons.map(reason))),
+            ("touches", .array(x.touches.map(touch))),
         ]
         return JSONValue.object(members).serialized
     }
@@ -30,8 +31,9 @@ public enum ExplanationJSON {
         let fingers = (value["fingers"]?.arrayValue ?? []).compactMap(decodeLanding)
         let gestures = (value["gestures"]?.arrayValue ?? []).compactMap(decodeGesture)
         let reasons = (value["reasons"]?.arrayValue ?? []).compactMap(decodeReason)
+        let touches = (value["touches"]?.arrayValue ?? []).compactMap(decodeTouch)
         return (
-            Explanation(startMicroseconds: start, endMicroseconds: end, fingers: fingers, gestures: gestures, reasons: reasons),
+            Explanation(startMicroseconds: start, endMicroseconds: end, fingers: fingers, gestures: gestures, reasons: reasons, touches: touches),
             value["device"]?.stringValue
         )
     }
@@ -66,6 +68,24 @@ public enum ExplanationJSON {
             ),
             ("zones", .array(l.zones.map { .string($0.rawValue) })),
         ])
+    }
+
+    static func vector(_ v: Vector2) -> JSONValue { .object([("x", value(v.x)), ("y", value(v.y))]) }
+
+    /// One touch's measurements (`TouchMeasurement`).
+    static func touch(_ t: TouchMeasurement) -> JSONValue {
+        let d = t.landingDistanceMM
+        var members: [(key: String, value: JSONValue)] = [
+            ("fingers", .integer(t.fingers)), ("start", time(t.startMicroseconds)), ("end", time(t.endMicroseconds)),
+            ("landed_mm", .object([("left", value(d.left)), ("right", value(d.right)), ("top", value(d.top)), ("bottom", value(d.bottom))])),
+            ("slop_mm", value(t.measuredAtSlopMM)),
+        ]
+        if let move = t.moveAtSlopMM { members.append(("move_at_slop_mm", vector(move))) }
+        members += [
+            ("travel_mm", vector(t.travelMM)), ("release_velocity_mm_per_s", vector(t.releaseVelocityMMPerSecond)),
+            ("maximum_move_mm", value(t.maximumMoveMM)),
+        ]
+        return .object(members)
     }
 
     static func gesture(_ g: ExplainedGesture) -> JSONValue {
@@ -133,6 +153,24 @@ public enum ExplanationJSON {
         else { return nil }
         let zones = (v["zones"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(Edge.init(rawValue:)) }
         return Landing(positionMM: Vector2(x, y), fromLeftMM: left, fromRightMM: right, fromTopMM: top, fromBottomMM: bottom, zones: zones)
+    }
+
+    static func decodeVector(_ v: JSONValue?) -> Vector2? {
+        guard let x = v?["x"]?.doubleValue, let y = v?["y"]?.doubleValue else { return nil }
+        return Vector2(x, y)
+    }
+
+    static func decodeTouch(_ v: JSONValue) -> TouchMeasurement? {
+        guard let fingers = v["fingers"]?.intValue, let start = microseconds(v["start"]), let end = microseconds(v["end"]),
+            let landed = v["landed_mm"], let left = landed["left"]?.doubleValue, let right = landed["right"]?.doubleValue,
+            let top = landed["top"]?.doubleValue, let bottom = landed["bottom"]?.doubleValue, let slop = v["slop_mm"]?.doubleValue,
+            let travel = decodeVector(v["travel_mm"]), let velocity = decodeVector(v["release_velocity_mm_per_s"]),
+            let maximum = v["maximum_move_mm"]?.doubleValue
+        else { return nil }
+        return TouchMeasurement(
+            fingers: fingers, startMicroseconds: start, endMicroseconds: end,
+            landingDistanceMM: SideDistances(left: left, right: right, top: top, bottom: bottom), moveAtSlopMM: decodeVector(v["move_at_slop_mm"]),
+            measuredAtSlopMM: slop, travelMM: travel, releaseVelocityMMPerSecond: velocity, maximumMoveMM: maximum)
     }
 
     static func decodeGesture(_ v: JSONValue) -> ExplainedGesture? {

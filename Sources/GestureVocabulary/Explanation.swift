@@ -354,13 +354,21 @@ public struct Explanation: Equatable, Sendable {
     public var fingers: [Landing]
     public var gestures: [ExplainedGesture]
     public var reasons: [Reason]
+    /// What was measured of each touch (first finger down to last finger up) in the sequence, in order:
+    /// more than one when a tap waited for a further tap. Measured against the settings in force (their
+    /// slop and velocity window); what `gesturectl tune` reads live.
+    public var touches: [TouchMeasurement]
 
-    public init(startMicroseconds: Int64, endMicroseconds: Int64, fingers: [Landing] = [], gestures: [ExplainedGesture] = [], reasons: [Reason] = []) {
+    public init(
+        startMicroseconds: Int64, endMicroseconds: Int64, fingers: [Landing] = [], gestures: [ExplainedGesture] = [], reasons: [Reason] = [],
+        touches: [TouchMeasurement] = []
+    ) {
         self.startMicroseconds = startMicroseconds
         self.endMicroseconds = endMicroseconds
         self.fingers = fingers
         self.gestures = gestures
         self.reasons = reasons
+        self.touches = touches
     }
 
     /// The near misses among the reasons.

@@ -8,6 +8,7 @@ import GestureProtocol
 let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("replay", "run the recognizer over a recording (evemu or libinput) and print the gesture events", runReplay),
     ("plot", "draw a recording and the recognizer's gestures to scale as an SVG", runPlot),
+    ("tune", "find settings for your hands and panel from a few swipes, taps and scrolls", runTune),
     ("explain", "say why each touch became what it did, with the numbers and the settings (a recording, or live)", runExplain),
     ("monitor", "print the running daemon's gesture events as they happen", runMonitor),
     ("devices", "list the devices the running daemon reads", runDevices),

@@ -7,7 +7,8 @@ import Glibc
 
 let usage = """
     usage: gestured [--config FILE] [--socket PATH] [--no-udev] [--seats-directory DIR]
-                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough] [--pen PEN]...]...
+                    [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough] [--pen PEN]...
+                     [--wait-for-explanations]]...
            gestured --check-config FILE
            gestured --version
 
@@ -29,6 +30,8 @@ let usage = """
                            copy of the recorded device (needs write access to /dev/uinput)
         --pen PEN          a recording of the panel's pen on RECORDING's clock: no gestures while it
                            is in proximity and 0.5 s after (pen_arbitration); may be repeated
+        --wait-for-explanations  hold the replay until a client subscribes to explanations
+                           (gesturectl tune or explain), which then sees it from its first touch
       --check-config FILE  validate FILE, print what it sets, exit 0 when it is usable and 1 when not
       --version            print the version
 
@@ -74,7 +77,7 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
                 checkConfigPath = try arguments.value(of: argument)
             case "--replay":
                 options.replays.append(ReplayOptions(recordingPath: try arguments.value(of: argument)))
-            case "--device", "--loop", "--speed", "--passthrough", "--pen":
+            case "--device", "--loop", "--speed", "--passthrough", "--pen", "--wait-for-explanations":
                 guard !options.replays.isEmpty else { throw UsageError("\(argument) applies to a --replay; put it after one") }
                 let last = options.replays.count - 1
                 switch argument {
@@ -82,6 +85,7 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
                 case "--loop": options.replays[last].loop = true
                 case "--passthrough": options.replays[last].passthrough = true
                 case "--pen": options.replays[last].penPaths.append(try arguments.value(of: argument))
+                case "--wait-for-explanations": options.replays[last].waitForExplanations = true
                 default: options.replays[last].speed = try arguments.number(of: argument, in: ReplayOptions.speedRange)
                 }
             default:

@@ -51,6 +51,27 @@ import Testing
         #expect(s.nextWakeMicroseconds == nil)
     }
 
+    /// `--wait-for-explanations`: nothing is due while held, however late; released, the recording plays
+    /// from its first event on, scheduled from the release.
+    @Test func aHeldReplayPlaysNothingUntilReleasedThenFromItsStart() throws {
+        let s = try ReplaySource(
+            options: ReplayOptions(
+                recordingPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events",
+                descriptionPath: Self.fixtures + "Atmel_maXTouch_Touchscreen.desc", waitForExplanations: true),
+            startMonotonicMicroseconds: 1_000_000)
+        let recording = try RecordingFile.parse(Self.fixtures + "Atmel_maXTouch_Touchscreen.2-fingers-touch-release.events")
+        #expect(s.held && s.nextWakeMicroseconds == nil)
+        #expect(read(s, at: 1_000_000_000).isEmpty)
+        s.release(nowMicroseconds: 5_000_000)
+        #expect(!s.held && s.nextWakeMicroseconds == 5_000_000)
+        let first = read(s, at: 5_000_000)
+        #expect(!first.isEmpty)
+        if case .event(let e)? = first.first { #expect(e == recording.events.first!) } else { Issue.record("\(first)") }
+        // A second release changes nothing.
+        s.release(nowMicroseconds: 9_000_000)
+        #expect(s.monotonicMicroseconds(forEventTime: recording.events.first!.timeMicroseconds) == 5_000_000)
+    }
+
     @Test func speedScalesThePacingNotTheTimestamps() throws {
         let normal = try source()
         let fast = try source(speed: 4)

@@ -10,13 +10,17 @@ import Glibc
 import Testing
 
 @Suite(.serialized) struct LiveExplainTests {
-    /// An explanation without what differs between passes of a loop and between live and offline: times,
-    /// gesture ids, the device.
+    /// An explanation without what differs between passes of a loop and between live and offline: times
+    /// (the touches' too), gesture ids, the device.
     static func canonical(_ x: Explanation) -> String {
         var x = x
         x.startMicroseconds = 0
         x.endMicroseconds = 0
         for i in x.gestures.indices { x.gestures[i].id = 0 }
+        for i in x.touches.indices {
+            x.touches[i].startMicroseconds = 0
+            x.touches[i].endMicroseconds = 0
+        }
         for i in x.reasons.indices {
             x.reasons[i].timeMicroseconds = 0
             if x.reasons[i].gestureID != nil { x.reasons[i].gestureID = 0 }

@@ -161,6 +161,7 @@ struct PackagingTests {
             complete_words gesturectl devices --json ''
             complete_words gesturectl orientation --device event5 1
             complete_words gesturectl orientation ''
+            complete_words gesturectl tune --edges left,t
             """
         let completed = try run(
             "/bin/bash",
@@ -168,7 +169,7 @@ struct PackagingTests {
              Paths.packageRoot + "/completions/gesturectl.bash", directory.path],
             in: directory)
         let lines = completed.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        try #require(lines.count >= 7, "bash completion printed: \(completed.output)")
+        try #require(lines.count >= 8, "bash completion printed: \(completed.output)")
         #expect(Set(lines[0].split(separator: " ").map(String.init)) == Set(try gesturectlCommands(directory) + ["--help", "--version"]))
         let monitorHelp = try run(ctl, ["monitor", "--help"], in: directory)
         #expect(Set(lines[1].split(separator: " ").map(String.init)) == Set(listedOptions(monitorHelp.output) + ["--help"]))
@@ -177,5 +178,6 @@ struct PackagingTests {
         #expect(lines[4] == "", "devices takes no argument, yet got: \(lines[4])")
         #expect(lines[5] == "180", "orientation's ANGLE: \(lines[5])")
         #expect(lines[6] == "0 90 180 270", "orientation's ANGLE: \(lines[6])")
+        #expect(lines[7] == "left,top", "tune tunes sides, not corners: \(lines[7])")
     }
 }

@@ -120,6 +120,12 @@ import Testing
                 Reason(
                     kind: .edgeSwipe, cause: .excluded, edge: .left, measurements: [Measurement(.distanceFromEdge, 1, key: "edge_swipe.zone_mm", setting: 5)],
                     gestureID: 1, other: .pan, excludedRange: 0...1, exclusionSource: "gestured.toml:3:1", landing: landing, timeMicroseconds: 1)
+            ],
+            touches: [
+                TouchMeasurement(
+                    fingers: 1, startMicroseconds: 1, endMicroseconds: 2, landingDistanceMM: SideDistances(left: 1, right: 99, top: 2, bottom: 158),
+                    moveAtSlopMM: Vector2(3, 0), measuredAtSlopMM: 3, travelMM: Vector2(30, 1), releaseVelocityMMPerSecond: Vector2(200, 0),
+                    maximumMoveMM: 30)
             ])
     }()
 

@@ -371,8 +371,22 @@ private func spawnAndWait(
         cArgs.forEach { free($0) }
         cEnv.forEach { free($0) }
     }
+    // The program starts with no signal blocked and each at its default, as from a shell: a test runs on
+    // a worker thread that blocks nearly every signal, and a child would inherit that (a tmux server and
+    // its panes that SIGHUP and SIGTERM cannot end outlived the tests).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, binary, &actions, nil, cArgs, cEnv)
+    let rc = posix_spawn(&pid, binary, &actions, &attributes, cArgs, cEnv)
     guard rc == 0 else { throw TestFailure("posix_spawn \(binary): \(String(cString: strerror(rc)))") }
     var status: Int32 = 0
     try waitUntil("\(binary) \(arguments.joined(separator: " ")) to finish", patience: patience, context: { readWholeFile(outputPath) }) {
