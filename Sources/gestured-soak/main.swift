@@ -304,7 +304,9 @@ for c in clients {
     c.connections = 1
     switch c.role {
     case .reader(let updates):
-        c.request("subscribe", updates ? "" : ",\"updates\":false")
+        // Every gesture, app touches too (one-finger taps, holds and pans away from the edges): the soak
+        // runs as root or the daemon's user, who may see them, and its readers check every pass whole.
+        c.request("subscribe", ",\"app_touches\":true" + (updates ? "" : ",\"updates\":false"))
         c.subscribed = true
     case .stalled, .reconnecting:
         c.request("subscribe")
