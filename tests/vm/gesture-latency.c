@@ -130,7 +130,10 @@ static int read_socket(const char *path, int updates) {
         fprintf(stderr, "gesture-latency: connect %s: %s\n", path, strerror(errno));
         return 1;
     }
-    const char *subscribe = updates ? "{\"type\":\"subscribe\"}\n" : "{\"type\":\"subscribe\",\"updates\":false}\n";
+    /* Every gesture, app touches too (one-finger taps, holds and pans away from the edges): the probe runs as
+     * root, who may see them, and measures every gesture the replay makes. */
+    const char *subscribe = updates ? "{\"type\":\"subscribe\",\"app_touches\":true}\n"
+                                    : "{\"type\":\"subscribe\",\"app_touches\":true,\"updates\":false}\n";
     if (write(fd, subscribe, strlen(subscribe)) != (ssize_t)strlen(subscribe)) {
         fprintf(stderr, "gesture-latency: write: %s\n", strerror(errno));
         return 1;

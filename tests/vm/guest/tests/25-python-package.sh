@@ -17,7 +17,7 @@ elif require_gestured python3-gestured-installed; then
         (cd / && exec python3 -c '
 import gestured
 print("module", gestured.__file__, gestured.__version__, flush=True)
-for message in gestured.Client(updates=False).events(timeout=60):
+for message in gestured.Client(updates=False, app_touches=True).events(timeout=60):
     if isinstance(message, gestured.Connected):
         print("connected", message.hello.version, flush=True)
     elif isinstance(message, gestured.GestureEvent) and message.finished:
