@@ -146,16 +146,7 @@ public final class EvdevDevice {
     /// not declare INPUT_PROP_DIRECT. `grab` takes the device exclusively (EVIOCGRAB), hiding its events
     /// from every other reader, the compositor included.
     public init(path: String, grab: Bool = false, udevTouchscreen: Bool = false) throws(EvdevError) {
-        let fd: Int32
-        do {
-            fd = try SystemCall.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        } catch {
-            switch error.errno {
-            case EACCES, EPERM: throw .permissionDenied(path: path, error)
-            case ENODEV, ENXIO: throw .removed(path: path)
-            default: throw .system(error)
-            }
-        }
+        let fd = try openEventNode(path)
         var handle: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &handle)
         guard rc >= 0, let handle else {
@@ -429,6 +420,21 @@ public enum EvdevReadLoop {
             case (_, let code):
                 throw .system(SystemError(errno: code < 0 ? -code : EIO, operation: "libevdev_next_event", path: path))
             }
+        }
+    }
+}
+
+/// Opens an input event node for reading (O_RDONLY | O_NONBLOCK | O_CLOEXEC), the one way touchscreens and
+/// pens are opened: EACCES/EPERM are `permissionDenied` (the message says which group grants it), a node
+/// gone (ENODEV, ENXIO) is `removed`, anything else `system` with its errno.
+func openEventNode(_ path: String) throws(EvdevError) -> Int32 {
+    do {
+        return try SystemCall.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    } catch {
+        switch error.errno {
+        case EACCES, EPERM: throw .permissionDenied(path: path, error)
+        case ENODEV, ENXIO: throw .removed(path: path)
+        default: throw .system(error)
         }
     }
 }

@@ -40,16 +40,7 @@ final class PenDevice {
     /// it has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER (a pad, a touch part of a tablet).
     init(udev: UdevInputDevice) throws(EvdevError) {
         let path = udev.devnode
-        let fd: Int32
-        do {
-            fd = try SystemCall.open(path, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        } catch {
-            switch error.errno {
-            case EACCES, EPERM: throw .permissionDenied(path: path, error)
-            case ENODEV, ENXIO: throw .removed(path: path)
-            default: throw .system(error)
-            }
-        }
+        let fd = try openEventNode(path)
         func fail(_ operation: String) -> EvdevError {
             let code = errno
             SystemCall.close(fd)
