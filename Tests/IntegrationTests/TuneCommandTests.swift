@@ -301,7 +301,8 @@ import Testing
         let daemon = try Daemon(
             ["--config", config, "--replay", Self.fixtures + "narrow-bezel.evemu", "--wait-for-explanations"], directory: directory)
         let terminal = try Terminal(
-            ["/usr/sbin/runuser", "-u", "nobody", "--", try Paths.gesturectl(), "tune", "--socket", daemon.socketPath, "--edges", "left",
+            ["/usr/sbin/runuser", "-u", "nobody", "--", try AppTouchTests.gesturectlFor(others: directory), "tune", "--socket", daemon.socketPath,
+             "--edges", "left",
              "--bindings", "/dev/null"], in: directory)
         defer { terminal.close() }
         let screen = try terminal.waitFor("[exit ")
