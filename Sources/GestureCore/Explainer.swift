@@ -18,7 +18,7 @@ struct Explainer: Sendable {
     /// deadline passing at the same frame), the frame measured; appends the explanation when the sequence
     /// is over.
     mutating func observe(
-        _ out: inout [EngineOutput], from start: Int, frame: TouchFrame, newFrame: Bool, idle: Bool, tracing: Bool,
+        _ out: inout [EngineEvent], from start: Int, frame: TouchFrame, newFrame: Bool, idle: Bool, tracing: Bool,
         context: RecognizerContext
     ) {
         var kept = start
@@ -64,7 +64,7 @@ struct Explainer: Sendable {
 
     /// Ends the sequence open now (the engine cancels everything: the device goes, the recording ended),
     /// appending its explanation.
-    mutating func finish(at time: Int64, into out: inout [EngineOutput]) {
+    mutating func finish(at time: Int64, into out: inout [EngineEvent]) {
         guard var explanation = current else { return }
         if let meter {
             explanation.touches.append(meter.measurement(end: time))

@@ -51,10 +51,42 @@ extension Array where Element == TouchDecision {
     }
 }
 
-/// What the engine produces for clients and the log, in order: gestures, warnings, and (only while
-/// tracing) the recognizer's transitions and decisions. Touch decisions (passthrough) come beside them, in
-/// their own array (`process(_:into:touches:)`).
-public enum EngineOutput: Equatable, Sendable {
+/// What the engine produces, in one value: `events` for clients and the log, in order, and `touches`, the
+/// touch decisions a passthrough's forwarder applies (empty unless `RecognizerSettings.withholdsTouches`).
+/// Every operation of `GestureEngine` appends to one; a driver empties it (`removeAll`) and reuses it, so
+/// its storage is allocated once.
+public struct EngineOutput: Equatable, Sendable {
+    public var events: [EngineEvent]
+    public var touches: [TouchDecision]
+
+    public init(events: [EngineEvent] = [], touches: [TouchDecision] = []) {
+        self.events = events
+        self.touches = touches
+    }
+
+    /// Nothing produced.
+    public var isEmpty: Bool { events.isEmpty && touches.isEmpty }
+
+    /// Empties both, keeping their storage for the next operation.
+    public mutating func removeAll() {
+        events.removeAll(keepingCapacity: true)
+        touches.removeAll(keepingCapacity: true)
+    }
+
+    /// The gesture events among `events`, in order.
+    public var gestures: [GestureEvent] { events.gestures }
+
+    /// The warnings among `events`, in order.
+    public var warnings: [CoreWarning] { events.warnings }
+
+    /// What a palm or the pen stopped (only while tracing), in order.
+    public var stops: [GestureStop] { events.stops }
+}
+
+/// One thing the engine produces for clients and the log, in order: gestures, warnings, and (only while
+/// tracing) the recognizer's transitions and decisions. Touch decisions (passthrough) come beside them
+/// (`EngineOutput.touches`).
+public enum EngineEvent: Equatable, Sendable {
     case gesture(GestureEvent)
     case warning(CoreWarning)
     case trace(String)
@@ -272,9 +304,9 @@ public struct GestureEngine: Sendable {
 
     /// Takes what the recognizer produced from `start` on into the explanation (while explaining).
     @inline(never)
-    private mutating func explain(_ out: inout [EngineOutput], from start: Int, newFrame: Bool = false) {
+    private mutating func explain(_ out: inout EngineOutput, from start: Int, newFrame: Bool = false) {
         explainer.observe(
-            &out, from: start, frame: assembler.frame, newFrame: newFrame, idle: recognizer.isIdle, tracing: recognizer.tracing,
+            &out.events, from: start, frame: assembler.frame, newFrame: newFrame, idle: recognizer.isIdle, tracing: recognizer.tracing,
             context: recognizer.context)
     }
 
@@ -286,63 +318,66 @@ public struct GestureEngine: Sendable {
     }
 
     /// Feeds one event: deadlines it passed fire first; the gestures, warnings and traces it completes are
-    /// appended to `out`, the touch decisions it makes (passthrough: `settings.withholdsTouches`) to
-    /// `touches`.
-    public mutating func process(_ event: InputEvent, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        step(event, &out, &touches)
+    /// appended to `out.events`, the touch decisions it makes (passthrough: `settings.withholdsTouches`) to
+    /// `out.touches`.
+    public mutating func process(_ event: InputEvent, into out: inout EngineOutput) {
+        step(event, &out)
         lastEventTimeMicroseconds = event.timeMicroseconds
     }
 
     /// Feeds events in order, exactly as `process` would one at a time (how the daemon feeds what one read
     /// of a device brought, without a call per event).
-    public mutating func process(
-        _ events: UnsafeBufferPointer<InputEvent>, into out: inout [EngineOutput], touches: inout [TouchDecision]
-    ) {
+    public mutating func process(_ events: UnsafeBufferPointer<InputEvent>, into out: inout EngineOutput) {
         guard let last = events.last else { return }
-        for event in events { step(event, &out, &touches) }
+        for event in events { step(event, &out) }
         lastEventTimeMicroseconds = last.timeMicroseconds
     }
 
+    /// Feeds events in order (a recording, a test's script).
+    public mutating func process(_ events: [InputEvent], into out: inout EngineOutput) {
+        events.withUnsafeBufferPointer { process($0, into: &out) }
+    }
+
     @inline(__always)
-    private mutating func step(_ event: InputEvent, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+    private mutating func step(_ event: InputEvent, _ out: inout EngineOutput) {
         let time = event.timeMicroseconds
-        if time >= recognizer.deadlines.earliestTime { passDeadlines(upTo: time, &out, &touches) }
+        if time >= recognizer.deadlines.earliestTime { passDeadlines(upTo: time, &out) }
         switch assembler.process(event) {
         case .pending:
             break
         case .frame:
-            recognizeFrame(&out, &touches)
+            recognizeFrame(&out)
         case .dropped:
-            dropped(at: time, &out, &touches)
+            dropped(at: time, &out)
         }
         if !assembler.warnings.isEmpty { takeWarnings(&out) }
     }
 
     @inline(never)
-    private mutating func passDeadlines(upTo time: Int64, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
-        let start = out.count
-        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+    private mutating func passDeadlines(upTo time: Int64, _ out: inout EngineOutput) {
+        let start = out.events.count
+        recognize(&out) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
         if recognizer.explaining { explain(&out, from: start) }
     }
 
     /// The recognizer's turn at the frame a SYN_REPORT completed.
     @inline(never)
-    private mutating func recognizeFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+    private mutating func recognizeFrame(_ out: inout EngineOutput) {
         if plainFrames {
-            recognize(&out, &touches) { $0.handle($1, &$2) }
+            recognize(&out) { $0.handle($1, &$2) }
         } else {
-            specialFrame(&out, &touches)
+            specialFrame(&out)
         }
     }
 
     /// A frame while the pen's arbitration runs or the engine explains.
     @inline(never)
-    private mutating func specialFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
-        let start = out.count
+    private mutating func specialFrame(_ out: inout EngineOutput) {
+        let start = out.events.count
         if case .clear = penArbitration {
-            recognize(&out, &touches) { $0.handle($1, &$2) }
+            recognize(&out) { $0.handle($1, &$2) }
         } else {
-            arbitratedFrame(&out, &touches)
+            arbitratedFrame(&out)
         }
         if recognizer.explaining { explain(&out, from: start, newFrame: true) }
     }
@@ -351,14 +386,14 @@ public struct GestureEngine: Sendable {
     /// rests; once the arbitration time is over, the frame is recognized as usual (fingers that landed
     /// before rest until they lift).
     @inline(never)
-    private mutating func arbitratedFrame(_ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
+    private mutating func arbitratedFrame(_ out: inout EngineOutput) {
         if case .settling(let until) = penArbitration, assembler.frame.timeMicroseconds >= until {
             penArbitration = .clear
-            if recognizer.tracing { out.append(.trace("pen arbitration over")) }
-            recognize(&out, &touches) { $0.handle($1, &$2) }
+            if recognizer.tracing { out.events.append(.trace("pen arbitration over")) }
+            recognize(&out) { $0.handle($1, &$2) }
             return
         }
-        recognize(&out, &touches) { r, frame, _ in r.suppress(frame) }
+        recognize(&out) { r, frame, _ in r.suppress(frame) }
     }
 
     /// A pen of this panel came into proximity (`true`) or left it (`false`) at `time` (event clock, the
@@ -366,93 +401,69 @@ public struct GestureEngine: Sendable {
     /// to applications, and until the pen has been gone for `penArbitrationSeconds` no touch starts a
     /// gesture and none is held back or claimed.
     public mutating func penProximity(
-        _ inProximity: Bool, atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]
+        _ inProximity: Bool, atMicroseconds time: Int64, into out: inout EngineOutput
     ) {
         switch (penArbitration, inProximity) {
         case (.clear, true), (.settling, true):
-            let start = out.count
-            recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+            let start = out.events.count
+            recognize(&out) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
             penArbitration = .penInProximity
-            if recognizer.tracing { out.append(.trace("pen in proximity: no gestures")) }
-            recognize(&out, &touches) { $0.handle(.penArrived(atMicroseconds: time), frame: $1, &$2) }
+            if recognizer.tracing { out.events.append(.trace("pen in proximity: no gestures")) }
+            recognize(&out) { $0.handle(.penArrived(atMicroseconds: time), frame: $1, &$2) }
             if recognizer.explaining { explain(&out, from: start) }
         case (.penInProximity, false):
             penArbitration = .settling(untilMicroseconds: time + Int64(GestureEngine.penArbitrationSeconds * 1_000_000))
-            if recognizer.tracing { out.append(.trace("pen out of proximity: no gestures for \(GestureEngine.penArbitrationSeconds) s")) }
+            if recognizer.tracing { out.events.append(.trace("pen out of proximity: no gestures for \(GestureEngine.penArbitrationSeconds) s")) }
         case (.penInProximity, true), (.clear, false), (.settling, false):
             break
         }
     }
 
-    /// `penProximity` for a device without passthrough.
-    public mutating func penProximity(_ inProximity: Bool, atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        penProximity(inProximity, atMicroseconds: time, into: &out, touches: &touches)
-    }
-
     @inline(never)
-    private mutating func takeWarnings(_ out: inout [EngineOutput]) {
-        for w in assembler.warnings { out.append(.warning(w)) }
+    private mutating func takeWarnings(_ out: inout EngineOutput) {
+        for w in assembler.warnings { out.events.append(.warning(w)) }
         assembler.warnings.removeAll()
-    }
-
-    /// Feeds one event of a device without passthrough (whose recognizer makes no touch decisions).
-    public mutating func process(_ event: InputEvent, into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        process(event, into: &out, touches: &touches)
-    }
-
-    /// Feeds a batch of events (a device without passthrough).
-    public mutating func process(_ events: [InputEvent], into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        events.withUnsafeBufferPointer { process($0, into: &out, touches: &touches) }
     }
 
     /// The kernel dropped events and libevdev resynchronised the device: gestures in flight are cancelled,
     /// and the sync events that follow are fed through `process` as usual.
-    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        let start = out.count
-        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout EngineOutput) {
+        let start = out.events.count
+        recognize(&out) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
         if recognizer.explaining { explain(&out, from: start) }
-        dropped(at: time, &out, &touches)
+        dropped(at: time, &out)
     }
 
-    /// `eventsDropped` for a device without passthrough.
-    public mutating func eventsDropped(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
-    }
-
-    private mutating func dropped(at time: Int64, _ out: inout [EngineOutput], _ touches: inout [TouchDecision]) {
-        out.append(
+    private mutating func dropped(at time: Int64, _ out: inout EngineOutput) {
+        out.events.append(
             .warning(
                 CoreWarning(
                     timeMicroseconds: time,
                     message: "\(escapingControlCharacters(device.name)): events were dropped (SYN_DROPPED); gestures in flight are cancelled")))
-        let start = out.count
-        recognize(&out, &touches) { $0.handle(.dropped(atMicroseconds: time), frame: $1, &$2) }
+        let start = out.events.count
+        recognize(&out) { $0.handle(.dropped(atMicroseconds: time), frame: $1, &$2) }
         if recognizer.explaining { explain(&out, from: start) }
     }
 
     /// Runs the recognizer on the latest frame (read where the assembler keeps it, not copied) with the
     /// caller's arrays as its outputs (moved in and back out, not copied).
     private mutating func recognize(
-        _ out: inout [EngineOutput], _ touches: inout [TouchDecision],
+        _ out: inout EngineOutput,
         _ body: (inout GestureRecognizer, TouchFrame, inout Outputs) -> Void
     ) {
         var outputs = Outputs(events: [], touches: [], ids: ids)
-        swap(&outputs.events, &out)
-        swap(&outputs.touches, &touches)
+        swap(&outputs.events, &out.events)
+        swap(&outputs.touches, &out.touches)
         body(&recognizer, assembler.frame, &outputs)
-        swap(&outputs.events, &out)
-        swap(&outputs.touches, &touches)
+        swap(&outputs.events, &out.events)
+        swap(&outputs.touches, &out.touches)
     }
 
     /// Starts from what the panel has when gestured starts reading it (`PanelState`, libevdev's view at
     /// open) instead of from nothing: the slots' values and the current slot are taken over, and the
     /// contacts already down rest until they lift (they landed before gestured saw them, and belong to
     /// whoever read the panel then). Call before the first event.
-    public mutating func adopt(_ state: PanelState, atMicroseconds time: Int64, into out: inout [EngineOutput]) {
+    public mutating func adopt(_ state: PanelState, atMicroseconds time: Int64, into out: inout EngineOutput) {
         let singleTouch: Bool
         switch device.touchProtocol {
         case .multitouchSlots: singleTouch = false
@@ -461,8 +472,7 @@ public struct GestureEngine: Sendable {
         for event in state.events(atMicroseconds: time, singleTouch: singleTouch) { _ = assembler.process(event) }
         lastEventTimeMicroseconds = time
         if !assembler.frame.contacts.isEmpty {
-            var touches: [TouchDecision] = []
-            recognize(&out, &touches) { $0.waitForLift($1, &$2) }
+            recognize(&out) { $0.waitForLift($1, &$2) }
         }
         assembler.warnings.removeAll()
     }
@@ -482,59 +492,41 @@ public struct GestureEngine: Sendable {
     @inlinable public var nextDeadlineMicroseconds: Int64? { recognizer.nextDeadlineMicroseconds }
 
     /// Reports what became true by `time` without new input: every deadline due by then fires.
-    public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        let start = out.count
-        recognize(&out, &touches) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
+    public mutating func advance(toMicroseconds time: Int64, into out: inout EngineOutput) {
+        let start = out.events.count
+        recognize(&out) { $0.fireDeadlines(upTo: time, frame: $1, &$2) }
         if recognizer.explaining { explain(&out, from: start) }
-    }
-
-    /// `advance` for a device without passthrough.
-    public mutating func advance(toMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        advance(toMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// The device is going away (or the daemon stops): deadlines due by `time` fire, then a gesture in
     /// flight is cancelled at `time`, and nothing begins until the fingers now down have lifted.
-    public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        let start = out.count
-        recognize(&out, &touches) {
+    public mutating func cancelAll(atMicroseconds time: Int64, into out: inout EngineOutput) {
+        let start = out.events.count
+        recognize(&out) {
             $0.fireDeadlines(upTo: time, frame: $1, &$2)
             $0.handle(.cancelled(atMicroseconds: time), frame: $1, &$2)
         }
         if recognizer.explaining {
             // Whatever is down is gone for the engine: the sequence open now is over.
             explain(&out, from: start)
-            explainer.finish(at: time, into: &out)
+            explainer.finish(at: time, into: &out.events)
         }
-    }
-
-    /// `cancelAll` for a device without passthrough.
-    public mutating func cancelAll(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        cancelAll(atMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// As if the device had been unplugged and plugged back in at `time`: a gesture in flight is
     /// cancelled and every touch forgotten (a replay's pass ended; the next starts from nothing).
-    public mutating func reset(atMicroseconds time: Int64, into out: inout [EngineOutput], touches: inout [TouchDecision]) {
-        cancelAll(atMicroseconds: time, into: &out, touches: &touches)
+    public mutating func reset(atMicroseconds time: Int64, into out: inout EngineOutput) {
+        cancelAll(atMicroseconds: time, into: &out)
         rebuild()
-    }
-
-    /// `reset` for a device without passthrough.
-    public mutating func reset(atMicroseconds time: Int64, into out: inout [EngineOutput]) {
-        var touches: [TouchDecision] = []
-        reset(atMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// New thresholds and geometry (a configuration reload, a turned screen, passthrough switched). A
     /// gesture in flight is cancelled, and recognition restarts once every finger now down has lifted.
     public mutating func reconfigure(
         settings: RecognizerSettings, geometry geometrySettings: GeometrySettings, atMicroseconds time: Int64,
-        into out: inout [EngineOutput], touches: inout [TouchDecision]
+        into out: inout EngineOutput
     ) {
-        cancelAll(atMicroseconds: time, into: &out, touches: &touches)
+        cancelAll(atMicroseconds: time, into: &out)
         guard let axes = device.positionAxes else { return }
         self.settings = settings
         geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
@@ -547,17 +539,8 @@ public struct GestureEngine: Sendable {
         recognizer.explaining = explaining
         recognizer.setExclusions(exclusions)
         if !assembler.frame.contacts.isEmpty {
-            recognize(&out, &touches) { $0.waitForLift($1, &$2) }
+            recognize(&out) { $0.waitForLift($1, &$2) }
         }
-    }
-
-    /// `reconfigure` for a device without passthrough.
-    public mutating func reconfigure(
-        settings: RecognizerSettings, geometry geometrySettings: GeometrySettings, atMicroseconds time: Int64,
-        into out: inout [EngineOutput]
-    ) {
-        var touches: [TouchDecision] = []
-        reconfigure(settings: settings, geometry: geometrySettings, atMicroseconds: time, into: &out, touches: &touches)
     }
 
     /// A fresh assembler and recognizer with the same settings, geometry, id source, tracing and updates.
@@ -573,14 +556,14 @@ public struct GestureEngine: Sendable {
     }
 }
 
-extension Array where Element == EngineOutput {
+extension Array where Element == EngineEvent {
     /// The gesture events among the outputs, in order.
     public var gestures: [GestureEvent] {
         compactMap { if case .gesture(let e) = $0 { return e } else { return nil } }
     }
 }
 
-extension Array where Element == EngineOutput {
+extension Array where Element == EngineEvent {
     /// The warnings among the outputs, in order.
     public var warnings: [CoreWarning] {
         compactMap { if case .warning(let w) = $0 { return w } else { return nil } }

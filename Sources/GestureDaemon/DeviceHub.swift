@@ -213,9 +213,8 @@ final class DeviceHub {
         // What the panel has now: after a restart, fingers may be down, and the current slot is whatever
         // the kernel last used. Those fingers rest until they lift.
         if let state = source.panelState {
-            var out: [EngineOutput] = []
-            runtime.engine.adopt(state, atMicroseconds: runtime.now, into: &out)
-            runtime.deliver(out)
+            let time = runtime.now
+            runtime.runEngine(at: time) { $0.adopt(state, atMicroseconds: time, into: &$1) }
         }
         // The panel is grabbed only while nothing is down on it: a touch the compositor already has ends
         // where it began (its lift would be hidden by the grab).
@@ -368,8 +367,8 @@ extension DeviceHub: DeviceRequests {
             // passed was the application's already); what was still held back is claimed, and counted for
             // the reply.
             runtime.runEngine(at: time) {
-                $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
-                claimedTouches += $2.claimedCount
+                $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1)
+                claimedTouches += $1.touches.claimedCount
             }
             logChange("\(runtime.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")
             delivery.notify(.deviceChanged(runtime.info), about: runtime.info)

@@ -159,7 +159,7 @@ extension DeviceHub {
         case .clear, .settling: engineNear = false
         }
         guard near != engineNear else { return }
-        runtime.runEngine(at: time) { $0.penProximity(near, atMicroseconds: time, into: &$1, touches: &$2) }
+        runtime.runEngine(at: time) { $0.penProximity(near, atMicroseconds: time, into: &$1) }
     }
 
     /// A pen's descriptor is readable: its proximity changes go, each at its own time, to the touchscreens
@@ -187,7 +187,7 @@ extension DeviceHub {
                     paired.path != pen.path && (pens.first(where: { $0.path == paired.path })?.inProximity ?? false)
                 }
                 let near = inProximity || others
-                runtime.runEngine(at: time) { $0.penProximity(near, atMicroseconds: time, into: &$1, touches: &$2) }
+                runtime.runEngine(at: time) { $0.penProximity(near, atMicroseconds: time, into: &$1) }
             }
         }
     }

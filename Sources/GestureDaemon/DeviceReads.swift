@@ -20,18 +20,17 @@ extension DeviceRuntime {
             if let forwarding = passthrough.forwarding {
                 // Every frame is forwarded as it is read: the write below is in this same loop iteration.
                 more = try read(
-                    now: now(), into: &engine, forwarder: &forwarding.forwarder, writes: &forwarding.writes,
-                    touches: &forwarding.decisions, outputs: &out)
+                    now: now(), into: &engine, forwarder: &forwarding.forwarder, writes: &forwarding.writes, outputs: &out)
                 flushCopy()
             } else {
                 more = try read(now: now(), into: &engine, outputs: &out)
             }
         } catch {
             flushCopy()
-            deliver(out)
+            deliver(out.events)
             return .ended(error)
         }
-        deliver(out)
+        deliver(out.events)
         // A switch the configuration asked for waits for the panel to be idle: perhaps it is now.
         if passthrough.isSwitching { switchPassthrough(.panelRead) }
         return more ? .more : .drained
@@ -43,24 +42,22 @@ extension DeviceRuntime {
 
     /// Feeds what the source has due by `now` to `engine`, each run of events at once.
     private func read(
-        now: @autoclosure () -> Int64, into engine: inout GestureEngine, outputs out: inout [EngineOutput]
+        now: @autoclosure () -> Int64, into engine: inout GestureEngine, outputs out: inout EngineOutput
     ) throws(InputSourceEnded) -> Bool {
         var reports = takeReports()
         defer { returnReports(&reports) }
         let more = try source.read(nowMicroseconds: now(), into: &reports)
         // A replay's recorded pen, unless pen_arbitration = false.
         let arbitrates = settings.penArbitration
-        // Without passthrough the engine makes no touch decisions.
-        var none: [TouchDecision] = []
         reports.forEach(
-            run: { engine.process($0, into: &out, touches: &none) },
+            run: { engine.process($0, into: &out) },
             breakReport: { report in
                 switch report {
-                case .event(let event): engine.process(event, into: &out, touches: &none)
-                case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out, touches: &none)
-                case .reset(let time): engine.reset(atMicroseconds: time, into: &out, touches: &none)
+                case .event(let event): engine.process(event, into: &out)
+                case .dropped(let time): engine.eventsDropped(atMicroseconds: time, into: &out)
+                case .reset(let time): engine.reset(atMicroseconds: time, into: &out)
                 case .pen(let near, let time):
-                    if arbitrates { engine.penProximity(near, atMicroseconds: time, into: &out, touches: &none) }
+                    if arbitrates { engine.penProximity(near, atMicroseconds: time, into: &out) }
                 }
             })
         return more
@@ -70,7 +67,7 @@ extension DeviceRuntime {
     /// engine's touch decisions through the forwarder, which queues what the copy receives in `writes`.
     private func read(
         now: @autoclosure () -> Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
-        writes: inout [InputEvent], touches: inout [TouchDecision], outputs out: inout [EngineOutput]
+        writes: inout [InputEvent], outputs out: inout EngineOutput
     ) throws(InputSourceEnded) -> Bool {
         var reports = takeReports()
         defer { returnReports(&reports) }
@@ -78,26 +75,27 @@ extension DeviceRuntime {
         let source = self.source
         let arbitrates = settings.penArbitration
         func handle(_ report: InputReport) {
-            defer { if !touches.isEmpty { touches.removeAll(keepingCapacity: true) } }
+            // The forwarder acts on the decisions made at this report; the next report's are its own.
+            defer { if !out.touches.isEmpty { out.touches.removeAll(keepingCapacity: true) } }
             switch report {
             case .event(let event):
-                engine.process(event, into: &out, touches: &touches)
-                forwarder.process(event, decisions: touches, serial: { engine.contactSerial(inSlot: $0) }, into: &writes)
+                engine.process(event, into: &out)
+                forwarder.process(event, decisions: out.touches, serial: { engine.contactSerial(inSlot: $0) }, into: &writes)
             case .dropped(let time):
-                engine.eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
+                engine.eventsDropped(atMicroseconds: time, into: &out)
                 forwarder.eventsDropped()
-                forwarder.apply(touches, atMicroseconds: time, into: &writes)
+                forwarder.apply(out.touches, atMicroseconds: time, into: &writes)
             case .reset(let time):
-                engine.reset(atMicroseconds: time, into: &out, touches: &touches)
-                forwarder.apply(touches, atMicroseconds: time, into: &writes)
+                engine.reset(atMicroseconds: time, into: &out)
+                forwarder.apply(out.touches, atMicroseconds: time, into: &writes)
                 forwarder.finish(atMicroseconds: time, into: &writes)
                 // A replay's next pass starts from nothing, like a device plugged in again.
                 if let fresh = try? TouchForwarder(device: source.description) { forwarder = fresh }
             case .pen(let near, let time):
                 // Touches held back are released when a pen comes: the copy gets them at once.
                 guard arbitrates else { return }
-                engine.penProximity(near, atMicroseconds: time, into: &out, touches: &touches)
-                forwarder.apply(touches, atMicroseconds: time, into: &writes)
+                engine.penProximity(near, atMicroseconds: time, into: &out)
+                forwarder.apply(out.touches, atMicroseconds: time, into: &writes)
             }
         }
         // Event by event: the forwarder acts on each event with the decisions the engine made at it.

@@ -26,7 +26,7 @@ extension DeviceRuntime {
         // The orientation set at run time stays: it turns the new geometry as it turned the old.
         let geometry = effectiveGeometry
         runEngine(at: time) {
-            $0.reconfigure(settings: settings.recognizer, geometry: geometry, atMicroseconds: time, into: &$1, touches: &$2)
+            $0.reconfigure(settings: settings.recognizer, geometry: geometry, atMicroseconds: time, into: &$1)
         }
         let size = PanelSize(engine.geometry)
         if size != info.size {

@@ -93,9 +93,9 @@ final class DeviceRuntime {
     /// Where the copy goes when passthrough ends (shared by the daemon's devices: a copy outlives them).
     let retiringCopies: RetiringCopies
 
-    /// The array engine outputs are collected in, kept with its capacity from one wake-up to the next
+    /// The value engine outputs are collected in, kept with its capacity from one wake-up to the next
     /// (`takeOutputs`, `returnOutputs`), so that a frame allocates nothing for them.
-    private var spareOutputs: [EngineOutput] = []
+    private var spareOutputs = EngineOutput()
     /// The same for what the source reads (`takeReports`, `returnReports`).
     private var spareReports = InputReports()
 
@@ -172,7 +172,7 @@ final class DeviceRuntime {
             }
         }
         // A withheld touch whose limit passed is released now, not at the panel's next frame.
-        runEngine(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1, touches: &$2) }
+        runEngine(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1) }
         return .drained
     }
 
@@ -198,21 +198,20 @@ final class DeviceRuntime {
     /// then, in this order: its touch decisions to the passthrough copy (written at once), its gestures,
     /// warnings and traces to the clients and the log. Every engine call but the reads of `pump` goes
     /// through here.
-    func runEngine(at time: Int64, _ operation: (inout GestureEngine, inout [EngineOutput], inout [TouchDecision]) -> Void) {
+    func runEngine(at time: Int64, _ operation: (inout GestureEngine, inout EngineOutput) -> Void) {
         var out = takeOutputs()
         defer { returnOutputs(&out) }
-        var touches: [TouchDecision] = []
-        operation(&engine, &out, &touches)
+        operation(&engine, &out)
         if let forwarding = passthrough.forwarding {
-            forwarding.forwarder.apply(touches, atMicroseconds: time, into: &forwarding.writes)
+            forwarding.forwarder.apply(out.touches, atMicroseconds: time, into: &forwarding.writes)
             flushCopy()
         }
-        deliver(out)
+        deliver(out.events)
     }
 
     /// What the engine produced: gestures to the clients whose subscription takes them, warnings to the
     /// log, traces to the debug log (the engine traces only while the log level is debug).
-    func deliver(_ outputs: [EngineOutput]) {
+    func deliver(_ outputs: [EngineEvent]) {
         for output in outputs {
             switch output {
             case .gesture(let event):
@@ -238,24 +237,24 @@ final class DeviceRuntime {
     /// stops being read.
     func close(_ reason: RemovalReason, monotonicNow: Int64) {
         let time = source.eventMicroseconds(forMonotonic: monotonicNow)
-        runEngine(at: time) { $0.cancelAll(atMicroseconds: time, into: &$1, touches: &$2) }
+        runEngine(at: time) { $0.cancelAll(atMicroseconds: time, into: &$1) }
         // The copy's touches are cancelled before it goes.
         switchPassthrough(.closing(reason))
     }
 
     // MARK: Buffers
 
-    /// An empty array for engine outputs, with the capacity of those used before.
-    func takeOutputs() -> [EngineOutput] {
-        var outputs: [EngineOutput] = []
+    /// An empty output value for the engine, with the capacity of those used before.
+    func takeOutputs() -> EngineOutput {
+        var outputs = EngineOutput()
         swap(&outputs, &spareOutputs)
         return outputs
     }
 
-    /// Gives an outputs array back, emptied, for the next frame.
-    func returnOutputs(_ outputs: inout [EngineOutput]) {
+    /// Gives an output value back, emptied, for the next frame.
+    func returnOutputs(_ outputs: inout EngineOutput) {
         // removeAll(keepingCapacity:) goes through the generic replaceSubrange even for an empty array.
-        if !outputs.isEmpty { outputs.removeAll(keepingCapacity: true) }
+        if !outputs.isEmpty { outputs.removeAll() }
         swap(&outputs, &spareOutputs)
     }
 

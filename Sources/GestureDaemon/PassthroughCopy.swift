@@ -22,8 +22,6 @@ final class Passthrough {
     let copy: any PassthroughCopy
     /// Events for the copy, written once per loop iteration that produced them.
     var writes: [InputEvent] = []
-    /// The touch decisions of the event being forwarded (kept with its capacity).
-    var decisions: [TouchDecision] = []
 
     init(forwarder: TouchForwarder, copy: any PassthroughCopy) {
         self.forwarder = forwarder

@@ -234,7 +234,7 @@ extension DeviceRuntime {
         let geometry = effectiveGeometry
         let now = self.now
         runEngine(at: now) {
-            $0.reconfigure(settings: settings, geometry: geometry, atMicroseconds: now, into: &$1, touches: &$2)
+            $0.reconfigure(settings: settings, geometry: geometry, atMicroseconds: now, into: &$1)
         }
     }
 }

@@ -15,7 +15,7 @@ import Testing
         let ids = GestureIDSource(first: 40)
         var a = try GestureEngine(device: TouchScript.phone, ids: ids)
         var b = try GestureEngine(device: TouchScript.phone, ids: ids)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         a.process(Self.swipe().events, into: &out)
         b.process(Self.swipe().events, into: &out)
         a.process(Self.swipe().events, into: &out)
@@ -26,18 +26,18 @@ import Testing
 
     @Test func tracesAreOutputOnlyWhileTracing() throws {
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(Self.swipe().events, into: &out)
-        #expect(out.traces.isEmpty)
+        #expect(out.events.traces.isEmpty)
         engine.tracing = true
         engine.process(Self.swipe().events, into: &out)
-        #expect(out.traces.contains("idle -> 1 finger down -> possible"))
-        #expect(out.traces.contains("possible -> fingers moved together -> pan #2"))
-        #expect(out.traces.contains("pan #2 -> fingers lifted -> end -> idle"))
-        let traced = out.traces.count
+        #expect(out.events.traces.contains("idle -> 1 finger down -> possible"))
+        #expect(out.events.traces.contains("possible -> fingers moved together -> pan #2"))
+        #expect(out.events.traces.contains("pan #2 -> fingers lifted -> end -> idle"))
+        let traced = out.events.traces.count
         engine.tracing = false
         engine.process(Self.swipe().events, into: &out)
-        #expect(out.traces.count == traced)
+        #expect(out.events.traces.count == traced)
         #expect(out.gestures.filter { $0.phase == .end }.count == 3)
     }
 
@@ -50,7 +50,7 @@ import Testing
         s.wait(0.5)
         s.up(0); s.frame()
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         let g = out.gestures
         let stop = try #require(g.dropLast().last)
@@ -66,7 +66,7 @@ import Testing
         s.down(0, 50, 80); s.frame()
         s.drag([0], by: 30, 0)
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         #expect(engine.nextDeadlineMicroseconds != nil)  // moving: a stop is due if it stops
         s.up(0); s.frame()
@@ -83,7 +83,7 @@ import Testing
         s.down(0, 50, 80); s.frame()
         s.drag([0], by: 30, 0)
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         engine.reset(atMicroseconds: s.time, into: &out)
         #expect(out.gestures.last?.phase == .cancel)
@@ -110,7 +110,7 @@ import Testing
         var engine = try GestureEngine(device: device)
         #expect(engine.deviceWarnings.count == 1)
         #expect(engine.deviceWarnings[0].message.contains("assuming"))
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         #expect(out.warnings.count == 1)
         #expect(out.warnings[0].message.contains("SYN_DROPPED"))

@@ -98,7 +98,7 @@ import GestureVocabulary
     @Test func reconfigureKeepsTheExclusions() throws {
         var engine = try GestureEngine(device: TouchScript().device)
         engine.setExclusions(Self.lowerLeft)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.reconfigure(settings: engine.settings, geometry: GeometrySettings(), atMicroseconds: 0, into: &out)
         var recognizerExclusions = engine.recognizer.context.exclusions
         #expect(recognizerExclusions == Self.lowerLeft)

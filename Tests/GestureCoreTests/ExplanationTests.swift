@@ -10,12 +10,12 @@ import GestureVocabulary
     static func explain(
         _ s: TouchScript, settings: RecognizerSettings = RecognizerSettings(), exclusions: EdgeExclusions = EdgeExclusions(),
         tracing: Bool = false
-    ) throws -> (explanations: [Explanation], outputs: [EngineOutput]) {
+    ) throws -> (explanations: [Explanation], outputs: [EngineEvent]) {
         var engine = try GestureEngine(device: s.device, settings: settings, tracing: tracing)
         engine.explaining = true
         engine.setExclusions(exclusions)
         var replay = RecordingReplay(engine: engine)
-        var outputs: [EngineOutput] = []
+        var outputs: [EngineEvent] = []
         replay.run(s.events) { outputs += $0 }
         let explanations = outputs.compactMap { o -> Explanation? in if case .explanation(let x) = o { return x } else { return nil } }
         return (explanations, outputs)
@@ -237,9 +237,9 @@ import GestureVocabulary
         #expect(xs.count == 2)
         // Off: no explanation, no reason, no stop.
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
-        #expect(out.allSatisfy { if case .gesture = $0 { return true } else { return false } })
+        #expect(out.events.allSatisfy { if case .gesture = $0 { return true } else { return false } })
     }
 
     @Test func theTraceSaysTheReasonsWithTheirNumbers() throws {
@@ -248,10 +248,10 @@ import GestureVocabulary
         s.drag([0], by: 10, 17.320508, steps: 20)
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device, tracing: true)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
-        #expect(out.traces.contains { $0.hasPrefix("edge-swipe: moved 6") && $0.hasSuffix("from inward of the left edge (angle_tolerance_degrees 30)") })
-        #expect(!out.contains { if case .reason = $0 { return true } else { return false } })
+        #expect(out.events.traces.contains { $0.hasPrefix("edge-swipe: moved 6") && $0.hasSuffix("from inward of the left edge (angle_tolerance_degrees 30)") })
+        #expect(!out.events.contains { if case .reason = $0 { return true } else { return false } })
     }
 
     @Test func everyKeyNamedIsARealKey() throws {
@@ -295,12 +295,12 @@ extension ExplanationTests {
         s.drag([0], by: 20, 0, steps: 5)
         var engine = try GestureEngine(device: s.device)
         engine.explaining = true
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         engine.penProximity(true, atMicroseconds: s.time, into: &out)
         engine.cancelAll(atMicroseconds: s.time + 10_000, into: &out)
-        #expect(!out.contains { if case .stopped = $0 { return true } else { return false } })
-        let x = try #require(out.compactMap { o -> Explanation? in if case .explanation(let x) = o { return x } else { return nil } }.first)
+        #expect(!out.events.contains { if case .stopped = $0 { return true } else { return false } })
+        let x = try #require(out.events.compactMap { o -> Explanation? in if case .explanation(let x) = o { return x } else { return nil } }.first)
         #expect(x.gestures.map(\.outcome) == [.cancelled])
         let pen = try #require(x.reasons.first { $0.cause == .penInProximity })
         #expect(pen.kind == .pan && pen.gestureID == x.gestures.first?.id)

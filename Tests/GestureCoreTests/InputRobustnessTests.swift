@@ -11,7 +11,7 @@ import Testing
         noResolution.axes[ABS.mtPositionX] = AxisInfo(minimum: 0, maximum: 1000)
         noResolution.axes[ABS.mtPositionY] = AxisInfo(minimum: 0, maximum: 1600)
         var engine = try GestureEngine(device: noResolution)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.eventsDropped(atMicroseconds: 1, into: &out)
         let messages = engine.deviceWarnings.map(\.message) + out.warnings.map(\.message)
         #expect(messages.count == 2)
@@ -46,7 +46,7 @@ import Testing
         s.drag([0], by: 0, 40)
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:cancel", "pan:begin", "pan:update", "pan:end"])
         let cancel = try #require(out.gestures.first { $0.phase == .cancel })
@@ -60,7 +60,7 @@ import Testing
         s.down(0, 30, 80); s.frame()
         s.drag([0], by: 20, 0)
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         engine.eventsDropped(atMicroseconds: s.time, into: &out)
         #expect(out.gestures.last?.phase == .cancel)
@@ -74,7 +74,7 @@ import Testing
         s.move(0, 150, 80); s.frame()  // 1500 units on a 0...1000 axis
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         #expect(out.gestures.last?.position.x == 1)
         #expect(out.gestures.last?.positionMM.x == 100)
@@ -94,7 +94,7 @@ import Testing
         s.drag([0], by: 30, 0)
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
         #expect(out.gestures.allSatisfy { $0.fingers == 1 })
@@ -115,7 +115,7 @@ import Testing
         s.raw(EV.abs, ABS.mtTrackingID, 7)
         s.frame()
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
         #expect((engine.deviceWarnings + out.warnings).contains { $0.message.contains("slot \(FrameAssembler.maximumSlots) is beyond") })
@@ -168,7 +168,7 @@ import Testing
         add(EV.key, BTN.touch, 0); add(EV.syn, SYN.report, 0)
         var engine = try GestureEngine(device: device)
         #expect(engine.geometry.sizeSource == .assumed)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(events, into: &out)
         #expect(out.gestures.phases == ["pan:begin", "pan:update", "pan:end"])
         #expect(out.gestures.last?.direction == .right)
@@ -226,7 +226,7 @@ import Testing
         add(EV.abs, ABS.mtTrackingID, -1)
         add(EV.syn, SYN.report, 0)
         var engine = try GestureEngine(device: device)
-        var outputs: [EngineOutput] = []
+        var outputs = EngineOutput()
         engine.process(events, into: &outputs)
         let out = outputs.gestures
         // It lands at the range's minimum, the left edge, and moves inward: an edge swipe from the left.
@@ -265,7 +265,7 @@ import Testing
         s.down(0, 30, 80); s.frame()
         s.drag([0], by: 30, 0)
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         var settings = RecognizerSettings()
         settings.slopMM = 10

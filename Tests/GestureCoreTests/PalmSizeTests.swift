@@ -169,17 +169,17 @@ import Testing
         var engine = try GestureEngine(device: Self.panel(sizeAxis: ABS.mtTouchMajor))
         var settings = RecognizerSettings()
         settings.palmSizeMM = 40
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.reconfigure(settings: settings, geometry: GeometrySettings(), atMicroseconds: 0, into: &out)
         #expect(engine.palmSize?.units == 400)
     }
 
     /// The gestures and stops (tracing) of a script.
-    static func traced(_ s: TouchScript, geometry: GeometrySettings = GeometrySettings()) throws -> [EngineOutput] {
+    static func traced(_ s: TouchScript, geometry: GeometrySettings = GeometrySettings()) throws -> [EngineEvent] {
         var engine = try GestureEngine(device: s.device, geometry: geometry, tracing: true)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
-        return out
+        return out.events
     }
 
     @Test(arguments: 0..<3) func palmJoiningARunningGestureCancelsIt(_ which: Int) throws {

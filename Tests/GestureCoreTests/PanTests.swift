@@ -194,7 +194,7 @@ import GestureVocabulary
         s.down(0, 30, 80); s.frame()
         s.drag([0], by: 30, 0, steps: 10)
         var engine = try GestureEngine(device: s.device)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(s.events, into: &out)
         let last = try #require(out.gestures.last)
         #expect(last.velocityMMPerSecond.x > 100)

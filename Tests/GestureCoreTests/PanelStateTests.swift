@@ -23,7 +23,7 @@ import Testing
     /// lands: a pan from there. Without the panel's state the engine would put both in slot 0.
     @Test func fingersDownAtOpenRestAndTheCurrentSlotIsTheKernels() throws {
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.adopt(Self.fingerDownInSlot3, atMicroseconds: 1_000_000, into: &out)
         #expect(out.gestures.isEmpty)
         #expect(engine.contactSerial(inSlot: 3) != nil && engine.contactSerial(inSlot: 0) == nil)
@@ -62,7 +62,7 @@ import Testing
         state.slots[3][ABS.mtTrackingID] = -1
         state.currentSlot = 0
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.adopt(state, atMicroseconds: 1_000_000, into: &out)
         engine.process(Self.event(1_010_000, EV.abs, ABS.mtTrackingID, 9), into: &out)  // slot 0, at (500, 500)
         engine.process(Self.event(1_010_000, EV.syn, SYN.report, 0), into: &out)

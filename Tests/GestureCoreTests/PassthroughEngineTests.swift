@@ -89,35 +89,34 @@ import GestureVocabulary
         var engine = try GestureEngine(device: s.device, settings: settings)
         var forwarder = try TouchForwarder(device: s.device)
         var written: [InputEvent] = []
-        var out: [EngineOutput] = []
-        var touches: [TouchDecision] = []
+        var out = EngineOutput()
         func feed(_ events: [InputEvent]) {
             for e in events {
-                touches.removeAll()
-                engine.process(e, into: &out, touches: &touches)
+                out.touches.removeAll()
+                engine.process(e, into: &out)
                 let current = engine
-                forwarder.process(e, decisions: touches, serial: { current.contactSerial(inSlot: $0) }, into: &written)
+                forwarder.process(e, decisions: out.touches, serial: { current.contactSerial(inSlot: $0) }, into: &written)
             }
         }
         feed(s.events)
         #expect(written.isEmpty)
-        touches.removeAll()
+        out.touches.removeAll()
         let time = s.time
         switch cause {
         case "orientation":
             var turned = GeometrySettings()
             turned.rotation = .clockwise90
-            engine.reconfigure(settings: settings, geometry: turned, atMicroseconds: time, into: &out, touches: &touches)
+            engine.reconfigure(settings: settings, geometry: turned, atMicroseconds: time, into: &out)
         case "reload":
             var other = settings
             other.slopMM = 2
-            engine.reconfigure(settings: other, geometry: GeometrySettings(), atMicroseconds: time, into: &out, touches: &touches)
+            engine.reconfigure(settings: other, geometry: GeometrySettings(), atMicroseconds: time, into: &out)
         default:
-            engine.eventsDropped(atMicroseconds: time, into: &out, touches: &touches)
+            engine.eventsDropped(atMicroseconds: time, into: &out)
             forwarder.eventsDropped()
         }
-        #expect(touches == [.claim([1])])
-        forwarder.apply(touches, atMicroseconds: time, into: &written)
+        #expect(out.touches == [.claim([1])])
+        forwarder.apply(out.touches, atMicroseconds: time, into: &written)
         var rest = TouchScript()
         rest.down(0, 1, 80); rest.frame()  // the same finger, as the panel keeps reporting it
         let start = rest.events.count

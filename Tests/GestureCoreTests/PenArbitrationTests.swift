@@ -18,8 +18,8 @@ import Testing
     }
 
     struct Result {
-        var out: [EngineOutput] = []
-        var touches: [TouchDecision] = []
+        var out = EngineOutput()
+        var touches: [TouchDecision] { out.touches }
         var gestures: [GestureEvent] { out.gestures }
     }
 
@@ -35,11 +35,11 @@ import Testing
         for e in s.events {
             while p < pen.count && pen[p].timeMicroseconds <= e.timeMicroseconds {
                 if let change = proximity.process(pen[p]) {
-                    engine.penProximity(change, atMicroseconds: pen[p].timeMicroseconds, into: &r.out, touches: &r.touches)
+                    engine.penProximity(change, atMicroseconds: pen[p].timeMicroseconds, into: &r.out)
                 }
                 p += 1
             }
-            engine.process(e, into: &r.out, touches: &r.touches)
+            engine.process(e, into: &r.out)
         }
         return r
     }

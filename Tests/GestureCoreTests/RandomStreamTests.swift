@@ -54,7 +54,7 @@ import Testing
         let events = RandomStreamTests.stream(seed: seed)
         let t = events.last!.timeMicroseconds
         var engine = try GestureEngine(device: TouchScript.phone)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(events, into: &out)
         engine.cancelAll(atMicroseconds: t, into: &out)
         #expect(out.gestures.contains { $0.phase == .begin }, "the stream exercised recognition")

@@ -30,7 +30,7 @@ import GestureVocabulary
         var engine = try GestureEngine(device: script.device)
         var forwarder = try TouchForwarder(device: script.device)
         var out: [InputEvent] = []
-        var outputs: [EngineOutput] = []
+        var outputs = EngineOutput()
         var frame = 0
         var told: Set<Int> = []
         for e in script.events {
@@ -198,7 +198,7 @@ import GestureVocabulary
         var engine = try GestureEngine(device: s.device)
         var forwarder = try TouchForwarder(device: s.device)
         var out: [InputEvent] = []
-        var outputs: [EngineOutput] = []
+        var outputs = EngineOutput()
         var reports = 0
         for e in s.events {
             if e.timeMicroseconds > 1_000_000 && reports == 1 && out.isEmpty {

@@ -117,7 +117,7 @@ struct TouchScript {
         settings: RecognizerSettings = RecognizerSettings(), geometry: GeometrySettings = GeometrySettings()
     ) throws -> [GestureEvent] {
         var engine = try GestureEngine(device: device, settings: settings, geometry: geometry)
-        var out: [EngineOutput] = []
+        var out = EngineOutput()
         engine.process(events, into: &out)
         return out.gestures
     }

@@ -14,14 +14,13 @@ import Testing
     static func run(
         _ events: [InputEvent], device: DeviceDescription, settings: RecognizerSettings,
         updatesOn: (Int) -> Bool
-    ) throws -> (outputs: [EngineOutput], touches: [TouchDecision], updates: [GestureEvent]) {
+    ) throws -> (outputs: [EngineEvent], touches: [TouchDecision], updates: [GestureEvent]) {
         var engine = try GestureEngine(device: device, settings: settings)
-        var out: [EngineOutput] = []
-        var touches: [TouchDecision] = []
+        var out = EngineOutput()
         var frame = 0
         engine.reportsUpdates = updatesOn(0)
         for e in events {
-            engine.process(e, into: &out, touches: &touches)
+            engine.process(e, into: &out)
             if e.type == EV.syn && e.code == SYN.report {
                 frame += 1
                 engine.reportsUpdates = updatesOn(frame)
@@ -29,10 +28,10 @@ import Testing
         }
         // Deadlines still armed fire, then whatever runs is cancelled, as when a device goes.
         let end = (events.last?.timeMicroseconds ?? 0) + 10_000_000
-        engine.cancelAll(atMicroseconds: end, into: &out, touches: &touches)
+        engine.cancelAll(atMicroseconds: end, into: &out)
         let updates = out.gestures.filter { $0.phase == .update }
-        let kept = out.filter { if case .gesture(let g) = $0 { return g.phase != .update } else { return true } }
-        return (kept, touches, updates)
+        let kept = out.events.filter { if case .gesture(let g) = $0 { return g.phase != .update } else { return true } }
+        return (kept, out.touches, updates)
     }
 
     static func recordings() throws -> [(name: String, device: DeviceDescription, events: [InputEvent])] {

@@ -258,10 +258,9 @@ import Testing
 
     static func decisions(_ s: TouchScript, settings: RecognizerSettings = passthrough) throws -> [TouchDecision] {
         var engine = try GestureEngine(device: s.device, settings: settings)
-        var out: [EngineOutput] = []
-        var touches: [TouchDecision] = []
-        for e in s.events { engine.process(e, into: &out, touches: &touches) }
-        return touches
+        var out = EngineOutput()
+        for e in s.events { engine.process(e, into: &out) }
+        return out.touches
     }
 
     @Test func aCentreTouchIsNeverWithheld() throws {

@@ -11,7 +11,7 @@ import GestureVocabulary
 public func runEngine(_ stream: EngineStream) -> [GestureEvent]? {
     guard var engine = try? GestureEngine(device: stream.device, settings: stream.settings, geometry: stream.geometry)
     else { return nil }
-    var out: [EngineOutput] = []
+    var out = EngineOutput()
     var now = stream.startMicroseconds
     /// What the daemon's timer does when it fires at `time`.
     func fireDeadline(upTo time: Int64) {
@@ -100,7 +100,7 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
     guard var engine = try? GestureEngine(device: stream.device, settings: settings, geometry: stream.geometry),
         var forwarder = try? TouchForwarder(device: stream.device)
     else { return nil }
-    var out: [EngineOutput] = []
+    var out = EngineOutput()
     var written: [InputEvent] = []
     var writes = 0
     var now = stream.startMicroseconds
@@ -113,33 +113,32 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
     }
     /// An engine step outside a frame (a deadline, SYN_DROPPED, a reset, a reload, the device going), then
     /// its touch decisions applied to the copy, as the daemon's `runEngine` does.
-    var touches: [TouchDecision] = []
-    func engineStep(at time: Int64, _ step: (inout GestureEngine, inout [EngineOutput], inout [TouchDecision]) -> Void) {
-        touches.removeAll()
-        step(&engine, &out, &touches)
-        forwarder.apply(touches, atMicroseconds: time, into: &written)
+    func engineStep(at time: Int64, _ step: (inout GestureEngine, inout EngineOutput) -> Void) {
+        out.touches.removeAll()
+        step(&engine, &out)
+        forwarder.apply(out.touches, atMicroseconds: time, into: &written)
     }
     for op in stream.operations {
         switch op {
         case .event(let type, let code, let value):
             let event = InputEvent(timeMicroseconds: now, type: type, code: code, value: value)
-            touches.removeAll()
-            engine.process(event, into: &out, touches: &touches)
+            out.touches.removeAll()
+            engine.process(event, into: &out)
             let current = engine
-            forwarder.process(event, decisions: touches, serial: { current.contactSerial(inSlot: $0) }, into: &written)
+            forwarder.process(event, decisions: out.touches, serial: { current.contactSerial(inSlot: $0) }, into: &written)
             if type == EV.syn && code == SYN.report { flush("after a frame") }
         case .wait(let microseconds):
             let (later, overflow) = now.addingReportingOverflow(microseconds)
             now = overflow ? (microseconds > 0 ? .max : .min) : later
         case .timer:
             guard let deadline = engine.nextDeadlineMicroseconds, deadline <= now else { break }
-            engineStep(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1, touches: &$2) }
+            engineStep(at: deadline) { $0.advance(toMicroseconds: deadline, into: &$1) }
             flush("after a deadline")
         case .eventsDropped:
             forwarder.eventsDropped()
-            engineStep(at: now) { $0.eventsDropped(atMicroseconds: now, into: &$1, touches: &$2) }
+            engineStep(at: now) { $0.eventsDropped(atMicroseconds: now, into: &$1) }
         case .reset:
-            engineStep(at: now) { $0.reset(atMicroseconds: now, into: &$1, touches: &$2) }
+            engineStep(at: now) { $0.reset(atMicroseconds: now, into: &$1) }
             forwarder.finish(atMicroseconds: now, into: &written)
             flush("after a replay's reset")
             fuzzCheck(!forwarder.hasContactsDown, "a replay's reset left contacts down on the copy")
@@ -149,13 +148,13 @@ public func runPassthrough(_ stream: EngineStream) -> [GestureEvent]? {
             var next = EngineStream.settingsVariant(variant)
             next.withholdsTouches = true
             engineStep(at: now) {
-                $0.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &$1, touches: &$2)
+                $0.reconfigure(settings: next, geometry: stream.geometry, atMicroseconds: now, into: &$1)
             }
             flush("after a reload")
         }
     }
     // The device goes: its gestures are cancelled, then what the copy has down.
-    engineStep(at: now) { $0.cancelAll(atMicroseconds: now, into: &$1, touches: &$2) }
+    engineStep(at: now) { $0.cancelAll(atMicroseconds: now, into: &$1) }
     forwarder.finish(atMicroseconds: now, into: &written)
     flush("when the device goes")
     fuzzCheck(!forwarder.hasContactsDown, "the forwarder still has contacts down on the copy after finish")

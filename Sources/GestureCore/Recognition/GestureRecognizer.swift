@@ -861,7 +861,7 @@ struct RuleMask: Sendable, Equatable {
 /// Where the recognizer writes: events for clients and the log, touch decisions for passthrough, and the
 /// ids of gestures that begin.
 struct Outputs {
-    var events: [EngineOutput]
+    var events: [EngineEvent]
     var touches: [TouchDecision]
     let ids: GestureIDSource
 }

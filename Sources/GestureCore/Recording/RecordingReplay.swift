@@ -10,7 +10,7 @@ public struct RecordingReplay {
 
     /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
     /// first, when it has any).
-    public mutating func run(_ events: [InputEvent], pen: [PenChange] = [], emit: (_ outputs: [EngineOutput]) -> Void) {
+    public mutating func run(_ events: [InputEvent], pen: [PenChange] = [], emit: (_ outputs: [EngineEvent]) -> Void) {
         var none: TouchForwarder? = nil
         var written: [InputEvent] = []
         run(events, pen: pen, forwarder: &none, written: &written, emit: emit)
@@ -24,44 +24,43 @@ public struct RecordingReplay {
     /// the engine before the first event stamped at or after it, as the daemon reads a pen beside its panel.
     public mutating func run(
         _ events: [InputEvent], pen: [PenChange] = [], forwarder: inout TouchForwarder?, written: inout [InputEvent],
-        emit: (_ outputs: [EngineOutput]) -> Void
+        emit: (_ outputs: [EngineEvent]) -> Void
     ) {
-        var out: [EngineOutput] = []
-        var touches: [TouchDecision] = []
-        out.reserveCapacity(8)
-        if !engine.deviceWarnings.isEmpty { emit(engine.deviceWarnings.map(EngineOutput.warning)) }
+        var out = EngineOutput()
+        out.events.reserveCapacity(8)
+        if !engine.deviceWarnings.isEmpty { emit(engine.deviceWarnings.map(EngineEvent.warning)) }
         var nextPen = 0
         for event in events {
             while nextPen < pen.count && pen[nextPen].timeMicroseconds <= event.timeMicroseconds {
-                engine.penProximity(pen[nextPen].inProximity, atMicroseconds: pen[nextPen].timeMicroseconds, into: &out, touches: &touches)
+                engine.penProximity(pen[nextPen].inProximity, atMicroseconds: pen[nextPen].timeMicroseconds, into: &out)
                 nextPen += 1
             }
-            engine.process(event, into: &out, touches: &touches)
+            engine.process(event, into: &out)
             if forwarder != nil {
                 let engine = engine
-                forwarder!.process(event, decisions: touches, serial: { engine.contactSerial(inSlot: $0) }, into: &written)
+                forwarder!.process(event, decisions: out.touches, serial: { engine.contactSerial(inSlot: $0) }, into: &written)
             }
-            touches.removeAll(keepingCapacity: true)
-            if !out.isEmpty {
-                emit(out)
-                out.removeAll(keepingCapacity: true)
+            out.touches.removeAll(keepingCapacity: true)
+            if !out.events.isEmpty {
+                emit(out.events)
+                out.events.removeAll(keepingCapacity: true)
             }
         }
         guard let last = events.last else { return }
         let end = max(last.timeMicroseconds, engine.nextDeadlineMicroseconds ?? last.timeMicroseconds)
-        engine.cancelAll(atMicroseconds: end, into: &out, touches: &touches)
+        engine.cancelAll(atMicroseconds: end, into: &out)
         if forwarder != nil {
-            forwarder!.apply(touches, atMicroseconds: end, into: &written)
+            forwarder!.apply(out.touches, atMicroseconds: end, into: &written)
             forwarder!.finish(atMicroseconds: end, into: &written)
         }
-        if out.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
-            out.append(
+        if out.events.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
+            out.events.append(
                 .warning(
                     CoreWarning(
                         timeMicroseconds: last.timeMicroseconds,
                         message: "the recording ends with a gesture in flight; it is cancelled")))
         }
-        if !out.isEmpty { emit(out) }
+        if !out.events.isEmpty { emit(out.events) }
     }
 
     /// Convenience: all gesture events and warnings of a whole recording.
