@@ -26,37 +26,42 @@ let package = Package(
 
         // The system calls every program here makes, wrapped once: errno carried, EINTR retried in one place.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
-        // The one reader of decimal digits for every parser (recordings, JSON, TOML): no dependencies.
-        .target(name: "DecimalText"),
+        // How text is read and written, no dependencies: the one decimal scanner of every parser (recordings,
+        // JSON, TOML), numbers written for people, values from outside escaped for messages.
+        .target(name: "PlainText"),
         // The one reader of every program's command line (gestured, gesturectl, the bench and soak tools).
         .target(name: "CommandLineArguments"),
 
         // The words the daemon and its clients share: gesture events, kinds, phases, edges, directions.
         // Double.squareRoot() becomes a call to libm's sqrt in unoptimized builds: a client that links this
         // library alone (no other module brings libm in) needs it named.
-        .target(name: "GestureVocabulary", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+        .target(name: "GestureVocabulary", dependencies: ["PlainText"], linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // Pure Swift: evdev events -> touch frames -> recognizers -> gesture events. No I/O, no clock, no
         // Glibc (not even libm).
-        .target(name: "GestureCore", dependencies: ["GestureVocabulary", "DecimalText"]),
-        // An evemu recording and its device description read from files, with one size limit.
-        .target(name: "RecordingFiles", dependencies: ["GestureCore", "SystemCalls"]),
+        .target(name: "GestureCore", dependencies: ["GestureVocabulary", "PlainText"]),
+        // The recording formats: evemu's and `libinput record`'s parsers (told apart by content), the evemu
+        // writer, and reading a recording and its device description from files, with one size limit.
+        .target(name: "RecordingFormats", dependencies: ["GestureCore", "GestureVocabulary", "PlainText", "SystemCalls"]),
+        // Passthrough's touch ownership: the forwarder that turns a panel's events and the recognizer's touch
+        // decisions into what its virtual copy receives, and the replay of a recording through it.
+        .target(name: "TouchForwarding", dependencies: ["GestureCore", "GestureVocabulary"]),
         // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
         // vocabulary, not the recognizer.
-        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary", "DecimalText"]),
+        .target(name: "GestureProtocol", dependencies: ["GestureVocabulary", "PlainText"]),
         // TOML (our own TOML 1.0 parser, pure Swift) -> typed, validated configuration.
         .target(
-            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls", "DecimalText"]),
+            name: "GestureConfig", dependencies: ["GestureCore", "GestureVocabulary", "GestureProtocol", "SystemCalls", "PlainText"]),
         // `gesturectl bind`'s bindings file (read with GestureConfig's TOML reader and messages) and the
         // matcher that turns the daemon's events into firings; key chords for `keys`. The daemon does not
         // link it.
         .target(
-            name: "GestureBindings", dependencies: ["GestureConfig", "GestureCore", "GestureVocabulary", "GestureProtocol"]),
+            name: "GestureBindings", dependencies: ["GestureConfig", "GestureVocabulary", "GestureProtocol", "PlainText"]),
         // Adapters: evdev devices, udev discovery, the epoll loop, the socket server, signals, sd_notify
         // (spoken directly, without libsystemd: SdNotify.swift).
         .target(
             name: "GestureDaemon",
             dependencies: [
-                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "RecordingFiles",
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "RecordingFormats", "TouchForwarding", "PlainText",
                 "CLibevdev",
                 "CLibudev", "CLinux",
             ],
@@ -90,13 +95,13 @@ let package = Package(
             name: "gesturectl",
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureBindings", "GestureClient",
-                "SystemCalls", "RecordingFiles", "WaylandSession", "CommandLineArguments",
+                "SystemCalls", "RecordingFormats", "TouchForwarding", "WaylandSession", "CommandLineArguments", "PlainText",
             ]
         ),
         // A small Wayland client for the tests: a window with a given app_id that prints the keys it
         // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
         .executableTarget(name: "wayland-test-client", dependencies: ["CWaylandProtocols", "CXkbCommon"]),
-        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFiles", "CommandLineArguments"]),
+        .executableTarget(name: "gestured-bench", dependencies: ["GestureCore", "RecordingFormats", "CommandLineArguments"]),
         // The TOML parser's trees as tagged JSON (TOMLTaggedJSON, here: only this tool and the TOML tests use
         // it), the request parser's trees and decoded requests, and the number writer's texts, for the
         // differential checks against Python's tomllib, json and decimal (tools/toml-differential.py,
@@ -107,16 +112,16 @@ let package = Package(
         // Events per second through the daemon's socket, and the idle daemon's memory (`make bench-socket`).
         .executableTarget(
             name: "gestured-socket-bench",
-            dependencies: ["GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest", "CommandLineArguments"]),
+            dependencies: ["GestureCore", "GestureProtocol", "RecordingFormats", "DaemonUnderTest", "CommandLineArguments"]),
         // The daemon under a long, busy load: 64 clients, looping replays, SIGHUPs (`make soak`).
         .executableTarget(
             name: "gestured-soak",
             dependencies: [
-                "GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DaemonUnderTest", "CommandLineArguments",
+                "GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFormats", "DaemonUnderTest", "CommandLineArguments",
             ]),
 
         .testTarget(
-            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFiles", "DecimalText"]),
+            name: "GestureCoreTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "RecordingFormats", "TouchForwarding", "PlainText"]),
         // A gesture kind added by a rule written against GestureCore's public API alone (no @testable):
         // docs/architecture.md, "Adding a gesture kind".
         .testTarget(name: "GestureRuleTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureProtocol", "GestureBindings", "GestureConfig"]),
@@ -124,17 +129,17 @@ let package = Package(
         .testTarget(name: "GestureProtocolTests", dependencies: ["GestureVocabulary", "GestureProtocol"]),
         .testTarget(
             name: "GestureConfigTests", dependencies: ["GestureVocabulary", "GestureConfig", "GestureCore", "GestureProtocol", "conformance-dump"]),
-        .testTarget(name: "GestureBindingsTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureBindings", "GestureConfig", "GestureProtocol"]),
+        .testTarget(name: "GestureBindingsTests", dependencies: ["GestureVocabulary", "GestureCore", "GestureBindings", "GestureConfig", "GestureProtocol", "PlainText"]),
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [
-                "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls", "RecordingFiles",
+                "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls", "RecordingFormats",
                 "CommandLineArguments",
             ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "GestureBindings", "RecordingFiles",
+                "GestureVocabulary", "GestureClient", "GestureProtocol", "GestureCore", "GestureBindings", "RecordingFormats",
                 "DaemonUnderTest",
             ]),
     ]
@@ -148,14 +153,14 @@ if Context.environment["GESTURED_FUZZ"] == "1" {
         // LLVMFuzzerRunDriver, libFuzzer's entry point for a program with its own main.
         .target(name: "CFuzzer", path: "Fuzz/Sources/CFuzzer"),
         // The driver, the engine harness and the invariants every gesture stream keeps.
-        .target(name: "FuzzSupport", dependencies: ["CFuzzer", "GestureCore", "GestureVocabulary"], path: "Fuzz/Sources/FuzzSupport"),
-        .executableTarget(name: "fuzz-evemu", dependencies: ["FuzzSupport", "GestureCore", "GestureVocabulary"], path: "Fuzz/Sources/fuzz-evemu"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer", "GestureCore", "GestureVocabulary", "RecordingFormats", "TouchForwarding"], path: "Fuzz/Sources/FuzzSupport"),
+        .executableTarget(name: "fuzz-evemu", dependencies: ["FuzzSupport", "GestureCore", "GestureVocabulary", "RecordingFormats"], path: "Fuzz/Sources/fuzz-evemu"),
         .executableTarget(
             name: "fuzz-request", dependencies: ["FuzzSupport", "GestureProtocol", "GestureCore", "GestureVocabulary"],
             path: "Fuzz/Sources/fuzz-request"),
         .executableTarget(
             name: "fuzz-config", dependencies: ["FuzzSupport", "GestureConfig", "GestureCore", "GestureVocabulary"],
             path: "Fuzz/Sources/fuzz-config"),
-        .executableTarget(name: "fuzz-engine", dependencies: ["FuzzSupport", "GestureCore", "GestureVocabulary"], path: "Fuzz/Sources/fuzz-engine"),
+        .executableTarget(name: "fuzz-engine", dependencies: ["FuzzSupport", "GestureCore", "GestureVocabulary", "TouchForwarding"], path: "Fuzz/Sources/fuzz-engine"),
     ]
 }

@@ -2,9 +2,9 @@
 import Glibc
 #endif
 import GestureConfig
-import GestureCore
 import GestureProtocol
 import GestureVocabulary
+import PlainText
 
 /// Which app has the focus, as the compositor says (`gesturectl bind` asks it through
 /// wlr-foreign-toplevel-management-unstable-v1).

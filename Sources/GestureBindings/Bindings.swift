@@ -1,7 +1,7 @@
 import GestureConfig
-import GestureCore
 import GestureProtocol
 import GestureVocabulary
+import PlainText
 
 // The bindings file of `gesturectl bind` (~/.config/gestured/bindings.toml): which gestures run which
 // commands. Read with the same TOML reader and the same error messages (file:line:column, the key, did you

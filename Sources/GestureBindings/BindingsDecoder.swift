@@ -1,6 +1,6 @@
 import GestureConfig
-import GestureCore
 import GestureVocabulary
+import PlainText
 
 // How a bindings file's TOML tree becomes bindings: each key of a [[binding]] section decoded on its own,
 // then the rules of the whole section; every problem collected with its file:line:column.

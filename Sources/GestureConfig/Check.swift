@@ -1,4 +1,5 @@
 import GestureCore
+import PlainText
 
 /// The outcome of `gestured --check-config FILE`.
 public struct ConfigCheckResult: Equatable, Sendable {

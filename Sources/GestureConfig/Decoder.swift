@@ -1,5 +1,6 @@
 import GestureVocabulary
 import GestureCore
+import PlainText
 
 /// Turns the TOML tree into a Configuration, collecting every problem rather than stopping at the first.
 struct ConfigDecoder {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import GestureCore
 import SystemCalls
+import PlainText
 
 /// Sets recognizer keys for one device in a configuration file's text, the way a person would: in the
 /// [[device]] section that matches the device (a key already there gets its new value, keeping what

@@ -1,4 +1,5 @@
 import GestureCore
+import PlainText
 
 /// A position in the configuration file (1-based; 0 means unknown).
 package struct SourcePosition: Equatable, Sendable, Comparable {

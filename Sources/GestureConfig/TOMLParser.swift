@@ -3,7 +3,7 @@
 // and what was expected at line:column. Parsing is one pass over the bytes; tables being built are reference
 // nodes so later headers can reopen them, and the finished tree is copied into TOMLValue without recursion.
 // Nesting is bounded by TOMLReader.maximumDepth before any recursion goes past it.
-import DecimalText
+import PlainText
 
 /// The rules a table was made under, which decide who may add to it later.
 private enum TableOrigin {

@@ -1,4 +1,5 @@
 import GestureVocabulary
+import PlainText
 
 /// Why a device cannot be used for gestures.
 public struct UnsupportedDeviceError: Error, Equatable, Sendable, CustomStringConvertible {

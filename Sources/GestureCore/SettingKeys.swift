@@ -1,4 +1,5 @@
 import GestureVocabulary
+import PlainText
 
 /// A setting's value, as a configuration file gives it.
 public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
@@ -13,15 +14,6 @@ public enum SettingValue: Equatable, Sendable, CustomStringConvertible {
         case .number(let d): return formatNumber(d)
         }
     }
-}
-
-/// A number as a person writes it: "500" rather than "500.0", "0.08" as is (the configuration's messages,
-/// `--check-config`, the plot).
-public func formatNumber(_ d: Double) -> String {
-    if d.isNaN { return "nan" }
-    if d.isInfinite { return d < 0 ? "-inf" : "inf" }
-    if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-    return String(d)
 }
 
 /// The type and allowed values of one setting.

@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import SystemCalls
+import PlainText
 
 /// udev's side of the devices: the monitor hotplug listens on, the `HotplugTracker` that says what each
 /// device found or change means, which devices the configuration wants, and opening them (an

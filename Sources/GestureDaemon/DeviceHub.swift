@@ -4,6 +4,7 @@ import GestureProtocol
 import Glibc
 import GestureVocabulary
 import SystemCalls
+import PlainText
 
 /// The daemon's devices: the touchscreens udev finds and follows through hotplug (`DeviceDiscovery`), the
 /// replays of `--replay`, one `DeviceRuntime` each, in the order they were added. It adds and removes

@@ -2,6 +2,7 @@ import GestureConfig
 import GestureCore
 import GestureProtocol
 import SystemCalls
+import PlainText
 
 /// A touchscreen's touch arbitration with its pens, as the daemon runs it (its `DeviceRuntime` owns it;
 /// whether a pen is near is the pen's own state, `PenDevice`, and what the touchscreen does about it is its

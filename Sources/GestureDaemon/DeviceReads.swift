@@ -1,4 +1,5 @@
 import GestureCore
+import TouchForwarding
 
 // A device's two read paths: without passthrough, runs of events straight into the engine; in
 // passthrough, event by event through the engine and then the forwarder, whose output is written to the

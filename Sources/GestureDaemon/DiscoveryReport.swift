@@ -1,6 +1,7 @@
 import GestureCore
 import Glibc
 import SystemCalls
+import PlainText
 
 /// What start-up discovery made of one input event device udev lists.
 enum DiscoveryOutcome: Equatable, Sendable {

@@ -29,6 +29,7 @@ import CLibevdev
 import GestureCore
 import Glibc
 import SystemCalls
+import PlainText
 
 /// What one read from a device yields.
 public enum EvdevReadResult: Equatable, Sendable {

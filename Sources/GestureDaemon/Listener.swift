@@ -2,6 +2,7 @@ import GestureCore
 import GestureProtocol
 import Glibc
 import SystemCalls
+import PlainText
 
 /// The listening Unix socket: created by the daemon at the configured path, or inherited from systemd
 /// (gestured.socket). A socket the daemon created is removed when it stops, if it is still the one it

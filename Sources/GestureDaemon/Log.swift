@@ -1,6 +1,7 @@
 import GestureCore
 import Glibc
 import SystemCalls
+import PlainText
 
 /// The daemon's log: one line per message on stderr, each prefixed with its sd-daemon priority (`<3>` …
 /// `<7>`), so journald files it under the right level and a terminal still reads it.

@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import SystemCalls
+import TouchForwarding
 
 /// The virtual copy a panel in passthrough forwards its touches to: a uinput device
 /// (`VirtualTouchscreen`), or in the tests one that records what is written. Made by the panel's source

@@ -1,6 +1,7 @@
 import GestureCore
 import GestureProtocol
 import SystemCalls
+import TouchForwarding
 
 /// A device's passthrough (touch ownership), one phase at a time. The panel is grabbed, or let go, only
 /// while nothing is down on it (at open, at hotplug and at reload alike): a grab taken or released under a

@@ -1,7 +1,8 @@
 import GestureCore
 import GestureProtocol
 import SystemCalls
-import RecordingFiles
+import RecordingFormats
+import PlainText
 
 /// How `gestured --replay` plays a recording.
 public struct ReplayOptions: Equatable, Sendable {

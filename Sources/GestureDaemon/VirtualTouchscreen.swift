@@ -13,6 +13,7 @@ import CLibevdev
 import GestureCore
 import Glibc
 import SystemCalls
+import TouchForwarding
 
 public final class VirtualTouchscreen {
     /// The `phys` of every virtual device gestured makes ("gestured-passthrough/<panel node>"): gestured

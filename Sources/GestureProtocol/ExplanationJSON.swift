@@ -1,4 +1,5 @@
 import GestureVocabulary
+import PlainText
 
 /// An explanation (`Explanation`: one touch sequence, where its fingers landed, what it became and why the
 /// other kinds did not happen) as the daemon sends it to clients that subscribed with `explanations`, and
@@ -50,7 +51,7 @@ public enum ExplanationJSON {
     /// A measured value to 1e-4 (more than any reason prints), without trailing zeros.
     static func value(_ d: Double) -> JSONValue {
         guard d.isFinite else { return .null }
-        var s = ExplanationNumber.fixed(d, decimals: 4)
+        var s = NumberText.fixed(d, decimals: 4)
         while s.hasSuffix("0") { s.removeLast() }
         if s.hasSuffix(".") { s.removeLast() }
         return .number(s == "-0" ? "0" : s)

@@ -1,4 +1,4 @@
-import DecimalText
+import PlainText
 import GestureVocabulary
 
 /// Reads the gesture event objects `GestureEventJSON` writes back into `GestureEvent`s, for clients.

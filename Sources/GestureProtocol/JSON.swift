@@ -1,4 +1,4 @@
-import DecimalText
+import PlainText
 
 /// A JSON value as the socket protocol reads and writes it.
 ///

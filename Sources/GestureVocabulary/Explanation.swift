@@ -3,6 +3,7 @@
 // them against; the engine gathers the reasons of one touch sequence into an `Explanation`. Data, not
 // strings: `gesturectl replay --trace`, `gesturectl explain` (a recording, or the daemon's stream), `plot`
 // and a tuner read the same values. Here, in the vocabulary, because daemon and clients both speak it.
+import PlainText
 
 /// What a rule measured, and the unit it is measured in (the unit of the setting it is held against).
 public enum Quantity: String, CaseIterable, Sendable {
@@ -64,7 +65,7 @@ public enum Quantity: String, CaseIterable, Sendable {
 
     /// "6.2 mm", "34°", "80 mm/s", "0.42 s", "0.18".
     public func format(_ value: Double) -> String {
-        let number = ExplanationNumber.fixed(value, decimals: decimals)
+        let number = NumberText.fixed(value, decimals: decimals)
         switch unit {
         case "": return number
         case "°": return number + "°"
@@ -93,7 +94,7 @@ public struct Measurement: Equatable, Sendable {
     }
 
     /// "6.2 mm (edge_swipe.zone_mm 5)".
-    public var description: String { "\(quantity.format(value)) (\(key) \(ExplanationNumber.setting(setting)))" }
+    public var description: String { "\(quantity.format(value)) (\(key) \(NumberText.setting(setting)))" }
 }
 
 /// Where a touch landed: its position and its distance from each side of the screen as the user sees it,
@@ -258,7 +259,7 @@ public struct Reason: Equatable, Sendable {
         let edgeName = edge?.rawValue ?? "?"
         // The i-th measurement's value, and its setting in parentheses.
         func v(_ i: Int) -> String { i < measurements.count ? measurements[i].quantity.format(measurements[i].value) : "?" }
-        func s(_ i: Int) -> String { i < measurements.count ? "(\(measurements[i].key) \(ExplanationNumber.setting(measurements[i].setting)))" : "" }
+        func s(_ i: Int) -> String { i < measurements.count ? "(\(measurements[i].key) \(NumberText.setting(measurements[i].setting)))" : "" }
         func all() -> String { measurements.map(\.description).joined(separator: ", ") }
         switch cause {
         case .disabled: return "switched off (\(measurements.first.map { "\($0.key) false" } ?? "enabled = false"))"
@@ -270,7 +271,7 @@ public struct Reason: Equatable, Sendable {
             return "near miss, did not start: landed \(v(0)) from the \(edgeName) edge \(s(0)) and moved inward (\(v(1)) from inward \(s(1)))"
         case .excluded:
             let range = excludedRange.map {
-                "from \(ExplanationNumber.fixed($0.lowerBound, decimals: 2)) to \(ExplanationNumber.fixed($0.upperBound, decimals: 2)) of the \(edgeName) edge"
+                "from \(NumberText.fixed($0.lowerBound, decimals: 2)) to \(NumberText.fixed($0.upperBound, decimals: 2)) of the \(edgeName) edge"
             } ?? "on the \(edgeName) edge"
             let source = exclusionSource.map { ", set by \($0)" } ?? ""
             return "edge swipes are excluded here (exclusion \(range)\(source))"
@@ -278,7 +279,7 @@ public struct Reason: Equatable, Sendable {
         case .withholdExpired: return "did not move in time: moved \(v(0)) \(s(0)) in \(v(1)) \(s(1))"
         case .didNotMove, .moved: return "moved \(v(0)) \(s(0))"
         case .movedInward:
-            let key = measurements.first.map { "(half of \($0.key) \(ExplanationNumber.setting($0.setting)))" } ?? ""
+            let key = measurements.first.map { "(half of \($0.key) \(NumberText.setting($0.setting)))" } ?? ""
             return "moved \(v(0)) inward from the \(edgeName) edge \(key)"
         case .downTooLong: return "down \(v(0)) \(s(0))"
         case .liftedTooSoon: return "lifted after \(v(0)) \(s(0))"
@@ -287,7 +288,7 @@ public struct Reason: Equatable, Sendable {
         case .tooLittleSpread: return "span changed \(v(0)) \(s(0)), rotated \(v(1)) \(s(1))"
         case .anotherKindBegan: return "\(other?.description ?? "another gesture") began first"
         case .stillnessUnknown: return "a finger was lost (palm): stillness unknown"
-        case .notCommitted: return "not committed: " + ExplanationNumber.commitText(measurements)
+        case .notCommitted: return "not committed: " + ExplanationText.commitText(measurements)
         case .flungBack: return "not committed: flung back outward at \(v(0)) \(s(0))"
         case .offAxis: return "no direction: moved \(v(0)) off the nearest axis \(s(0))"
         case .palm: return "cancelled: a finger became a palm" + (measurements.isEmpty ? "" : " (\(all()))")
@@ -376,8 +377,8 @@ public struct Explanation: Equatable, Sendable {
 
     /// The block `gesturectl explain` prints; times relative to `originMicroseconds`.
     public func text(relativeToMicroseconds origin: Int64 = 0) -> String {
-        let start = ExplanationNumber.fixed(Double(startMicroseconds - origin) / 1_000_000, decimals: 3)
-        let end = ExplanationNumber.fixed(Double(endMicroseconds - origin) / 1_000_000, decimals: 3)
+        let start = NumberText.fixed(Double(startMicroseconds - origin) / 1_000_000, decimals: 3)
+        let end = NumberText.fixed(Double(endMicroseconds - origin) / 1_000_000, decimals: 3)
         var lines = ["touch at \(start) s to \(end) s, \(fingers.count) finger\(fingers.count == 1 ? "" : "s"):"]
         for (i, f) in fingers.enumerated() { lines.append("  finger \(i + 1) landed \(f.description)") }
         if gestures.isEmpty {
@@ -390,35 +391,8 @@ public struct Explanation: Equatable, Sendable {
     }
 }
 
-/// Numbers as the explanations print them: fixed decimals, no exponent, "-0" never.
-public enum ExplanationNumber {
-    /// `value` rounded half away from zero to `decimals` places.
-    public static func fixed(_ value: Double, decimals: Int) -> String {
-        guard value.isFinite else { return value.isNaN ? "nan" : (value < 0 ? "-inf" : "inf") }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
-        guard scaled < 9e15 else { return String(value) }
-        let units = Int64(scaled)
-        let negative = value < 0 && units != 0
-        let whole = units / Int64(scale)
-        var s = (negative ? "-" : "") + String(whole)
-        if decimals > 0 {
-            let fraction = String(units % Int64(scale))
-            s += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
-        }
-        return s
-    }
-
-    /// A setting's value as a user writes it: "5", "0.5", "0.12".
-    public static func setting(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        var s = fixed(value, decimals: 6)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s
-    }
-
+/// The explanations' texts.
+enum ExplanationText {
     /// "travelled 21.0 mm (commit_distance_mm 25), released at 80 mm/s (...), progress 0.18 (...)".
     static func commitText(_ measurements: [Measurement]) -> String {
         measurements.map { m in

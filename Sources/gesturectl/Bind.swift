@@ -8,7 +8,7 @@ import GestureConfig
 import GestureCore
 import GestureProtocol
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import SystemCalls
 import WaylandSession
 import CommandLineArguments

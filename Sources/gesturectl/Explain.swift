@@ -7,7 +7,7 @@ import GestureClient
 import GestureCore
 import GestureProtocol
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import CommandLineArguments
 
 private let explainUsage = """

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import GestureCore
 import SystemCalls
+import PlainText
 
 /// Writes `text` to standard error unbuffered (`SystemCall.writeAll`: write(2), EINTR retried, short writes
 /// finished), for the commands that run once. Control, format and separator characters other than

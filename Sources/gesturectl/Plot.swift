@@ -6,7 +6,7 @@ import Glibc
 #endif
 import GestureCore
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import SystemCalls
 import CommandLineArguments
 

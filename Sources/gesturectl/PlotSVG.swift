@@ -7,6 +7,7 @@ import Glibc
 import GestureCore
 import GestureProtocol
 import GestureVocabulary
+import PlainText
 
 enum PlotSVG {
     /// One colour per finger, in landing order (repeating after ten): strong hues that stay apart from each

@@ -6,8 +6,9 @@ import GestureBindings
 import GestureConfig
 import GestureCore
 import GestureProtocol
-import RecordingFiles
+import RecordingFormats
 import CommandLineArguments
+import TouchForwarding
 
 private let replayUsage = """
     usage: gesturectl replay [--device DESC] [--config FILE [--focus APP]] [--pen PEN] [--forward OUT] [--no-updates] [--pretty] [--trace] RECORDING

@@ -11,9 +11,10 @@ import GestureConfig
 import GestureCore
 import GestureProtocol
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import SystemCalls
 import CommandLineArguments
+import PlainText
 
 private let tuneUsage = """
     usage: gesturectl tune [--socket PATH] [--device ID] [--config FILE] [--edges LIST] [--bindings FILE]

@@ -7,7 +7,7 @@ import Glibc
 import CommandLineArguments
 import Foundation
 import GestureCore
-import RecordingFiles
+import RecordingFormats
 
 func now() -> Double {
     var ts = timespec()

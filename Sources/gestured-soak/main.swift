@@ -16,7 +16,7 @@ import GestureCore
 import GestureProtocol
 import GestureVocabulary
 import Glibc
-import RecordingFiles
+import RecordingFormats
 
 func now() -> Double { monotonicSeconds() }
 

@@ -15,7 +15,7 @@ import DaemonUnderTest
 import GestureCore
 import GestureProtocol
 import Glibc
-import RecordingFiles
+import RecordingFormats
 
 func now() -> Double { monotonicSeconds() }
 

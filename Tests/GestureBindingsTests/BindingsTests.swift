@@ -5,6 +5,7 @@ import Testing
 
 @testable import GestureBindings
 import GestureConfig
+import PlainText
 
 /// The messages a bindings file gives, one per problem, or [] when it loads.
 private func bindingErrors(_ text: String) -> [String] {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import GestureCore
+import PlainText
 
 /// Issue 28, item 8: the one escaping helper leaves no two texts looking alike, and lets nothing through
 /// that drives a terminal or starts a line.

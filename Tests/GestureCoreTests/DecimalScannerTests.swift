@@ -1,4 +1,4 @@
-import DecimalText
+import PlainText
 import Testing
 
 /// The one decimal reader of every parser (evemu, libinput record, JSON, TOML): runs of digits with a

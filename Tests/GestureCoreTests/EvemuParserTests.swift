@@ -1,5 +1,6 @@
 import Testing
 @testable import GestureCore
+import RecordingFormats
 
 @Suite struct EvemuParserTests {
     static let header = """

@@ -1,6 +1,7 @@
 import Testing
 @testable import GestureCore
 import GestureVocabulary
+import TouchForwarding
 
 /// Exclusions (issue 29): a part of an edge an app keeps is no edge zone. A swipe from it is no edge swipe,
 /// the same swipe from the rest of the edge still is, and with passthrough its touch is forwarded at the

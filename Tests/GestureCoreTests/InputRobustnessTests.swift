@@ -1,5 +1,6 @@
 import Testing
 @testable import GestureCore
+import TouchForwarding
 
 @Suite struct InputRobustnessTests {
     /// A device chooses its own name: a newline or escape in it reaches no message raw (the daemon logs

@@ -1,5 +1,5 @@
 import GestureProtocol
-import RecordingFiles
+import RecordingFormats
 import Testing
 
 #if canImport(Glibc)

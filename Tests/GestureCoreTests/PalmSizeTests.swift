@@ -1,6 +1,7 @@
 import GestureCore
 import GestureVocabulary
 import Testing
+import TouchForwarding
 
 /// Palms told by their size (`palm_size_mm`): ABS_MT_TOUCH_MAJOR, else ABS_MT_WIDTH_MAJOR, in millimetres
 /// through the size axis's resolution or the panel's scale, on panels with and without resolution.

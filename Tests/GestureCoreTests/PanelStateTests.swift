@@ -2,6 +2,7 @@ import GestureVocabulary
 import Testing
 
 @testable import GestureCore
+import TouchForwarding
 
 /// A panel gestured starts reading late (a restart, a device opened with fingers on it): the kernel sends
 /// only what changes, so the engine and the forwarder start from the panel's state, not from nothing.

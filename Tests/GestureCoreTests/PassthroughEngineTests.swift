@@ -1,6 +1,7 @@
 import Testing
 @testable import GestureCore
 import GestureVocabulary
+import TouchForwarding
 
 /// Passthrough end to end in the core: scripted touches through the recognizer's real decisions
 /// (`withholdsTouches`) and the forwarder, as `gesturectl replay --forward` and the daemon run them, read

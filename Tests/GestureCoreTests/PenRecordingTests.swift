@@ -2,6 +2,7 @@ import GestureVocabulary
 import Testing
 
 @testable import GestureCore
+import RecordingFormats
 
 /// Replays of a touchscreen with its pen recorded beside it: `libinput record` of both devices in one file
 /// (the panel is the device that is no pen, the pen's events come with it), `PenChange.changes` over

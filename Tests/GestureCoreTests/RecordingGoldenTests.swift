@@ -1,5 +1,5 @@
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import Testing
 
 @testable import GestureCore

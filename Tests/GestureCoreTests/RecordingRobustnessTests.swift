@@ -1,4 +1,4 @@
-import RecordingFiles
+import RecordingFormats
 import Testing
 
 #if canImport(Glibc)
@@ -6,6 +6,7 @@ import Glibc
 #endif
 
 @testable import GestureCore
+import TouchForwarding
 
 /// Issue 28, item 9: a byte order mark before a recording, and slot ranges no kernel makes.
 @Suite struct RecordingRobustnessTests {

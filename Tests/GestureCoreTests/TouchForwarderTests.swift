@@ -1,6 +1,8 @@
 import Testing
 @testable import GestureCore
 import GestureVocabulary
+import TouchForwarding
+import RecordingFormats
 
 /// The passthrough's forwarding, from scripted touches and scripted recognizer decisions (by the index of
 /// the frame whose SYN_REPORT they come with). What the virtual device shows is read back through a

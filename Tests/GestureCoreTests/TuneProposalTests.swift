@@ -1,6 +1,6 @@
 import Foundation
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import Testing
 
 @testable import GestureCore

@@ -1,6 +1,6 @@
 import GestureCore
 import Glibc
-import RecordingFiles
+import RecordingFormats
 import Testing
 
 @testable import GestureDaemon

@@ -7,7 +7,7 @@ import GestureClient
 import GestureCore
 import GestureProtocol
 import Glibc
-import RecordingFiles
+import RecordingFormats
 import Testing
 import GestureVocabulary
 

@@ -2,7 +2,7 @@ import Foundation
 import GestureCore
 import GestureProtocol
 import GestureVocabulary
-import RecordingFiles
+import RecordingFormats
 import Testing
 
 /// What live tuning reads: each explanation carries the measurements of its touches (`Explanation.touches`,

@@ -1,4 +1,5 @@
 import GestureVocabulary
+import PlainText
 
 // `gesturectl tune`'s model: what the user was asked for, what was measured of each touch sequence they
 // made for it, and what became of it. Pure: the measurements come from a recording (TuneRecording) or
@@ -87,10 +88,10 @@ public struct TuneAttempt: Equatable, Sendable {
     }
 }
 
-/// Numbers as the tuner prints them, as the explanations do (ExplanationNumber): millimetres to a tenth,
+/// Numbers as the tuner prints them, as the explanations do (NumberText): millimetres to a tenth,
 /// degrees whole, fractions and seconds to a hundredth.
 enum TuneNumber {
-    static func mm(_ v: Double) -> String { ExplanationNumber.fixed(v, decimals: 1) }
-    static func whole(_ v: Double) -> String { ExplanationNumber.fixed(v, decimals: 0) }
-    static func hundredths(_ v: Double) -> String { ExplanationNumber.fixed(v, decimals: 2) }
+    static func mm(_ v: Double) -> String { NumberText.fixed(v, decimals: 1) }
+    static func whole(_ v: Double) -> String { NumberText.fixed(v, decimals: 0) }
+    static func hundredths(_ v: Double) -> String { NumberText.fixed(v, decimals: 2) }
 }

@@ -1,4 +1,5 @@
 import GestureVocabulary
+import PlainText
 
 /// How far past the user's own attempts a proposed setting goes, so that the next attempt, a little
 /// farther or more slanted than any the user made, still counts, and so that touches the settings must

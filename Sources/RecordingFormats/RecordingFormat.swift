@@ -1,3 +1,6 @@
+import GestureCore
+import GestureVocabulary
+
 /// The recording formats gestured reads, told apart by content (never by file name).
 public enum RecordingFormat: Equatable, Sendable {
     /// evemu-record's text: N:, I:, P:, B:, A: and E: lines.

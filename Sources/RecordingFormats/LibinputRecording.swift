@@ -1,4 +1,6 @@
-import DecimalText
+import GestureCore
+import GestureVocabulary
+import PlainText
 
 /// Reads the recordings `libinput record` writes (what users attach to input bug reports): YAML, file format
 /// version 1, as libinput-record(1) describes it ("FILE FORMAT"). Pure: the caller reads the file.

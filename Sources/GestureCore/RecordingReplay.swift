@@ -8,22 +8,24 @@ public struct RecordingReplay {
 
     public init(engine: GestureEngine) { self.engine = engine }
 
-    /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
-    /// first, when it has any).
-    public mutating func run(_ events: [InputEvent], pen: [PenChange] = [], emit: (_ outputs: [EngineEvent]) -> Void) {
-        var none: TouchForwarder? = nil
-        var written: [InputEvent] = []
-        run(events, pen: pen, forwarder: &none, written: &written, emit: emit)
+    /// What a step of the replay decided about touches, for a driver that forwards them (passthrough's
+    /// `TouchForwarder`, in the TouchForwarding module).
+    public enum TouchStep {
+        /// `event` was fed; `decisions` are the touch decisions made at it (a pen's that came just before
+        /// included), and `engine` is the engine after it (for `contactSerial(inSlot:)`).
+        case event(InputEvent, decisions: [TouchDecision], engine: GestureEngine)
+        /// The recording ended at `time` and everything was cancelled, with these decisions.
+        case end(atMicroseconds: Int64, decisions: [TouchDecision])
     }
 
-    /// As `run(_:emit:)`, with passthrough: the events the virtual device would receive are appended to
-    /// `written` (the forwarder's output; the engine should have `withholdsTouches` on). At the end, what
-    /// the virtual device still has down is cancelled, as when the device goes away.
+    /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
+    /// first, when it has any), and `touches` with the touch decisions of each step (empty unless the engine
+    /// has `withholdsTouches` on).
     ///
     /// `pen`: the panel's pens' proximity changes on the recording's clock (`PenChange.changes`), each fed to
     /// the engine before the first event stamped at or after it, as the daemon reads a pen beside its panel.
     public mutating func run(
-        _ events: [InputEvent], pen: [PenChange] = [], forwarder: inout TouchForwarder?, written: inout [InputEvent],
+        _ events: [InputEvent], pen: [PenChange] = [], touches: (TouchStep) -> Void = { _ in },
         emit: (_ outputs: [EngineEvent]) -> Void
     ) {
         var out = EngineOutput()
@@ -36,10 +38,7 @@ public struct RecordingReplay {
                 nextPen += 1
             }
             engine.process(event, into: &out)
-            if forwarder != nil {
-                let engine = engine
-                forwarder!.process(event, decisions: out.touches, serial: { engine.contactSerial(inSlot: $0) }, into: &written)
-            }
+            touches(.event(event, decisions: out.touches, engine: engine))
             out.touches.removeAll(keepingCapacity: true)
             if !out.events.isEmpty {
                 emit(out.events)
@@ -49,10 +48,7 @@ public struct RecordingReplay {
         guard let last = events.last else { return }
         let end = max(last.timeMicroseconds, engine.nextDeadlineMicroseconds ?? last.timeMicroseconds)
         engine.cancelAll(atMicroseconds: end, into: &out)
-        if forwarder != nil {
-            forwarder!.apply(out.touches, atMicroseconds: end, into: &written)
-            forwarder!.finish(atMicroseconds: end, into: &written)
-        }
+        touches(.end(atMicroseconds: end, decisions: out.touches))
         if out.events.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
             out.events.append(
                 .warning(

@@ -1,3 +1,6 @@
+import GestureCore
+import GestureVocabulary
+
 /// Writes an evemu recording (the format `evemu-record` writes and `EvemuParser` reads): the device header,
 /// then one `E:` line per event. `gesturectl replay --forward` writes what a passthrough's virtual device
 /// would receive with it.

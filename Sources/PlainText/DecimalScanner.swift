@@ -1,7 +1,8 @@
-// The one reader of decimal digits in text, for every parser here: evemu's and `libinput record`'s
-// recordings (GestureCore), the protocol's JSON numbers and event times (GestureProtocol), TOML's dates,
-// times and numbers (GestureConfig). Pure Swift, no dependencies, no allocation; inlinable, so the
-// recordings' fast paths cost what their own loops did.
+// PlainText: how text is read and written here, with no dependencies: DecimalScanner (this file), the one
+// reader of decimal digits for every parser (recordings, JSON numbers and event times, TOML's dates, times
+// and numbers); NumberText.swift, numbers written for people; Escaping.swift, values from outside made
+// safe to show. DecimalScanner allocates nothing and is inlinable, so the recordings' fast paths cost what
+// their own loops did.
 
 /// Decimal digits read from bytes (ASCII '0'...'9'), at a position the caller advances.
 public enum DecimalScanner {

@@ -1,3 +1,6 @@
+// Values from outside (device names, app_ids, a recording's or a file's text) made safe to show in a message,
+// a log line or a terminal: the one escaping helper of every message, log and report.
+
 /// Whether `scalar` is shown escaped in a message, a log line or a terminal: a control character (Unicode
 /// general category Cc: C0, DEL and C1), a format character (Cf: the bidirectional overrides and isolates
 /// such as U+202E, zero-width characters, the byte order mark), a line separator (Zl, U+2028) or a

@@ -1,3 +1,7 @@
+import GestureCore
+import GestureVocabulary
+import PlainText
+
 /// Touch ownership for a passthrough device (docs/architecture.md, "Passthrough"): from the panel's raw
 /// events and the recognizer's `TouchDecision`s, the events to write to the panel's virtual copy.
 ///

@@ -1,7 +1,7 @@
-// RecordingFiles: a recording (evemu's or `libinput record`'s, told apart by content) and its optional device
+// RecordingFile: a recording (evemu's or `libinput record`'s, told apart by content) and its optional device
 // description read from files, once, for the daemon's --replay, `gesturectl replay` and `plot`, the
 // benchmarks and the tests. Reading goes through SystemCalls, with one limit on how much is read; parsing is
-// GestureCore's `RecordingParser` (`EvemuParser`, `LibinputRecordParser`).
+// this module's `RecordingParser` (`EvemuParser`, `LibinputRecordParser`).
 import GestureCore
 import SystemCalls
 

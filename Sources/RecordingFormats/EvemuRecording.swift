@@ -1,4 +1,6 @@
-import DecimalText
+import GestureCore
+import GestureVocabulary
+import PlainText
 
 /// A recording as evemu-record writes it: an optional device description (N:, I:, P:, B:, A: lines) and
 /// events (E: lines). Comment lines start with `#`.
