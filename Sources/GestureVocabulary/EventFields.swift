@@ -174,7 +174,8 @@ extension GestureEvent {
                 guard let v = extraFields[slot] else { return nil }
                 switch type {
                 case .number: return .number(v)
-                case .integer: return .integer(Int(v))
+                // Stored as a Double: Int.max comes back as 2^63, one past it, which Int(_:) traps on.
+                case .integer: return .integer(Int(exactly: v) ?? (v < 0 ? .min : .max))
                 case .flag: return .flag(v != 0)
                 }
             }

@@ -264,8 +264,9 @@ public struct Reason: Equatable, Sendable {
         switch cause {
         case .disabled: return "switched off (\(measurements.first.map { "\($0.key) false" } ?? "enabled = false"))"
         case .fingerCount:
-            let n = Int(measurements.first?.value ?? 0)
-            return "\(n) finger\(n == 1 ? "" : "s") \(s(0))"
+            // A count, written as one; a value read from outside may be anything (no Int conversion to trap on).
+            let n = measurements.first?.value ?? 0
+            return "\(NumberText.fixed(n, decimals: 0)) finger\(n == 1 ? "" : "s") \(s(0))"
         case .outsideZone: return "landed \(v(0)) from the \(edgeName) edge \(s(0))"
         case .nearMiss:
             return "near miss, did not start: landed \(v(0)) from the \(edgeName) edge \(s(0)) and moved inward (\(v(1)) from inward \(s(1)))"

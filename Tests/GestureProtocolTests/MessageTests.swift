@@ -331,3 +331,51 @@ import GestureVocabulary
         #expect(error.code == .invalidRequest)
     }
 }
+
+/// What a client reads from the socket may be anything (a broken or hostile daemon, a fuzzer): numbers out
+/// of every range are decoding errors or text, never a trap.
+@Suite struct OutOfRangeNumbersTests {
+    /// An explanation whose start is past Int64's microseconds (14 digits of seconds): the multiplication
+    /// trapped, and CI's fuzzer (fuzz-request) found it; it is now a decoding error, as for a gesture's time.
+    @Test func anExplanationTimePastInt64IsAnErrorNotATrap() {
+        for line in [
+            #"{"type":"explanation","start":99999999999999,"end":1}"#,
+            #"{"type":"explanation","start":0,"end":-99999999999999.5}"#,
+        ] {
+            #expect(throws: ProtocolDecodingError.self) { try ServerMessage.decode(line: Array(line.utf8)) }
+        }
+        let fine = #"{"type":"explanation","start":12.000001,"end":12.5}"#
+        guard case .explanation(let x, _) = try? ServerMessage.decode(line: Array(fine.utf8)) else {
+            Issue.record("a well-formed explanation did not decode")
+            return
+        }
+        #expect(x.startMicroseconds == 12_000_001 && x.endMicroseconds == 12_500_000)
+    }
+
+    /// A finger-count reason read from outside may hold any number: its text converted it to Int, which
+    /// trapped on 1e300 and on NaN.
+    @Test func aFingerCountReasonOfAnyValueHasText() {
+        func text(_ value: Double) -> String {
+            Reason(kind: .pan, cause: .fingerCount, measurements: [Measurement(.fingers, value, key: "pan.fingers", setting: 1)]).description
+        }
+        #expect(text(2) == "pan: 2 fingers (pan.fingers 1)")
+        #expect(text(1) == "pan: 1 finger (pan.fingers 1)")
+        #expect(text(1e300).contains("finger"))
+        #expect(text(.nan) == "pan: nan fingers (pan.fingers 1)")
+    }
+
+    /// An integer field of an added kind is kept as a Double, where Int.max becomes 2^63, one past it:
+    /// reading it back trapped.
+    @Test func anAddedIntegerFieldAtIntMaxReadsBack() {
+        let count = EventField(
+            "fuzz_count", .extra(slot: 1, .integer), .afterMotion, decimals: 0, text: .phrase(prefix: " ", decimals: 0, suffix: ""),
+            binding: .range(0...10), values: "a count", meaning: "a test's count")
+        var e = GestureEvent(kind: .pan, phase: .update, id: 1, timeMicroseconds: 0, fingers: 1)
+        e[count] = .integer(.max)
+        #expect(e[count] == .integer(.max))
+        e[count] = .integer(.min)
+        #expect(e[count] == .integer(.min))
+        e[count] = .integer(41)
+        #expect(e[count] == .integer(41))
+    }
+}
