@@ -1,5 +1,6 @@
 import GestureCore
 import GestureVocabulary
+import TouchForwarding
 
 /// The one place the fuzz targets drive GestureEngine, the way the daemon does (DeviceReads.swift and
 /// DeviceRuntime.swift, `pump` and `serveDue`): events through `process` (which fires the deadlines they passed), the

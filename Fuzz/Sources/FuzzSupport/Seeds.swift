@@ -3,6 +3,7 @@ import GestureVocabulary
 
 #if canImport(Glibc)
 import Glibc
+import RecordingFormats
 #endif
 
 /// Reads a whole file; nil (and a message on stderr) when it cannot.

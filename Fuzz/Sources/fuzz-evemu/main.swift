@@ -3,6 +3,7 @@
 import FuzzSupport
 import GestureCore
 import GestureVocabulary
+import RecordingFormats
 
 runFuzzer(name: "fuzz-evemu") { bytes in
     let text = String(decoding: bytes, as: UTF8.self)
