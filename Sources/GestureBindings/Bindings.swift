@@ -218,21 +218,21 @@ public struct Binding: Equatable, Sendable {
         fieldConditions.first { $0.field == field }?.accepted
     }
 
-    /// The edges an edge swipe must come from (`edge`).
-    public var edges: Set<Edge>? {
-        if case .edges(let set)? = condition(on: EventFields.edge) { return set }
+    /// The edges the condition on `field` (an edge field: `edge`, `start_edge`) accepts, if it has one.
+    private func edgeCondition(on field: EventField) -> Set<Edge>? {
+        if case .edges(let set)? = condition(on: field) { return set }
         return nil
     }
+
+    /// The edges an edge swipe must come from (`edge`).
+    public var edges: Set<Edge>? { edgeCondition(on: EventFields.edge) }
     /// Where along its edge (`edge_position`).
     public var edgePosition: ClosedRange<Double>? {
         if case .range(let r)? = condition(on: EventFields.edgePosition) { return r }
         return nil
     }
     /// The edge zone a pan started in (`start_edge`).
-    public var startEdges: Set<Edge>? {
-        if case .edges(let set)? = condition(on: EventFields.startEdge) { return set }
-        return nil
-    }
+    public var startEdges: Set<Edge>? { edgeCondition(on: EventFields.startEdge) }
     /// The direction a pan ended in (`direction`).
     public var directions: Set<SwipeDirection>? {
         if case .directions(let set)? = condition(on: EventFields.direction) { return set }

@@ -75,12 +75,7 @@ struct BindingsDecoder {
         var decoder = BindingsDecoder(file: fileName, keyNames: keyNames, kinds: kinds)
         let bindings = decoder.decodeRoot(root)
         if !decoder.diagnostics.isEmpty {
-            let sorted = decoder.diagnostics.enumerated().sorted { a, b in
-                let pa = (a.element.location.line ?? 0, a.element.location.column ?? 0)
-                let pb = (b.element.location.line ?? 0, b.element.location.column ?? 0)
-                return pa != pb ? pa < pb : a.offset < b.offset
-            }
-            throw ConfigError(diagnostics: sorted.map(\.element))
+            throw ConfigError.inSourceOrder(decoder.diagnostics)
         }
         return BindingsFile(path: fileName, bindings: bindings)
     }

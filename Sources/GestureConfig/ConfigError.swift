@@ -58,6 +58,17 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
         self.unlistedCount = unlistedCount
     }
 
+    /// The error a decoder throws for the `diagnostics` it found, listed in the file's order: by line, then
+    /// column (one without a position before those with one); those at one place in the order found.
+    package static func inSourceOrder(_ diagnostics: [ConfigDiagnostic], unlistedCount: Int = 0) -> ConfigError {
+        let sorted = diagnostics.enumerated().sorted { a, b in
+            let pa = (a.element.location.line ?? 0, a.element.location.column ?? 0)
+            let pb = (b.element.location.line ?? 0, b.element.location.column ?? 0)
+            return pa != pb ? pa < pb : a.offset < b.offset
+        }
+        return ConfigError(diagnostics: sorted.map(\.element), unlistedCount: unlistedCount)
+    }
+
     /// Every problem found, listed or not.
     public var problemCount: Int { diagnostics.count + unlistedCount }
 

@@ -19,12 +19,7 @@ struct ConfigDecoder {
         var decoder = ConfigDecoder(file: fileName)
         let configuration = decoder.decodeRoot(root)
         if !decoder.diagnostics.isEmpty {
-            let sorted = decoder.diagnostics.enumerated().sorted { a, b in
-                let pa = (a.element.location.line ?? 0, a.element.location.column ?? 0)
-                let pb = (b.element.location.line ?? 0, b.element.location.column ?? 0)
-                return pa != pb ? pa < pb : a.offset < b.offset
-            }
-            throw ConfigError(diagnostics: sorted.map(\.element), unlistedCount: decoder.unlisted)
+            throw ConfigError.inSourceOrder(decoder.diagnostics, unlistedCount: decoder.unlisted)
         }
         return configuration
     }
@@ -156,6 +151,21 @@ struct ConfigDecoder {
             }
             return .number(d)
         }
+    }
+
+    /// The glob string `member` holds; nil, the problem said, when it holds no string (`expecting` says
+    /// what it should), an empty one (`ifEmpty` is the message), or no valid glob.
+    private mutating func nonEmptyGlob(_ member: TOMLMember, keyPath: String, expecting: String, ifEmpty: String) -> String? {
+        guard let s = string(member, keyPath: keyPath, expecting: expecting) else { return nil }
+        if s.isEmpty {
+            error(member.keyPosition, keyPath, ifEmpty)
+            return nil
+        }
+        if let problem = Glob.problem(in: s) {
+            error(member.keyPosition, keyPath, "is not a valid glob: \(problem)")
+            return nil
+        }
+        return s
     }
 
     private mutating func string(_ member: TOMLMember, keyPath: String, expecting: String = "a string") -> String? {
@@ -481,12 +491,7 @@ struct ConfigDecoder {
             positions[member.key] = member.keyPosition
             switch member.key {
             case "match_name":
-                guard let s = string(member, keyPath: path, expecting: "a glob string") else { continue }
-                if s.isEmpty {
-                    error(member.keyPosition, path, "must not be empty (\"*\" matches every name)")
-                } else if let problem = Glob.problem(in: s) {
-                    error(member.keyPosition, path, "is not a valid glob: \(problem)")
-                } else {
+                if let s = nonEmptyGlob(member, keyPath: path, expecting: "a glob string", ifEmpty: "must not be empty (\"*\" matches every name)") {
                     section.matchName = s
                 }
             case "match_id":
@@ -667,12 +672,10 @@ struct ConfigDecoder {
                         "expected a range [from, to] with 0 <= from < to <= 1 (0 is the top end of left and right, the left end of top and bottom), got \(member.value.described)")
                 }
             case "device":
-                guard let s = string(member, keyPath: path, expecting: "a device name glob or \"vvvv:pppp\"") else { continue }
-                if s.isEmpty {
-                    error(member.keyPosition, path, "must not be empty (leave device out for every device)")
-                } else if let problem = Glob.problem(in: s) {
-                    error(member.keyPosition, path, "is not a valid glob: \(problem)")
-                } else {
+                if let s = nonEmptyGlob(
+                    member, keyPath: path, expecting: "a device name glob or \"vvvv:pppp\"",
+                    ifEmpty: "must not be empty (leave device out for every device)")
+                {
                     section.device = s
                 }
             default:

@@ -601,15 +601,26 @@ struct TOMLParser {
             if atEnd {
                 throw TOMLSyntaxError(message: "this array has no closing ']': the file ends before it", position: position)
             }
-            switch peek() {
-            case UInt8(ascii: ",")?:
-                offset += 1
-            case UInt8(ascii: "]")?:
-                offset += 1
-                return .array(array)
-            default:
-                throw fail("expected ',' or ']' after an array element, found \(shown(offset))")
-            }
+            let closed = try readCommaOrClose("]") { "expected ',' or ']' after an array element, found \($0.shown($0.offset))" }
+            if closed { return .array(array) }
+        }
+    }
+
+    /// After an array's element or an inline table's pair: reads the ',' that continues it (false) or the
+    /// `close` that ends it (true). Anything else is an error, with the message `unexpected` makes from the
+    /// parser there.
+    private mutating func readCommaOrClose(
+        _ close: Unicode.Scalar, orFail unexpected: (TOMLParser) -> String
+    ) throws(TOMLSyntaxError) -> Bool {
+        switch peek() {
+        case UInt8(ascii: ",")?:
+            offset += 1
+            return false
+        case UInt8(ascii: close)?:
+            offset += 1
+            return true
+        default:
+            throw fail(unexpected(self))
         }
     }
 
@@ -636,16 +647,10 @@ struct TOMLParser {
             let value = try self.value(level: level + keys.count)
             try insert(value, keys: keys, into: table, section: inlineSection)
             skipSpaces()
-            switch peek() {
-            case UInt8(ascii: ",")?:
-                offset += 1
-            case UInt8(ascii: "}")?:
-                offset += 1
-                return .table(table)
-            default:
-                throw fail(
-                    "expected ',' or '}' in the inline table opened at line \(position.line), found \(shown(offset)); an inline table is written on one line")
+            let closed = try readCommaOrClose("}") {
+                "expected ',' or '}' in the inline table opened at line \(position.line), found \($0.shown($0.offset)); an inline table is written on one line"
             }
+            if closed { return .table(table) }
         }
     }
 

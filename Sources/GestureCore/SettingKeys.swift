@@ -49,24 +49,36 @@ public struct RuleSetting<Rule: Sendable>: Sendable {
         _ key: String, _ property: String, _ range: ClosedRange<Double>, _ unit: String?,
         _ path: WritableKeyPath<Rule, Double> & Sendable
     ) -> RuleSetting {
-        RuleSetting(
-            key: key, property: property, spec: .number(range, unit: unit), get: { .number($0[keyPath: path]) },
-            set: { if case .number(let d) = $1 { $0[keyPath: path] = d } })
+        reaching(path, key, property, spec: .number(range, unit: unit), wrap: SettingValue.number) {
+            if case .number(let d) = $0 { d } else { nil }
+        }
     }
 
     public static func integer(
         _ key: String, _ property: String, _ range: ClosedRange<Int>, _ unit: String?,
         _ path: WritableKeyPath<Rule, Int> & Sendable
     ) -> RuleSetting {
-        RuleSetting(
-            key: key, property: property, spec: .integer(range, unit: unit), get: { .integer($0[keyPath: path]) },
-            set: { if case .integer(let i) = $1 { $0[keyPath: path] = i } })
+        reaching(path, key, property, spec: .integer(range, unit: unit), wrap: SettingValue.integer) {
+            if case .integer(let i) = $0 { i } else { nil }
+        }
     }
 
     public static func flag(_ key: String, _ property: String, _ path: WritableKeyPath<Rule, Bool> & Sendable) -> RuleSetting {
+        reaching(path, key, property, spec: .bool, wrap: SettingValue.bool) {
+            if case .bool(let b) = $0 { b } else { nil }
+        }
+    }
+
+    /// A setting that reads and writes the property at `path`: `get` wraps its value in the SettingValue
+    /// case `wrap` makes, `set` stores what `unwrap` takes out of a value (a value of another case is
+    /// ignored, as the key's spec has refused it before).
+    private static func reaching<Value>(
+        _ path: WritableKeyPath<Rule, Value> & Sendable, _ key: String, _ property: String, spec: ValueSpec,
+        wrap: @escaping @Sendable (Value) -> SettingValue, unwrap: @escaping @Sendable (SettingValue) -> Value?
+    ) -> RuleSetting {
         RuleSetting(
-            key: key, property: property, spec: .bool, get: { .bool($0[keyPath: path]) },
-            set: { if case .bool(let b) = $1 { $0[keyPath: path] = b } })
+            key: key, property: property, spec: spec, get: { wrap($0[keyPath: path]) },
+            set: { if let value = unwrap($1) { $0[keyPath: path] = value } })
     }
 }
 

@@ -108,17 +108,13 @@ extension AppTouchViewers {
         for viewer in named {
             switch viewer {
             case .user(let name):
-                if let uid = (try? SystemCall.userID(named: name)) ?? nil {
-                    viewers.users.append((uid, name))
-                } else if let uid = UInt32(name) {
+                if let uid = id(of: name, lookingUp: SystemCall.userID(named:)) {
                     viewers.users.append((uid, name))
                 } else {
                     Log.warning("app_touches_for: no user is called \(name); it is left out")
                 }
             case .group(let name):
-                if let gid = (try? SystemCall.groupID(named: name)) ?? nil {
-                    viewers.groups.append((gid, name))
-                } else if let gid = UInt32(name) {
+                if let gid = id(of: name, lookingUp: SystemCall.groupID(named:)) {
                     viewers.groups.append((gid, name))
                 } else {
                     Log.warning("app_touches_for: no group is called \(name); it is left out")
@@ -126,5 +122,12 @@ extension AppTouchViewers {
             }
         }
         return viewers
+    }
+
+    /// The id of the user or group `name`: what `lookUp` finds for it (getpwnam_r, getgrnam_r), else `name`
+    /// itself when it is a number; nil when it is neither (a failed look-up counts as none found).
+    private static func id(of name: String, lookingUp lookUp: (String) throws(SystemError) -> UInt32?) -> UInt32? {
+        if let id = (try? lookUp(name)) ?? nil { return id }
+        return UInt32(name)
     }
 }

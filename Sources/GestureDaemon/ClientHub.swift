@@ -431,28 +431,26 @@ extension ClientHub {
 
     /// Whether `session`'s user may change the focus now; nil: yes, else the `rate-limited` error.
     func admitFocus(from session: ClientSession) -> ProtocolError? {
-        let rate = focusRate.admit(uid: session.uid ?? UInt32.max, now: SystemCall.monotonicMicroseconds())
-        guard rate.admitted else {
-            let seconds = (Double(rate.retryAfterMicroseconds) / 1_000_000 * 100).rounded(.up) / 100
-            return ProtocolError(
-                .rateLimited,
-                "at most \(Int(RequestRate.perSecond)) focus changes a second for each user (after a burst of "
-                    + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s",
-                retryAfter: seconds)
-        }
-        return nil
+        Self.admit(session, by: &focusRate, changes: "focus changes")
     }
 
     /// Whether `session`'s user may change the orientation now (`RequestRate`); nil: yes. Otherwise the
     /// `rate-limited` error to reply with.
     func admitOrientation(from session: ClientSession) -> ProtocolError? {
-        let now = SystemCall.monotonicMicroseconds()
-        let rate = requestRate.admit(uid: session.uid ?? UInt32.max, now: now)
-        guard rate.admitted else {
-            let seconds = (Double(rate.retryAfterMicroseconds) / 1_000_000 * 100).rounded(.up) / 100
+        Self.admit(session, by: &requestRate, changes: "orientation changes")
+    }
+
+    /// Whether `rate` lets `session`'s user make one more of its `changes` (plural, as the error names
+    /// them: "focus changes") now; nil: yes, else the `rate-limited` error saying when to send it again.
+    private static func admit(
+        _ session: ClientSession, by rate: inout RequestRate, changes: String
+    ) -> ProtocolError? {
+        let admission = rate.admit(uid: session.uid ?? UInt32.max, now: SystemCall.monotonicMicroseconds())
+        guard admission.admitted else {
+            let seconds = (Double(admission.retryAfterMicroseconds) / 1_000_000 * 100).rounded(.up) / 100
             return ProtocolError(
                 .rateLimited,
-                "at most \(Int(RequestRate.perSecond)) orientation changes a second for each user (after a burst of "
+                "at most \(Int(RequestRate.perSecond)) \(changes) a second for each user (after a burst of "
                     + "\(Int(RequestRate.burst))); this one was not applied: send it again in \(seconds) s",
                 retryAfter: seconds)
         }

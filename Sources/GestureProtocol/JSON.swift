@@ -261,75 +261,67 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enter()
-        position += 1  // {
         var members: [(key: String, value: JSONValue)] = []
         // By their UTF-8 bytes: a Set<String> would take canonically equivalent keys for one.
         var keys = Set<[UInt8]>()
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-                throw error("expected a quoted key")
+        try parseItems(closingWith: "}", in: "an object") { parser throws(JSONParseError) in
+            guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: "\"") else {
+                throw parser.error("expected a quoted key")
             }
-            let keyOffset = position
-            let key = try parseString()
+            let keyOffset = parser.position
+            let key = try parser.parseString()
             guard keys.insert(Array(key.utf8)).inserted else {
                 throw JSONParseError(message: "duplicate key \"\(key)\"", offset: keyOffset)
             }
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
-                throw error("expected ':' after a key")
+            parser.skipWhitespace()
+            guard parser.position < parser.bytes.count, parser.bytes[parser.position] == UInt8(ascii: ":") else {
+                throw parser.error("expected ':' after a key")
             }
-            position += 1
-            skipWhitespace()
-            let value = try parseValue()
-            members.append((key, value))
-            skipWhitespace()
-            guard position < bytes.count else { throw error("unexpected end of the line inside an object") }
-            if bytes[position] == UInt8(ascii: ",") {
-                position += 1
-                continue
-            }
-            if bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                depth -= 1
-                return .object(members)
-            }
-            throw error("expected ',' or '}' in an object")
+            parser.position += 1
+            parser.skipWhitespace()
+            members.append((key, try parser.parseValue()))
         }
+        return .object(members)
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enter()
-        position += 1  // [
         var items: [JSONValue] = []
+        try parseItems(closingWith: "]", in: "an array") { parser throws(JSONParseError) in
+            items.append(try parser.parseValue())
+        }
+        return .array(items)
+    }
+
+    /// Reads an object's or an array's items, from its opening bracket (at `position`) past its closing
+    /// one, `close`: each through `readItem`, whitespace before it skipped, the items separated by commas;
+    /// the nesting is counted in `depth` while inside. `container` ("an object") names it in the errors.
+    private mutating func parseItems(
+        closingWith close: Unicode.Scalar, in container: String,
+        _ readItem: (inout JSONParser) throws(JSONParseError) -> Void
+    ) throws(JSONParseError) {
+        try enter()
+        position += 1  // the opening bracket
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+        if position < bytes.count, bytes[position] == UInt8(ascii: close) {
             position += 1
             depth -= 1
-            return .array(items)
+            return
         }
         while true {
             skipWhitespace()
-            items.append(try parseValue())
+            try readItem(&self)
             skipWhitespace()
-            guard position < bytes.count else { throw error("unexpected end of the line inside an array") }
+            guard position < bytes.count else { throw error("unexpected end of the line inside \(container)") }
             if bytes[position] == UInt8(ascii: ",") {
                 position += 1
                 continue
             }
-            if bytes[position] == UInt8(ascii: "]") {
+            if bytes[position] == UInt8(ascii: close) {
                 position += 1
                 depth -= 1
-                return .array(items)
+                return
             }
-            throw error("expected ',' or ']' in an array")
+            throw error("expected ',' or '\(close)' in \(container)")
         }
     }
 

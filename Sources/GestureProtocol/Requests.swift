@@ -269,69 +269,63 @@ public struct RequestMessage: Equatable, Sendable {
             GestureKind(rawValue: $0)
         }
         filter.edges = try decodeSet(value, "edges", names: Edge.allCases.map(\.rawValue)) { Edge(rawValue: $0) }
-        if let fingers = value["fingers"] {
-            guard let items = fingers.arrayValue else {
-                throw ProtocolDecodingError("\"fingers\" must be an array of numbers, not \(fingers.typeNameWithArticle)")
+        filter.fingers = try decodeArrayAsSet(value, "fingers", of: "numbers") { item throws(ProtocolDecodingError) in
+            guard let n = item.intValue, (1...20).contains(n) else {
+                throw ProtocolDecodingError("\"fingers\" holds \(item.serialized); finger counts are whole numbers 1...20")
             }
-            var set = Set<Int>()
-            for item in items {
-                guard let n = item.intValue, (1...20).contains(n) else {
-                    throw ProtocolDecodingError("\"fingers\" holds \(item.serialized); finger counts are whole numbers 1...20")
-                }
-                set.insert(n)
-            }
-            filter.fingers = set
+            return n
         }
-        if let devices = value["devices"] {
-            guard let items = devices.arrayValue else {
-                throw ProtocolDecodingError("\"devices\" must be an array of strings, not \(devices.typeNameWithArticle)")
+        filter.devices = try decodeArrayAsSet(value, "devices", of: "strings") { item throws(ProtocolDecodingError) in
+            guard let s = item.stringValue else {
+                throw ProtocolDecodingError("\"devices\" holds \(item.typeNameWithArticle); device ids and names are strings")
             }
-            var set = Set<String>()
-            for item in items {
-                guard let s = item.stringValue else {
-                    throw ProtocolDecodingError("\"devices\" holds \(item.typeNameWithArticle); device ids and names are strings")
-                }
-                set.insert(s)
-            }
-            filter.devices = set
+            return s
         }
-        if let updates = value["updates"] {
-            guard let b = updates.boolValue else {
-                throw ProtocolDecodingError("\"updates\" must be true or false, not \(updates.typeNameWithArticle)")
-            }
-            filter.updates = b
-        }
-        if let appTouches = value["app_touches"] {
-            guard let b = appTouches.boolValue else {
-                throw ProtocolDecodingError("\"app_touches\" must be true or false, not \(appTouches.typeNameWithArticle)")
-            }
-            filter.appTouches = b
-        }
-        if let explanations = value["explanations"] {
-            guard let b = explanations.boolValue else {
-                throw ProtocolDecodingError("\"explanations\" must be true or false, not \(explanations.typeNameWithArticle)")
-            }
-            filter.explanations = b
-        }
+        if let updates = try decodeBool(value, "updates") { filter.updates = updates }
+        if let appTouches = try decodeBool(value, "app_touches") { filter.appTouches = appTouches }
+        if let explanations = try decodeBool(value, "explanations") { filter.explanations = explanations }
         return filter
     }
 
+    /// The array of names at `key` as a set of what `make` makes of each (nil where the key is absent); a
+    /// member that is no string or no name `make` knows is refused with the allowed `names`.
     private static func decodeSet<T: Hashable>(
         _ value: JSONValue, _ key: String, names: [String], _ make: (String) -> T?
     ) throws(ProtocolDecodingError) -> Set<T>? {
-        guard let field = value[key] else { return nil }
-        guard let items = field.arrayValue else {
-            throw ProtocolDecodingError("\"\(key)\" must be an array of strings, not \(field.typeNameWithArticle)")
-        }
-        var set = Set<T>()
-        for item in items {
+        try decodeArrayAsSet(value, key, of: "strings") { item throws(ProtocolDecodingError) in
             guard let s = item.stringValue, let t = make(s) else {
                 throw ProtocolDecodingError(
                     "\"\(key)\" holds \(item.serialized); allowed: \(names.map { "\"\($0)\"" }.joined(separator: ", "))")
             }
-            set.insert(t)
+            return t
+        }
+    }
+
+    /// The array at `key` as a set of what `member` reads from each item (nil where the key is absent).
+    /// Something other than an array is refused as "must be an array of `elementNoun`"; `member` throws the
+    /// error that names a wrong item.
+    private static func decodeArrayAsSet<T: Hashable>(
+        _ value: JSONValue, _ key: String, of elementNoun: String,
+        _ member: (JSONValue) throws(ProtocolDecodingError) -> T
+    ) throws(ProtocolDecodingError) -> Set<T>? {
+        guard let field = value[key] else { return nil }
+        guard let items = field.arrayValue else {
+            throw ProtocolDecodingError("\"\(key)\" must be an array of \(elementNoun), not \(field.typeNameWithArticle)")
+        }
+        var set = Set<T>()
+        for item in items {
+            set.insert(try member(item))
         }
         return set
+    }
+
+    /// The boolean at `key` (nil where the key is absent); anything but true or false is refused.
+    private static func decodeBool(_ value: JSONValue, _ key: String) throws(ProtocolDecodingError) -> Bool? {
+        guard let field = value[key] else { return nil }
+        guard let b = field.boolValue else {
+            throw ProtocolDecodingError("\"\(key)\" must be true or false, not \(field.typeNameWithArticle)")
+        }
+        return b
     }
 }
 

@@ -31,6 +31,21 @@ extension Arguments {
         printError(message(for: error))
     }
 
+    /// The file name after `option` (--config, --device, -o): "OPTION needs a file name" when there is none.
+    mutating func fileName(of option: String) throws(UsageError) -> String {
+        try value(of: option, missing: "\(option) needs a file name")
+    }
+
+    /// The app_id after `option` (--focus): "OPTION needs an app_id" when there is none.
+    mutating func appID(of option: String) throws(UsageError) -> String {
+        try value(of: option, missing: "\(option) needs an app_id")
+    }
+
+    /// The path after `option` (--socket): "OPTION needs a path" when there is none.
+    mutating func path(of option: String) throws(UsageError) -> String {
+        try value(of: option, missing: "\(option) needs a path")
+    }
+
     /// The one RECORDING of `replay` and `plot` ("-" is standard input): `argument` unless it is an option
     /// or a second recording.
     func operand(_ argument: String, after earlier: String?) throws(UsageError) -> String {

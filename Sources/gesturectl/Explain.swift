@@ -50,9 +50,9 @@ func runExplain(_ args: [String]) -> Int32 {
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
         case "--device": device.append(try a.value(of: option, missing: "\(option) needs a file name (with a recording) or a device's id"))
-        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
-        case "--socket": socket = try a.value(of: option, missing: "\(option) needs a path")
+        case "--config": configPath = try a.fileName(of: option)
+        case "--focus": focus = try a.appID(of: option)
+        case "--socket": socket = try a.path(of: option)
         case "--json": json = true
         case "--count":
             let v = try a.value(of: option)
@@ -112,15 +112,9 @@ func runExplain(_ args: [String]) -> Int32 {
 
 /// Explanations from the running daemon, as they come.
 private func explainLive(socket: String?, devices: [String], json: Bool, count: Int?) -> Int32 {
-    do {
+    return reportingDaemonErrors("explain") {
         let client = try GestureClient.connect(path: socket)
-        // Explanations only: no gestures, no updates.
-        var filter = SubscriptionFilter(kinds: [], updates: false, explanations: true)
-        if !devices.isEmpty { filter.devices = Set(devices) }
-        let applied = try client.subscribe(filter)
-        guard applied.explanations else {
-            // The daemon says why (app_touch_access); an older one knows no explanations.
-            let why = client.appTouchAccess.map { ": \(shown($0.description))" } ?? ": this daemon sends no explanations"
+        if let why = try subscribeToExplanations(client, devices: devices.isEmpty ? nil : Set(devices)) {
             printError(
                 "gesturectl explain: the daemon sends explanations only to clients that may see app touches (they show where "
                     + "every finger lands)\(why)\n")
@@ -153,11 +147,19 @@ private func explainLive(socket: String?, devices: [String], json: Bool, count: 
             if let count, received >= count { return 0 }
         }
         return 0
-    } catch GestureClientError.closed {
-        printError("gesturectl explain: the daemon closed the connection\n")
-        return 1
-    } catch {
-        printError("gesturectl explain: \(shown("\(error)"))\n")
-        return 1
     }
+}
+
+/// Subscribes `client` to explanations alone (no gestures, no updates) of the touches on `devices` (every
+/// device's where nil). Nil when the daemon sends them; else why it does not, to end the command's
+/// message: ": " and the daemon's own reason (app_touch_access), or ": this daemon sends no explanations"
+/// (an older daemon knows none).
+func subscribeToExplanations(_ client: GestureClient, devices: Set<String>?) throws(GestureClientError) -> String? {
+    var filter = SubscriptionFilter(kinds: [], updates: false, explanations: true)
+    filter.devices = devices
+    let applied = try client.subscribe(filter)
+    guard applied.explanations else {
+        return client.appTouchAccess.map { ": \(shown($0.description))" } ?? ": this daemon sends no explanations"
+    }
+    return nil
 }

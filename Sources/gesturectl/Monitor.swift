@@ -98,7 +98,7 @@ func runMonitor(_ args: [String]) -> Int32 {
         return status
     }
 
-    do {
+    return reportingDaemonErrors("monitor") {
         let client = try GestureClient.connect(path: socket)
         if json {
             print(ServerMessage.hello(client.hello).encoded)
@@ -156,11 +156,19 @@ func runMonitor(_ args: [String]) -> Int32 {
             }
         }
         return 0
+    }
+}
+
+/// Runs `body`, a command following the daemon's messages, and ends it with exit status 1 on an error:
+/// "gesturectl COMMAND: the daemon closed the connection" when the daemon did, else the error itself.
+func reportingDaemonErrors(_ command: String, _ body: () throws -> Int32) -> Int32 {
+    do {
+        return try body()
     } catch GestureClientError.closed {
-        printError("gesturectl monitor: the daemon closed the connection\n")
+        printError("gesturectl \(command): the daemon closed the connection\n")
         return 1
     } catch {
-        printError("gesturectl monitor: \(shown("\(error)"))\n")
+        printError("gesturectl \(command): \(shown("\(error)"))\n")
         return 1
     }
 }
@@ -171,7 +179,7 @@ func runDevices(_ args: [String]) -> Int32 {
     var arguments = Arguments(args, command: "devices", usage: devicesUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
-        case "--socket": socket = try a.value(of: option, missing: "--socket needs a path")
+        case "--socket": socket = try a.path(of: option)
         case "--json": json = true
         default: throw a.unknown(option)
         }

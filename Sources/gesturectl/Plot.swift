@@ -42,10 +42,10 @@ func runPlot(_ args: [String]) -> Int32 {
     var arguments = Arguments(args, command: "plot", usage: plotUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
-        case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
-        case "-o": outputPath = try a.value(of: option, missing: "\(option) needs a file name")
+        case "--device": devicePath = try a.fileName(of: option)
+        case "--config": configPath = try a.fileName(of: option)
+        case "--focus": focus = try a.appID(of: option)
+        case "-o": outputPath = try a.fileName(of: option)
         default: try recordingPath = a.operand(option, after: recordingPath)
         }
     }) {

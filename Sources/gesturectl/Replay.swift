@@ -52,11 +52,11 @@ func runReplay(_ args: [String]) -> Int32 {
     var arguments = Arguments(args, command: "replay", usage: replayUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
-        case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--focus": focus = try a.value(of: option, missing: "\(option) needs an app_id")
-        case "--forward": forwardPath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--pen": penPaths.append(try a.value(of: option, missing: "\(option) needs a file name"))
+        case "--device": devicePath = try a.fileName(of: option)
+        case "--config": configPath = try a.fileName(of: option)
+        case "--focus": focus = try a.appID(of: option)
+        case "--forward": forwardPath = try a.fileName(of: option)
+        case "--pen": penPaths.append(try a.fileName(of: option))
         case "--no-updates": updates = false
         case "--pretty": pretty = true
         case "--trace": trace = true

@@ -91,10 +91,10 @@ func runTune(_ args: [String]) -> Int32 {
         switch option {
         case "--replay": recordingPath = try a.value(of: option, missing: "\(option) needs a recording")
         case "--device": devicePath = try a.value(of: option, missing: "\(option) needs a file name (with --replay) or a device's id")
-        case "--config": configPath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--bindings": bindingsPath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--write": writePath = try a.value(of: option, missing: "\(option) needs a file name")
-        case "--socket": socket = try a.value(of: option, missing: "\(option) needs a path")
+        case "--config": configPath = try a.fileName(of: option)
+        case "--bindings": bindingsPath = try a.fileName(of: option)
+        case "--write": writePath = try a.fileName(of: option)
+        case "--socket": socket = try a.path(of: option)
         case "--yes": assumeYes = true
         case "--swipes": swipes = Int(try a.number(of: option, in: 1...20))
         case "--taps": taps = Int(try a.number(of: option, in: 1...20))
@@ -216,11 +216,7 @@ private func tuneLive(
     let device = DeviceDescription(name: info.name, vendor: parts.first ?? 0, product: parts.count > 1 ? parts[1] : 0)
     return reportingInputErrors("tune") {
         let (settings, _) = try replaySettings(configPath: inForce, device: device)
-        var filter = SubscriptionFilter(kinds: [], updates: false, explanations: true)
-        filter.devices = [info.id]
-        let applied = try client.subscribe(filter)
-        guard applied.explanations else {
-            let why = client.appTouchAccess.map { ": \(shown($0.description))" } ?? ": this daemon sends no explanations"
+        if let why = try subscribeToExplanations(client, devices: [info.id]) {
             printError(
                 "gesturectl tune: live tuning needs the daemon's explanations of your touches, which it sends only to clients that may "
                     + "see app touches (they show where every finger lands)\(why); tune a recording with --replay instead\n")

@@ -53,16 +53,7 @@ public struct EdgeZones: Equatable, Sendable {
 
     /// The sides whose zone every finger landed in (zones of enabled sides, whatever any rule allows).
     public func landedIn(_ fingers: FingerSet, screenSizeMM: (width: Double, height: Double)) -> EdgeSet {
-        var set = EdgeSet()
-        for edge in Edge.sides {
-            let zone = self[edge]
-            guard zone.enabled else { continue }
-            let inside = fingers.fingers.allSatisfy { f in
-                EdgeZones.distanceFromEdge(edge, f.baselineMM, screenSizeMM: screenSizeMM) <= zone.widthMM
-            }
-            if inside { set.insert(edge) }
-        }
-        return set
+        sidesHolding(fingers, screenSizeMM: screenSizeMM) { _, _ in false }
     }
 
     /// As `landedIn`, with the parts of the edges `exclusions` names taken out of the zones: a finger that
@@ -71,13 +62,23 @@ public struct EdgeZones: Equatable, Sendable {
         _ fingers: FingerSet, screenSizeMM: (width: Double, height: Double), excluding exclusions: EdgeExclusions
     ) -> EdgeSet {
         if exclusions.isEmpty { return landedIn(fingers, screenSizeMM: screenSizeMM) }
+        return sidesHolding(fingers, screenSizeMM: screenSizeMM) { edge, landing in
+            exclusions.excludes(edge, landing, zones: self, screenSizeMM: screenSizeMM)
+        }
+    }
+
+    /// The enabled sides whose zone holds every finger's landing point, less the points `isExcluded` takes
+    /// out of a side's zone (given the side and the point, millimetres): `landedIn`'s one loop.
+    private func sidesHolding(
+        _ fingers: FingerSet, screenSizeMM: (width: Double, height: Double), isExcluded: (Edge, Vector2) -> Bool
+    ) -> EdgeSet {
         var set = EdgeSet()
         for edge in Edge.sides {
             let zone = self[edge]
             guard zone.enabled else { continue }
             let inside = fingers.fingers.allSatisfy { f in
                 EdgeZones.distanceFromEdge(edge, f.baselineMM, screenSizeMM: screenSizeMM) <= zone.widthMM
-                    && !exclusions.excludes(edge, f.baselineMM, zones: self, screenSizeMM: screenSizeMM)
+                    && !isExcluded(edge, f.baselineMM)
             }
             if inside { set.insert(edge) }
         }

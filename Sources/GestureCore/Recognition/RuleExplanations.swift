@@ -34,15 +34,34 @@ extension RecognizerContext {
     }
 }
 
-/// The reasons of a rule with `enabled`, `min_fingers` and `max_fingers` keys in its table.
-func fingerCountReason(
-    kind: GestureKind, table: String, enabled: Bool, fingers n: Int, min: Int, max: Int
-) -> Reason? {
-    if !enabled { return Reason(kind: kind, cause: .disabled, measurements: [Measurement(.enabled, 0, key: "\(table).enabled", setting: 0)]) }
-    if n < min { return Reason(kind: kind, cause: .fingerCount, measurements: [Measurement(.fingers, Double(n), key: "\(table).min_fingers", setting: Double(min))]) }
-    if n > max { return Reason(kind: kind, cause: .fingerCount, measurements: [Measurement(.fingers, Double(n), key: "\(table).max_fingers", setting: Double(max))]) }
-    return nil
+/// A rule with `enabled`, `min_fingers` and `max_fingers` keys in its table (every rule here).
+protocol FingerCountedRule: ConfigurableRule {
+    var enabled: Bool { get }
+    var minFingers: Int { get }
+    var maxFingers: Int { get }
 }
+
+extension FingerCountedRule {
+    /// Why it does not begin for `n` fingers, from those keys alone: switched off, or a finger count under
+    /// `min_fingers` or over `max_fingers`; nil when they allow it.
+    func fingerCountReason(fingers n: Int) -> Reason? {
+        let table = Self.configTable
+        if !enabled { return Reason(kind: kind, cause: .disabled, measurements: [Measurement(.enabled, 0, key: "\(table).enabled", setting: 0)]) }
+        if n < minFingers {
+            return Reason(kind: kind, cause: .fingerCount, measurements: [Measurement(.fingers, Double(n), key: "\(table).min_fingers", setting: Double(minFingers))])
+        }
+        if n > maxFingers {
+            return Reason(kind: kind, cause: .fingerCount, measurements: [Measurement(.fingers, Double(n), key: "\(table).max_fingers", setting: Double(maxFingers))])
+        }
+        return nil
+    }
+}
+
+extension EdgeSwipeRule: FingerCountedRule {}
+extension PanRule: FingerCountedRule {}
+extension TapRule: FingerCountedRule {}
+extension HoldRule: FingerCountedRule {}
+extension PinchRule: FingerCountedRule {}
 
 /// The fingers a rule counts: at the lift (the fingers followed are the last to lift), the most the hand
 /// had down at once.
@@ -63,11 +82,7 @@ extension EdgeSwipeRule {
     /// was there but an app keeps that part); the withhold limit passed; moved, but not inward; did not
     /// move past the slop. Nil when it would begin.
     public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? {
-        if let r = fingerCountReason(
-            kind: kind, table: Self.configTable, enabled: enabled, fingers: handFingers(occasion, attempt, fingers), min: minFingers, max: maxFingers)
-        {
-            return r
-        }
+        if let r = fingerCountReason(fingers: handFingers(occasion, attempt, fingers)) { return r }
         let settings = context.settings
         let edges = candidates(fingers, context: context)
         if edges.isEmpty { return outsideZoneReason(fingers, context: context) }
@@ -175,11 +190,7 @@ extension PanRule {
     /// Switched off; a finger count it does not allow; no finger moved past the slop; the fingers moved
     /// apart (their centroid did not pass the slop). Nil when it would begin.
     public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? {
-        if let r = fingerCountReason(
-            kind: kind, table: Self.configTable, enabled: enabled, fingers: handFingers(occasion, attempt, fingers), min: minFingers, max: maxFingers)
-        {
-            return r
-        }
+        if let r = fingerCountReason(fingers: handFingers(occasion, attempt, fingers)) { return r }
         let slop = context.settings.slopMM
         guard fingers.maximumMoveMM >= slop else { return Reason(kind: kind, cause: .didNotMove, measurements: [context.stillnessMeasurement(fingers)]) }
         let centroid = fingers.centroidMoveMM.length
@@ -217,17 +228,13 @@ extension TapRule {
     /// when it would happen.
     public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? {
         let hand = attempt.hand
-        if !enabled { return fingerCountReason(kind: kind, table: Self.configTable, enabled: false, fingers: 0, min: 0, max: 0) }
+        if !enabled { return fingerCountReason(fingers: 0) }
         switch hand.stillness {
         case .moved: return Reason(kind: kind, cause: .moved, measurements: [context.stillnessMeasurement(fingers)])
         case .unknown: return Reason(kind: kind, cause: .stillnessUnknown)
         case .still: break
         }
-        if occasion == .lifted,
-            let r = fingerCountReason(kind: kind, table: Self.configTable, enabled: true, fingers: hand.mostFingers, min: minFingers, max: maxFingers)
-        {
-            return r
-        }
+        if occasion == .lifted, let r = fingerCountReason(fingers: hand.mostFingers) { return r }
         let down = Double(attempt.timeMicroseconds - hand.firstLandingMicroseconds) / 1_000_000
         if down > maxDurationSeconds {
             return Reason(kind: kind, cause: .downTooLong, measurements: [Measurement(.downSeconds, down, key: "tap.max_duration_seconds", setting: maxDurationSeconds)])
@@ -240,12 +247,7 @@ extension HoldRule {
     /// Switched off; a finger count it does not allow; a finger moved past the slop; a finger by an edge
     /// moved inward by half the slop; lifted before the hold time. Nil when it would begin.
     public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? {
-        if let r = fingerCountReason(
-            kind: kind, table: Self.configTable, enabled: enabled, fingers: max(fingers.count, attempt.hand.mostFingers), min: minFingers,
-            max: maxFingers)
-        {
-            return r
-        }
+        if let r = fingerCountReason(fingers: max(fingers.count, attempt.hand.mostFingers)) { return r }
         switch attempt.hand.stillness {
         case .moved: return Reason(kind: kind, cause: .moved, measurements: [context.stillnessMeasurement(fingers)])
         case .unknown: return Reason(kind: kind, cause: .stillnessUnknown)
@@ -278,11 +280,7 @@ extension PinchRule {
     /// the fingers moved together (their differential motion under `pinch_differential_ratio` of the
     /// shared); the span and rotation changed too little. Nil when it would begin.
     public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? {
-        if let r = fingerCountReason(
-            kind: kind, table: Self.configTable, enabled: enabled, fingers: handFingers(occasion, attempt, fingers), min: minFingers, max: maxFingers)
-        {
-            return r
-        }
+        if let r = fingerCountReason(fingers: handFingers(occasion, attempt, fingers)) { return r }
         let settings = context.settings
         guard fingers.maximumMoveMM >= settings.slopMM else {
             return Reason(kind: kind, cause: .didNotMove, measurements: [context.stillnessMeasurement(fingers)])
