@@ -533,12 +533,7 @@ public struct GestureEngine: Sendable {
         geometry = DeviceGeometry(xAxis: axes.x, yAxis: axes.y, settings: geometrySettings)
         assembler.geometry = geometry
         assembler.palmSize = PalmSizeThreshold(device: device, geometry: geometry, palmSizeMM: settings.palmSizeMM)
-        let (tracing, reportsUpdates, explaining) = (recognizer.tracing, recognizer.reportsUpdates, recognizer.explaining)
-        recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
-        recognizer.tracing = tracing
-        recognizer.reportsUpdates = reportsUpdates
-        recognizer.explaining = explaining
-        recognizer.setExclusions(exclusions)
+        renewRecognizer()
         if !assembler.frame.contacts.isEmpty {
             recognize(&out) { $0.waitForLift($1, &$2) }
         }
@@ -548,6 +543,12 @@ public struct GestureEngine: Sendable {
     private mutating func rebuild() {
         penArbitration = .clear
         assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol, palmSize: assembler.palmSize)
+        renewRecognizer()
+    }
+
+    /// A new recognizer for the settings and geometry in force, keeping what the driver turned on (tracing,
+    /// updates, explaining) and the exclusions in force.
+    private mutating func renewRecognizer() {
         let (tracing, reportsUpdates, explaining) = (recognizer.tracing, recognizer.reportsUpdates, recognizer.explaining)
         recognizer = GestureRecognizer(settings: settings, screenSizeMM: geometry.screenSizeMM)
         recognizer.tracing = tracing
