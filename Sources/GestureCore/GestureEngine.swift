@@ -66,12 +66,13 @@ public struct EngineOutput: Equatable, Sendable {
     }
 
     /// Nothing produced.
-    public var isEmpty: Bool { events.isEmpty && touches.isEmpty }
+    @inlinable public var isEmpty: Bool { events.isEmpty && touches.isEmpty }
 
-    /// Empties both, keeping their storage for the next operation.
-    public mutating func removeAll() {
-        events.removeAll(keepingCapacity: true)
-        touches.removeAll(keepingCapacity: true)
+    /// Empties both, keeping their storage for the next operation. An array's removeAll goes through the
+    /// generic replaceSubrange even when it is empty, as most are after most events: skipped then.
+    @inlinable public mutating func removeAll() {
+        if !events.isEmpty { events.removeAll(keepingCapacity: true) }
+        if !touches.isEmpty { touches.removeAll(keepingCapacity: true) }
     }
 
     /// The gesture events among `events`, in order.
