@@ -25,19 +25,28 @@ extension SystemCall {
 }
 
 extension SystemCall {
-    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)` and `inotify_add_watch(2)`: a descriptor that becomes
-    /// readable when a file in directory `path` is written, created, moved in or out, or deleted (how
-    /// logind replaces its seat files: a new file renamed over the old).
-    public static func watchDirectory(_ path: String) throws(SystemError) -> Int32 {
+    /// `inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`: a descriptor for `addDirectoryWatch`, readable when a
+    /// directory it watches changes.
+    public static func directoryNotifications() throws(SystemError) -> Int32 {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw SystemError(errno: errno, operation: "inotify_init1", path: path) }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
-        guard inotify_add_watch(fd, path, mask) >= 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw SystemError(errno: code, operation: "inotify_add_watch", path: path)
-        }
+        guard fd >= 0 else { throw SystemError(errno: errno, operation: "inotify_init1") }
         return fd
+    }
+
+    /// `inotify_add_watch(2)`: `fd` (from `directoryNotifications`) becomes readable when a file in
+    /// directory `path` is written, created, moved in or out, or deleted (how logind replaces its seat
+    /// files: a new file renamed over the old). Returns the watch, for `removeDirectoryWatch`.
+    @discardableResult
+    public static func addDirectoryWatch(_ fd: Int32, _ path: String) throws(SystemError) -> Int32 {
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+        let watch = inotify_add_watch(fd, path, mask)
+        guard watch >= 0 else { throw SystemError(errno: errno, operation: "inotify_add_watch", path: path) }
+        return watch
+    }
+
+    /// `inotify_rm_watch(2)`: no more notifications of `watch` on `fd`.
+    public static func removeDirectoryWatch(_ fd: Int32, _ watch: Int32) {
+        _ = inotify_rm_watch(fd, watch)
     }
 
     /// Reads and discards what an inotify descriptor (non-blocking) has queued, so that it is no longer

@@ -119,6 +119,47 @@ import Testing
         #expect(!seatUser.output.contains("no app touches"), "\(seatUser.output)")
     }
 
+    /// gestured started before logind made its seat directory (the unit is not ordered after logind's):
+    /// the daemon watches the parent until the directory appears, then follows it, so the seat's user gets
+    /// the app touches without a restart. Before, a directory missing at start was never watched.
+    @Test func aSeatDirectoryMadeAfterTheStartIsFollowed() throws {
+        guard getuid() == 0 else { return }  // the clients must be other users than the daemon's
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let seats = directory.path + "/seats"  // not made yet: logind has not started
+        let config = directory.write("gestured.toml", "[daemon]\nsocket_group = \"\"\nsocket_mode = \"0666\"\n")
+        let recording = Self.keyboardRecording(in: directory)
+        let daemon = try Daemon(
+            ["--replay", recording, "--loop", "--speed", "2", "--config", config, "--seats-directory", seats], directory: directory)
+        let gesturectl = try Self.gesturectlFor(others: directory)
+        try daemon.waitForLog("\(seats) does not exist yet: waiting for logind to make it")
+
+        let before = try Self.monitor(as: "nobody", count: 12, gesturectl: gesturectl, daemon: daemon, in: directory)
+        #expect(!before.gestures.contains(where: Self.isAppTouch), "\(before.output)")
+
+        // logind starts: it makes the directory, then nobody's session becomes active on seat0.
+        mkdir(seats, 0o755)
+        Self.setActiveUser(65534, seats: seats)
+        try daemon.waitForLog("following logind's seat state in \(seats), made since gestured started")
+        // The seat file may come just after the directory's watch read it: access is granted by the next
+        // notification, so the check waits for a monitor that is not told "no app touches".
+        try waitUntil("nobody to be the seat's user", context: { daemon.log }) {
+            try !Self.monitor(as: "nobody", count: 1, gesturectl: gesturectl, daemon: daemon, in: directory).output.contains("no app touches")
+        }
+        let after = try Self.monitor(as: "nobody", count: 30, gesturectl: gesturectl, daemon: daemon, in: directory)
+        #expect(after.gestures.filter(Self.isAppTouch).count >= 9, "\(after.output)\n\(daemon.log)")
+        #expect(!after.output.contains("no app touches"), "\(after.output)")
+
+        // And the directory is followed from then on: the seat switches to someone else.
+        Self.setActiveUser(4242, seats: seats)
+        try waitUntil("nobody to lose the seat", context: { daemon.log }) {
+            try Self.monitor(as: "nobody", count: 1, gesturectl: gesturectl, daemon: daemon, in: directory).output
+                .contains("no app touches: another user has the active session on seat0")
+        }
+        let switched = try Self.monitor(as: "nobody", count: 12, gesturectl: gesturectl, daemon: daemon, in: directory)
+        #expect(!switched.gestures.contains(where: Self.isAppTouch), "\(switched.output)")
+    }
+
     /// A binding with `region` on the keyboard fires for the user of the active session on the seat; for
     /// another user `bind --check` and bind's log say it cannot match, and why.
     @Test func aRegionBindingFiresForTheSeatsUserOnly() throws {
