@@ -34,24 +34,18 @@ private let plotUsage = """
     """
 
 func runPlot(_ args: [String]) -> Int32 {
-    var devicePath: String?
-    var configPath: String?
-    var focus: String?
+    var offline = OfflineRecording()
     var outputPath: String?
-    var recordingPath: String?
     var arguments = Arguments(args, command: "plot", usage: plotUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
-        case "--device": devicePath = try a.fileName(of: option)
-        case "--config": configPath = try a.fileName(of: option)
-        case "--focus": focus = try a.appID(of: option)
         case "-o": outputPath = try a.fileName(of: option)
-        default: try recordingPath = a.operand(option, after: recordingPath)
+        default: try offline.read(option, &a)
         }
     }) {
         return status
     }
-    guard let recordingPath else {
+    guard let recordingPath = offline.recordingPath else {
         printError("gesturectl plot: no recording given\n\n" + plotUsage)
         return 2
     }
@@ -60,8 +54,7 @@ func runPlot(_ args: [String]) -> Int32 {
         return 2
     }
     return reportingInputErrors("plot") {
-        let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
-        let (settings, geometry, exclusions) = try replaySettings(configPath: configPath, device: recording.device, focus: focus)
+        let (recording, (settings, geometry, exclusions)) = try offline.load(recordingPath)
         let plot = try RecordingPlot(recording: recording, settings: settings, geometry: geometry, exclusions: exclusions)
         for w in plot.warnings { printError("warning: \(w.message)\n") }
         let svg = PlotSVG.render(plot)

@@ -40,40 +40,34 @@ private let replayUsage = """
     """
 
 func runReplay(_ args: [String]) -> Int32 {
-    var devicePath: String?
-    var configPath: String?
+    var offline = OfflineRecording()
     var forwardPath: String?
     var penPaths: [String] = []
-    var focus: String?
-    var recordingPath: String?
     var updates = true
     var pretty = false
     var trace = false
     var arguments = Arguments(args, command: "replay", usage: replayUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
-        case "--device": devicePath = try a.fileName(of: option)
-        case "--config": configPath = try a.fileName(of: option)
-        case "--focus": focus = try a.appID(of: option)
         case "--forward": forwardPath = try a.fileName(of: option)
         case "--pen": penPaths.append(try a.fileName(of: option))
         case "--no-updates": updates = false
         case "--pretty": pretty = true
         case "--trace": trace = true
-        default: try recordingPath = a.operand(option, after: recordingPath)
+        default: try offline.read(option, &a)
         }
     }) {
         return status
     }
-    guard let recordingPath else {
+    guard let recordingPath = offline.recordingPath else {
         printError("gesturectl replay: no recording given\n\n" + replayUsage)
         return 2
     }
     return reportingInputErrors("replay") {
-        let recording = try RecordingFile.load(recordingPath, description: devicePath, allowingStandardInput: true)
+        let (recording, loaded) = try offline.load(recordingPath)
         let device = recording.device
-        var (settings, geometry, exclusions) = try replaySettings(configPath: configPath, device: device, focus: focus)
-        let arbitration = try replayPenArbitration(configPath: configPath, device: device)
+        var (settings, geometry, exclusions) = loaded
+        let arbitration = try replayPenArbitration(configPath: offline.configPath, device: device)
         var forwarder: TouchForwarder? = nil
         if forwardPath != nil {
             do {
@@ -143,6 +137,34 @@ func reportingInputErrors(_ command: String, _ body: () throws -> Int32) -> Int3
     } catch {
         printError("gesturectl \(command): \(error)\n")
         return 1
+    }
+}
+
+/// What `replay` and `plot` read of a recording offline: the recording (the operand, - for standard
+/// input), its device description (`--device`), a configuration (`--config`) and the focused app
+/// (`--focus`), and the recording loaded with the settings and exclusions they give.
+struct OfflineRecording {
+    var recordingPath: String?
+    var devicePath: String?
+    var configPath: String?
+    var focus: String?
+
+    /// Takes `option` when it is `--device`, `--config`, `--focus` or the recording; any other option is
+    /// refused as unknown, so the command reads its own options first.
+    mutating func read(_ option: String, _ a: inout Arguments) throws(UsageError) {
+        switch option {
+        case "--device": devicePath = try a.fileName(of: option)
+        case "--config": configPath = try a.fileName(of: option)
+        case "--focus": focus = try a.appID(of: option)
+        default: recordingPath = try a.operand(option, after: recordingPath)
+        }
+    }
+
+    /// The recording at `path` (with its description) and the settings, geometry and exclusions to replay
+    /// it with (`replaySettings`).
+    func load(_ path: String) throws -> (DeviceRecording, (RecognizerSettings, GeometrySettings, EdgeExclusions)) {
+        let recording = try RecordingFile.load(path, description: devicePath, allowingStandardInput: true)
+        return (recording, try replaySettings(configPath: configPath, device: recording.device, focus: focus))
     }
 }
 
