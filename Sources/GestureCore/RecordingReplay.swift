@@ -19,13 +19,25 @@ public struct RecordingReplay {
     }
 
     /// Feeds every event, calling `emit` with what each event produced (and the engine's device warnings
-    /// first, when it has any), and `touches` with the touch decisions of each step (empty unless the engine
-    /// has `withholdsTouches` on).
+    /// first, when it has any).
     ///
     /// `pen`: the panel's pens' proximity changes on the recording's clock (`PenChange.changes`), each fed to
     /// the engine before the first event stamped at or after it, as the daemon reads a pen beside its panel.
+    public mutating func run(_ events: [InputEvent], pen: [PenChange] = [], emit: (_ outputs: [EngineEvent]) -> Void) {
+        replay(events, pen: pen, reportingTouches: false, touches: { _ in }, emit: emit)
+    }
+
+    /// `run(_:pen:emit:)`, calling `touches` with the touch decisions of each step (empty unless the
+    /// engine has `withholdsTouches` on), for a driver that forwards them.
     public mutating func run(
-        _ events: [InputEvent], pen: [PenChange] = [], touches: (TouchStep) -> Void = { _ in },
+        _ events: [InputEvent], pen: [PenChange] = [], touches: (TouchStep) -> Void, emit: (_ outputs: [EngineEvent]) -> Void
+    ) {
+        replay(events, pen: pen, reportingTouches: true, touches: touches, emit: emit)
+    }
+
+    /// The replay itself; a step (which carries a copy of the engine) is built only when `reportingTouches`.
+    private mutating func replay(
+        _ events: [InputEvent], pen: [PenChange], reportingTouches: Bool, touches: (TouchStep) -> Void,
         emit: (_ outputs: [EngineEvent]) -> Void
     ) {
         var out = EngineOutput()
@@ -38,7 +50,7 @@ public struct RecordingReplay {
                 nextPen += 1
             }
             engine.process(event, into: &out)
-            touches(.event(event, decisions: out.touches, engine: engine))
+            if reportingTouches { touches(.event(event, decisions: out.touches, engine: engine)) }
             out.touches.removeAll(keepingCapacity: true)
             if !out.events.isEmpty {
                 emit(out.events)
@@ -48,7 +60,7 @@ public struct RecordingReplay {
         guard let last = events.last else { return }
         let end = max(last.timeMicroseconds, engine.nextDeadlineMicroseconds ?? last.timeMicroseconds)
         engine.cancelAll(atMicroseconds: end, into: &out)
-        touches(.end(atMicroseconds: end, decisions: out.touches))
+        if reportingTouches { touches(.end(atMicroseconds: end, decisions: out.touches)) }
         if out.events.contains(where: { if case .gesture(let e) = $0 { return e.phase == .cancel } else { return false } }) {
             out.events.append(
                 .warning(

@@ -9,10 +9,13 @@ extension RecordingReplay {
         _ events: [InputEvent], pen: [PenChange] = [], forwarder: inout TouchForwarder?, written: inout [InputEvent],
         emit: (_ outputs: [EngineEvent]) -> Void
     ) {
+        guard forwarder != nil else {
+            run(events, pen: pen, emit: emit)
+            return
+        }
         run(
             events, pen: pen,
             touches: { step in
-                guard forwarder != nil else { return }
                 switch step {
                 case .event(let event, let decisions, let engine):
                     forwarder!.process(event, decisions: decisions, serial: { engine.contactSerial(inSlot: $0) }, into: &written)
