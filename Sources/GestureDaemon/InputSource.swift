@@ -18,7 +18,7 @@ public enum InputReport: Equatable, Sendable {
 
 /// What one read of a source yields: its events, and where among them a `dropped` or `reset` came. The
 /// daemon keeps one and reuses its storage, and hands each run of events between breaks to the engine at
-/// once (`GestureEngine.process(_:into:touches:)` over a buffer), not one call per event.
+/// once (`GestureEngine.process(_:into:)` over a buffer), not one call per event.
 public struct InputReports: Sendable {
     /// The events read are the first `eventCount` (the rest is storage kept from earlier reads, written
     /// over rather than emptied and refilled).
