@@ -202,6 +202,16 @@ public struct DeviceInfo: Equatable, Sendable {
         self.size = size
     }
 
+    /// The device as a client that may not see its seat's private details sees it: without the focused
+    /// app (what the seat's user is doing) and the exclusions (which follow the focused app, and name the
+    /// clients that keep them).
+    public var publicView: DeviceInfo {
+        var view = self
+        view.focusedApp = nil
+        view.exclusions = []
+        return view
+    }
+
     /// Whether `selector` names this device: its id, its name or its "vvvv:pppp" (as subscription
     /// filters and `orientation` requests name devices).
     public func isNamed(by selector: String) -> Bool {
