@@ -96,7 +96,8 @@ import Testing
                 id: id, accepted: [RequestedExclusion(edge: .left)],
                 refused: [RefusedExclusion(exclusion: RequestedExclusion(edge: .left), reason: .overCap, message: "x")]),
              .excluded(id: nil, accepted: [], refused: [])),
-            (.error(ProtocolError(.rateLimited, "x", id: id, retryAfter: 0.03)), .error(ProtocolError(.invalidRequest, "x"))),
+            (.reloaded(id: id, path: "/etc/gestured/gestured.toml"), .reloaded(id: nil, path: "")),
+            (.error(ProtocolError(.rateLimited, "x", id: id, retryAfter: 0.03, problems: ["f:1:1: x"])), .error(ProtocolError(.invalidRequest, "x"))),
             (.deviceAdded(device), .deviceAdded(device)),
             (.deviceRemoved(device), .deviceRemoved(device)),
             (.deviceChanged(device), .deviceChanged(device)),
@@ -168,7 +169,8 @@ import Testing
         return (sets, before)
     }
 
-    static let requestTypes: Set<String> = ["subscribe", "unsubscribe", "ping", "orientation", "focus", "exclude"]
+    /// Every request type but `devices` (whose reply has the same type), from their one declaration.
+    static let requestTypes = Set(RequestType.allCases.map(\.rawValue)).subtracting(["devices"])
 
     @Test func everyJSONExampleHasTheKeysTheDaemonWrites() throws {
         let text = try String(contentsOfFile: Paths.packageRoot + "/docs/protocol.md", encoding: .utf8)
