@@ -157,7 +157,7 @@ final class DeviceHub {
         let paths = [options.recordingPath]
         var settings = configuration.resolve(source.description, paths)
         if options.passthrough { settings.passthrough = true }
-        add(source: source, id: "replay\(replayCount)", paths: paths, settings: settings)
+        add(source: source, id: "replay\(replayCount)", paths: paths, settings: settings, replayClock: source.clock)
     }
 
     // MARK: Adding and removing
@@ -167,7 +167,7 @@ final class DeviceHub {
     @discardableResult
     func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
-        output: String? = nil, seat: String = DeviceInfo.defaultSeat, udevDevice: UdevInputDevice? = nil
+        output: String? = nil, seat: String = DeviceInfo.defaultSeat, udevDevice: UdevInputDevice? = nil, replayClock: ReplayClock? = nil
     ) -> DeviceAddFailure? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -193,6 +193,7 @@ final class DeviceHub {
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
         info.seat = seat
+        info.replayClock = replayClock
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration, udevDevice: udevDevice, delivery: delivery, retiringCopies: retiringCopies)

@@ -148,6 +148,9 @@ final class DeviceRuntime {
         guard let replay = source as? ReplaySource, replay.held else { return }
         replay.release(nowMicroseconds: nowMicroseconds)
         refreshWake()
+        // Its schedule starts now: clients age its events by the new clock.
+        info.replayClock = replay.clock
+        announceChange()
     }
 
     private func refreshWake() {
