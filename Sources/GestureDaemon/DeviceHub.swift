@@ -292,6 +292,9 @@ final class DeviceHub {
     func nextWake() -> (earliest: Int64?, latestEvent: Int64?) {
         var earliest = retiringCopies.nextMicroseconds
         var latestEvent: Int64?
+        for pen in pens {
+            if let check = pen.nextStillnessCheck { earliest = min(earliest ?? check, check) }
+        }
         for runtime in runtimes {
             if let wake = runtime.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
             if let monotonic = runtime.latestEventMicroseconds { latestEvent = max(latestEvent ?? monotonic, monotonic) }
@@ -312,6 +315,13 @@ final class DeviceHub {
         for (_, index) in due { handle(serving[index].serveDue(now: now), of: serving[index]) }
         if !due.isEmpty { due.removeAll(keepingCapacity: true) }
         retiringCopies.retire(now: now)
+        for pen in pens {
+            guard let check = pen.nextStillnessCheck, check <= now, pen.checkStillness(now: now) != nil else { continue }
+            // A still pen counts as gone (or one that moved again as near): its touchscreens follow.
+            for runtime in runtimes where runtime.penLink.pens.contains(where: { $0.path == pen.path }) {
+                syncPenProximity(runtime, atMicroseconds: runtime.source.eventMicroseconds(forMonotonic: now))
+            }
+        }
     }
 
     // MARK: Reload
