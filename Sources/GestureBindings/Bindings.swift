@@ -30,34 +30,9 @@ public enum BindingTrigger: Equatable, Sendable {
     }
 }
 
-/// Where on the screen a tap or hold must be (`region`, `region_mm`): the fingers' centre at the event
-/// that fires the binding, with x from the left and y from the top of the screen as the user sees it.
-public enum BindingRegion: Equatable, Sendable {
-    /// Fractions of the screen's width and height, 0 to 1.
-    case normalized(x: ClosedRange<Double>, y: ClosedRange<Double>)
-    /// Millimetres.
-    case millimetres(x: ClosedRange<Double>, y: ClosedRange<Double>)
-
-    public func contains(_ e: GestureEvent) -> Bool {
-        switch self {
-        case .normalized(let x, let y): return x.contains(e.position.x) && y.contains(e.position.y)
-        case .millimetres(let x, let y): return x.contains(e.positionMM.x) && y.contains(e.positionMM.y)
-        }
-    }
-
-    var isMillimetres: Bool {
-        if case .millimetres = self { return true }
-        return false
-    }
-
-    var described: String {
-        switch self {
-        case .normalized(let x, let y): return "region x \(formatNumber(x.lowerBound))-\(formatNumber(x.upperBound)), y \(formatNumber(y.lowerBound))-\(formatNumber(y.upperBound))"
-        case .millimetres(let x, let y):
-            return "region x \(formatNumber(x.lowerBound))-\(formatNumber(x.upperBound)) mm, y \(formatNumber(y.lowerBound))-\(formatNumber(y.upperBound)) mm"
-        }
-    }
-}
+/// Where on the screen a tap or hold must be (`region`, `region_mm`): a `ScreenRegion`, the fingers'
+/// centre at the event that fires the binding.
+public typealias BindingRegion = ScreenRegion
 
 /// What an `on = "threshold"` binding waits for.
 public enum BindingThreshold: Equatable, Sendable {

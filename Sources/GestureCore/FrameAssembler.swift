@@ -326,7 +326,11 @@ public struct FrameAssembler: Sendable {
                 }
                 if kind != .finger { continue }
                 let p = geometry.normalised(rawX: slots[i].x, rawY: slots[i].y)
-                frame.setContact(fingers, Contact(serial: slots[i].serial, position: p, positionMM: geometry.millimetres(p)))
+                frame.setContact(
+                    fingers,
+                    Contact(
+                        serial: slots[i].serial, position: p, positionMM: geometry.millimetres(p),
+                        devicePosition: DevicePoint(x: slots[i].x, y: slots[i].y)))
                 fingers += 1
             }
         }

@@ -492,6 +492,15 @@ public struct GestureEngine: Sendable {
     /// How this panel's palms are told by their size (nil: it reports no contact size).
     public var palmSize: PalmSizeThreshold? { assembler.palmSize }
 
+    /// The latest frame (the fingers down at the last SYN_REPORT, with where the panel reports each): what
+    /// a passthrough's virtual pointer follows (TouchPointer).
+    public var latestFrame: TouchFrame { assembler.frame }
+
+    /// The contacts (`Contact.serial`) of the fingers the recognizer follows now: those of the gesture
+    /// that began, when read after the operation that began it (a one-finger hold's finger, which the
+    /// virtual pointer takes from the app).
+    public var followedSerials: [UInt64] { recognizer.followedSerials }
+
     /// The slot the panel's next slot events apply to, as of the last event.
     public var currentSlot: Int { assembler.currentSlot }
 

@@ -22,6 +22,7 @@ public struct InputEvent: Equatable, Sendable {
 public enum EV {
     public static let syn: UInt16 = 0x00
     public static let key: UInt16 = 0x01
+    public static let rel: UInt16 = 0x02
     public static let abs: UInt16 = 0x03
     public static let msc: UInt16 = 0x04
 }
@@ -38,10 +39,22 @@ public enum SYN {
 }
 
 public enum BTN {
+    /// A mouse's buttons (the virtual pointer's).
+    public static let left: UInt16 = 0x110
+    public static let right: UInt16 = 0x111
+    public static let middle: UInt16 = 0x112
     public static let touch: UInt16 = 0x14a
     public static let toolFinger: UInt16 = 0x145
     public static let toolPen: UInt16 = 0x140
     public static let toolRubber: UInt16 = 0x141
+}
+
+/// Relative axes: the virtual pointer's wheels, each with its high-resolution twin (120 units a detent).
+public enum REL {
+    public static let hwheel: UInt16 = 0x06
+    public static let wheel: UInt16 = 0x08
+    public static let wheelHiRes: UInt16 = 0x0b
+    public static let hwheelHiRes: UInt16 = 0x0c
 }
 
 public enum ABS {

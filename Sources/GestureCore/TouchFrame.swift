@@ -1,5 +1,17 @@
 import GestureVocabulary
 
+/// A position in the panel's own units (ABS_MT_POSITION_X/Y as the kernel reports them, clamped to the
+/// axes' ranges), before flips, rotation and calibration: where a device with the panel's axes (the
+/// passthrough copy, the virtual pointer) puts the finger, the compositor mapping both alike.
+public struct DevicePoint: Equatable, Sendable {
+    public var x: Int32
+    public var y: Int32
+    public init(x: Int32, y: Int32) {
+        self.x = x
+        self.y = y
+    }
+}
+
 /// One finger on the screen in a frame, in screen coordinates.
 public struct Contact: Equatable, Sendable {
     /// Unique for the life of the contact (never reused, unlike tracking ids and slots).
@@ -8,6 +20,15 @@ public struct Contact: Equatable, Sendable {
     public var position: Vector2
     /// Millimetres from the screen's top-left corner.
     public var positionMM: Vector2
+    /// Where the panel reports it, in its own units.
+    public var devicePosition: DevicePoint
+
+    public init(serial: UInt64, position: Vector2, positionMM: Vector2, devicePosition: DevicePoint = DevicePoint(x: 0, y: 0)) {
+        self.serial = serial
+        self.position = position
+        self.positionMM = positionMM
+        self.devicePosition = devicePosition
+    }
 }
 
 /// The state of the screen at one SYN_REPORT: the fingers down, and the fingers that left since the

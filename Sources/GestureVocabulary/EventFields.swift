@@ -285,12 +285,19 @@ public enum EventFields {
         "down_seconds", .extra(slot: 0, .number(decimals: 3)), .afterMotion, decimals: 3,
         text: .phrase(prefix: "  down ", decimals: 2, suffix: " s"), values: "seconds",
         meaning: "how long the fingers have been down, from the last one's landing")
+    /// Set (true) on every event of a hold or tap that gestured's virtual pointer turned into a secondary
+    /// (right) click: the long press, and touch as a mouse's two-finger tap (docs/gestures.md, "Touch that
+    /// points"); absent otherwise. Kept in an extra slot, after `down_seconds`'s.
+    public static let secondaryClick = EventField(
+        "secondary_click", .extra(slot: 1, .flag), .beforeCommitted, text: .phrase(prefix: "  secondary click: "),
+        binding: .flag, values: "`true`, or absent",
+        meaning: "gestured's virtual pointer clicked its right button for this gesture (the touch was cancelled for the app)")
     public static let spanMM = EventField(
         "span_mm", .spanMM, .afterMotion, decimals: 2, text: .hidden, values: "millimetres",
         meaning: "mean distance of the fingers from their centroid")
 
     /// Every field of the kinds gestured ships, once each, in the order the docs list them.
     public static let shipped: [EventField] = [
-        edge, edgePosition, startEdge, taps, direction, progress, scale, rotation, spanMM, downSeconds,
+        edge, edgePosition, startEdge, taps, secondaryClick, direction, progress, scale, rotation, spanMM, downSeconds,
     ]
 }

@@ -87,11 +87,14 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, CustomStrin
     public static let pinch = GestureKind(
         "pinch", fields: [EventFields.scale, EventFields.rotation, EventFields.spanMM], audience: .everyone)
     /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`). One
-    /// finger away from the edges is a key press: public only by where it landed.
-    public static let tap = GestureKind("tap", fields: [EventFields.taps], audience: .byLanding)
+    /// finger away from the edges is a key press: public only by where it landed. A two-finger tap that
+    /// touch as a mouse turned into a secondary click says so (`secondary_click`).
+    public static let tap = GestureKind("tap", fields: [EventFields.taps, EventFields.secondaryClick], audience: .byLanding)
     /// Fingers that stay still for the hold time (a long press); moving afterwards drags. Public only by
-    /// where it landed.
-    public static let hold = GestureKind("hold", fields: [EventFields.downSeconds], audience: .byLanding)
+    /// where it landed. A one-finger hold the pointer turned into a secondary click says so
+    /// (`secondary_click`).
+    public static let hold = GestureKind(
+        "hold", fields: [EventFields.secondaryClick, EventFields.downSeconds], audience: .byLanding)
 
     /// Every kind gestured recognizes, in the order the docs list them.
     public static let allCases: [GestureKind] = [.edgeSwipe, .pan, .pinch, .tap, .hold]

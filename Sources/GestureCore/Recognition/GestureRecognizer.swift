@@ -248,6 +248,9 @@ struct GestureRecognizer: Sendable {
         fingers.restAll(frame)
     }
 
+    /// The serials of the fingers followed (the attempt's, or the running gesture's).
+    var followedSerials: [UInt64] { fingers.serials }
+
     /// Whether nothing is recognized or pending (no attempt, no gesture running or waiting).
     var isIdle: Bool {
         if case .idle = state { return true }

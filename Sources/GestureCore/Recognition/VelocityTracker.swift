@@ -5,7 +5,7 @@ import GestureVocabulary
 /// The velocity is the displacement over the samples in the last `windowMicroseconds`; with a single
 /// sample in the window, the one before it is used too, so slow frame rates still give a velocity. A point
 /// that has not moved for a whole window has velocity zero.
-struct VelocityTracker: Sendable {
+public struct VelocityTracker: Sendable {
     private struct Sample: Sendable {
         var time: Int64
         var position: Vector2
@@ -17,20 +17,20 @@ struct VelocityTracker: Sendable {
     private var samples: [Sample]
     private var head = 0  // index of the next write
     private var count = 0
-    let windowMicroseconds: Int64
+    public let windowMicroseconds: Int64
 
-    init(windowSeconds: Double) {
+    public init(windowSeconds: Double) {
         windowMicroseconds = max(1_000, Int64(windowSeconds * 1_000_000))
         samples = Array(repeating: Sample(time: 0, position: .zero), count: VelocityTracker.capacity)
     }
 
-    mutating func reset() {
+    public mutating func reset() {
         count = 0
         head = 0
     }
 
     /// Records the point's position at `time`. Samples are expected in time order.
-    mutating func add(time: Int64, position: Vector2) {
+    public mutating func add(time: Int64, position: Vector2) {
         if count > 0 && samples[(head &- 1) & VelocityTracker.mask].position == position {
             return  // no movement: keep the older sample as evidence
         }
@@ -40,12 +40,12 @@ struct VelocityTracker: Sendable {
     }
 
     /// Time of the newest sample, if any.
-    var lastSampleTime: Int64? {
+    public var lastSampleTime: Int64? {
         count == 0 ? nil : samples[(head &- 1) & VelocityTracker.mask].time
     }
 
     /// The velocity at `now`, millimetres per second.
-    func velocity(at now: Int64) -> Vector2 {
+    public func velocity(at now: Int64) -> Vector2 {
         guard count >= 2 else { return .zero }
         let window = windowMicroseconds, head = self.head, count = self.count
         return samples.withUnsafeBufferPointer { samples in
