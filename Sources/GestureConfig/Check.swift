@@ -50,6 +50,11 @@ extension Configuration {
                 lines.append("  device[\(index + 1)] at \(section.location): \(Configuration.describe(section))")
             }
         }
+        for (index, section) in pointers.enumerated() {
+            lines.append(
+                "  pointer[\(index + 1)] at \(section.location): \(section.mode.rawValue) while \(section.apps.map(quoted).joined(separator: " or ")) "
+                    + "has the focus, on \(section.device.map { "devices \(quoted($0))" } ?? "every device")")
+        }
         for warning in warnings {
             lines.append("warning: \(warning)")
         }
@@ -77,6 +82,9 @@ extension Configuration {
         if let ignore = section.ignore { sets.append("ignore = \(ignore)") }
         if let grab = section.grab { sets.append("grab = \(grab)") }
         if let passthrough = section.passthrough { sets.append("passthrough = \(passthrough)") }
+        if let mode = section.pointerMode { sets.append("pointer = \(mode.rawValue)") }
+        if let mm = section.pointerScrollMM { sets.append("pointer_scroll_mm = \(formatNumber(mm))") }
+        if let fling = section.pointerFling { sets.append("pointer_fling = \(fling)") }
         if let rotation = section.rotation { sets.append("rotation = \(rotation.rawValue)") }
         if let flipX = section.flipX { sets.append("flip_x = \(flipX)") }
         if let flipY = section.flipY { sets.append("flip_y = \(flipY)") }

@@ -104,6 +104,12 @@ public struct DeviceSection: Equatable, Sendable {
     /// A pen that belongs with the panel when udev does not say so (no common LIBINPUT_DEVICE_GROUP or
     /// physical parent): a glob on the pen's name, or its "vvvv:pppp".
     public var pen: String?
+    /// What the panel's touches do besides touching, for apps no [[pointer]] section names (`pointer`).
+    public var pointerMode: PointerMode?
+    /// Finger travel of one wheel detent when touch scrolls as a mouse (`pointer_scroll_mm`).
+    public var pointerScrollMM: Double?
+    /// Whether a two-finger scroll released while moving goes on (`pointer_fling`).
+    public var pointerFling: Bool?
     /// Recognizer thresholds this section overrides, by their key relative to [recognizer]
     /// ("slop_mm", "pan.commit_distance_mm", "edge_swipe.left.zone_mm").
     public var recognizerOverrides: [String: SettingValue]
@@ -181,6 +187,36 @@ public struct ExclusionSection: Equatable, Sendable {
     }
 }
 
+/// One [[pointer]] section: what touch does, besides touching, while the focused app matches (the panels'
+/// `pointer` for the others), on the devices it names (every device, without `device`).
+public struct PointerSection: Equatable, Sendable {
+    /// Globs on the focused app's app_id.
+    public var apps: [String]
+    public var mode: PointerMode
+    /// A glob on the device's name, or its "vvvv:pppp"; nil: every device.
+    public var device: String?
+    public var location: ConfigLocation
+
+    public init(apps: [String], mode: PointerMode, device: String? = nil, location: ConfigLocation = ConfigLocation(file: "")) {
+        self.apps = apps
+        self.mode = mode
+        self.device = device
+        self.location = location
+    }
+
+    /// Whether the section holds for `app` (the focused app's app_id, nil when none is known).
+    public func holds(forApp app: String?) -> Bool {
+        guard let app else { return false }
+        return apps.contains { Glob($0, pathname: false).matches(app) }
+    }
+
+    /// Whether the section applies to `device`.
+    public func applies(to description: DeviceDescription) -> Bool {
+        guard let pattern = device else { return true }
+        return DeviceNamePattern.matches(pattern, name: description.name, vendorProduct: description.vendorProduct)
+    }
+}
+
 /// A device named as the configuration names one outside its match keys ([[exclusion]]'s `device`, a
 /// [[device]]'s `pen`): a "vvvv:pppp", or else a glob on its name.
 public enum DeviceNamePattern {
@@ -210,6 +246,26 @@ public struct ResolvedDeviceSettings: Equatable, Sendable {
     public var pen: String?
     /// The [[exclusion]] sections that apply to the device (whichever app they name), in file order.
     public var exclusionSections: [ExclusionSection] = []
+    /// What the device's touches do for apps no [[pointer]] section names (`pointer`).
+    public var pointerMode: PointerMode = .touch
+    /// Finger travel of a wheel detent (`pointer_scroll_mm`).
+    public var pointerScrollMM: Double = 10
+    /// Whether a two-finger scroll flings (`pointer_fling`).
+    public var pointerFling: Bool = false
+    /// The [[pointer]] sections that apply to the device (whichever app they name), in file order.
+    public var pointerSections: [PointerSection] = []
+
+    /// What the device's touches do while `app` is focused (nil: none known): the last [[pointer]] section
+    /// naming it, else the device's `pointer`.
+    public func pointerMode(forApp app: String?) -> PointerMode {
+        pointerSections.last { $0.holds(forApp: app) }?.mode ?? pointerMode
+    }
+
+    /// Whether the device gets a virtual pointer: with passthrough, when its `pointer` or a [[pointer]]
+    /// section for it asks for anything but touch.
+    public var makesPointer: Bool {
+        passthrough && (pointerMode.usesPointer || pointerSections.contains { $0.mode.usesPointer })
+    }
 
     /// The exclusions these sections put in force while `app` is focused (nil: none known), each with the
     /// place of its section ("gestured.toml:12:1"), in file order: what the daemon gives the device's engine
@@ -253,6 +309,8 @@ public struct Configuration: Equatable, Sendable {
     public var devices: [DeviceSection]
     /// The [[exclusion]] sections in file order.
     public var exclusions: [ExclusionSection] = []
+    /// The [[pointer]] sections in file order.
+    public var pointers: [PointerSection] = []
     /// Things that are allowed but probably not meant (a world-writable socket); the daemon logs them.
     public var warnings: [ConfigDiagnostic]
 

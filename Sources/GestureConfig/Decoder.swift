@@ -248,6 +248,19 @@ struct ConfigDecoder {
                 default:
                     error(member.keyPosition, "exclusion", "expected [[exclusion]] sections, got \(member.value.described)")
                 }
+            case "pointer":
+                switch member.value.kind {
+                case .array(let elements):
+                    for (index, element) in elements.enumerated() {
+                        if let section = decodePointer(element, index: index) { configuration.pointers.append(section) }
+                    }
+                case .table:
+                    error(
+                        member.keyPosition, "pointer",
+                        "pointer sections are an array of tables: write [[pointer]], not [pointer] (a panel's own mode is pointer = \"...\" in its [[device]] section)")
+                default:
+                    error(member.keyPosition, "pointer", "expected [[pointer]] sections, got \(member.value.described)")
+                }
             default:
                 unknown(member, path: member.key, allowed: topLevelKeys, here: "")
             }
@@ -531,6 +544,14 @@ struct ConfigDecoder {
             case "grab": section.grab = bool(member, keyPath: path)
             case "passthrough": section.passthrough = bool(member, keyPath: path)
             case "pen_arbitration": section.penArbitration = bool(member, keyPath: path)
+            case "pointer": section.pointerMode = pointerMode(member, keyPath: path)
+            case "pointer_scroll_mm":
+                if case .number(let d)? = convert(
+                    member.value, spec: .number(Limits.pointerScrollMM, unit: "mm"), keyPath: path, at: member.keyPosition)
+                {
+                    section.pointerScrollMM = d
+                }
+            case "pointer_fling": section.pointerFling = bool(member, keyPath: path)
             case "pen":
                 guard let s = string(member, keyPath: path, expecting: "the pen's name (a glob) or its \"vvvv:pppp\"") else { continue }
                 if s.isEmpty {
@@ -628,22 +649,7 @@ struct ConfigDecoder {
             let path = "\(prefix).\(member.key)"
             switch member.key {
             case "app":
-                var globs: [String] = []
-                let items: [TOMLValue]
-                if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
-                for item in items {
-                    guard case .string(let s) = item.kind, !s.isEmpty else {
-                        error(member.keyPosition, path, "expected an app_id glob (\"org.gnome.Maps\", \"krita*\") or a list of them, got \(item.described)")
-                        continue
-                    }
-                    if let problem = Glob.problem(in: s) {
-                        error(member.keyPosition, path, "is not a valid glob: \(problem)")
-                        continue
-                    }
-                    globs.append(s)
-                }
-                if items.isEmpty { error(member.keyPosition, path, "must name at least one app (leave app out for every app)") }
-                section.apps = globs
+                section.apps = appGlobs(member, keyPath: path, ifEmpty: "must name at least one app (leave app out for every app)")
             case "edges":
                 let items: [TOMLValue]
                 if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
@@ -691,6 +697,80 @@ struct ConfigDecoder {
         }
         section.exclusions = edges.map { EdgeExclusion(edge: $0, from: part?.from ?? 0, to: part?.to ?? 1) }
         return problemCount == errorsBefore ? section : nil
+    }
+
+    /// An `app` key: a glob on the focused app's app_id, or a list of them.
+    private mutating func appGlobs(_ member: TOMLMember, keyPath path: String, ifEmpty: String) -> [String] {
+        var globs: [String] = []
+        let items: [TOMLValue]
+        if case .array(let elements) = member.value.kind { items = elements } else { items = [member.value] }
+        for item in items {
+            guard case .string(let s) = item.kind, !s.isEmpty else {
+                error(member.keyPosition, path, "expected an app_id glob (\"org.gnome.Maps\", \"krita*\") or a list of them, got \(item.described)")
+                continue
+            }
+            if let problem = Glob.problem(in: s) {
+                error(member.keyPosition, path, "is not a valid glob: \(problem)")
+                continue
+            }
+            globs.append(s)
+        }
+        if items.isEmpty { error(member.keyPosition, path, ifEmpty) }
+        return globs
+    }
+
+    /// A pointer mode: "touch", "long-press" or "mouse".
+    private mutating func pointerMode(_ member: TOMLMember, keyPath path: String) -> PointerMode? {
+        let names = PointerMode.allCases.map(\.rawValue)
+        let expected = names.dropLast().map { "\"\($0)\"" }.joined(separator: ", ") + " or \"\(names.last!)\""
+        guard case .string(let text) = member.value.kind else {
+            error(member.keyPosition, path, "expected \(expected), got \(member.value.described)")
+            return nil
+        }
+        guard let mode = PointerMode(rawValue: text) else {
+            let hint = closest(to: text, among: names).map { " (did you mean \($0)?)" } ?? ""
+            error(member.keyPosition, path, "expected \(expected), got \(quoted(text))\(hint)")
+            return nil
+        }
+        return mode
+    }
+
+    /// One [[pointer]] section: `app` and `mode` required, `device` optional.
+    private mutating func decodePointer(_ element: TOMLValue, index: Int) -> PointerSection? {
+        let prefix = "pointer[\(index + 1)]"
+        guard case .table(let members) = element.kind else {
+            error(element.position, prefix, "expected a [[pointer]] table, got \(element.described)")
+            return nil
+        }
+        let errorsBefore = problemCount
+        var apps: [String]?
+        var mode: PointerMode?
+        var device: String?
+        for member in members {
+            let path = "\(prefix).\(member.key)"
+            switch member.key {
+            case "app":
+                apps = appGlobs(member, keyPath: path, ifEmpty: "must name at least one app (a panel's mode for every app is pointer = \"...\" in its [[device]] section)")
+            case "mode":
+                mode = pointerMode(member, keyPath: path)
+            case "device":
+                device = nonEmptyGlob(
+                    member, keyPath: path, expecting: "a device name glob or \"vvvv:pppp\"",
+                    ifEmpty: "must not be empty (leave device out for every device)")
+            default:
+                unknown(member, path: path, allowed: pointerKeys, here: "pointer")
+            }
+        }
+        if apps == nil {
+            error(
+                element.position, prefix,
+                "a [[pointer]] section needs app (such as app = [\"org.remmina.Remmina\"]); a panel's mode for every app is pointer = \"...\" in its [[device]] section")
+        }
+        if mode == nil && problemCount == errorsBefore {
+            error(element.position, prefix, "a [[pointer]] section needs mode: \"touch\", \"long-press\" or \"mouse\"")
+        }
+        guard problemCount == errorsBefore, let apps, let mode else { return nil }
+        return PointerSection(apps: apps, mode: mode, device: device, location: ConfigLocation(file: file, element.position))
     }
 
     /// A TOML number (integer or float) as a Double.

@@ -1,4 +1,5 @@
 import GestureCore
+import GestureVocabulary
 
 extension Configuration {
     /// The settings for one device: the [recognizer] thresholds and default geometry, then every
@@ -34,6 +35,9 @@ extension Configuration {
             if let passthrough = section.passthrough { resolved.passthrough = passthrough }
             if let penArbitration = section.penArbitration { resolved.penArbitration = penArbitration }
             if let pen = section.pen { resolved.pen = pen }
+            if let mode = section.pointerMode { resolved.pointerMode = mode }
+            if let mm = section.pointerScrollMM { resolved.pointerScrollMM = mm }
+            if let fling = section.pointerFling { resolved.pointerFling = fling }
 
             var candidate = resolved.recognizer
             candidate.apply(section.recognizerOverrides)
@@ -55,6 +59,12 @@ extension Configuration {
             resolved.recognizer = candidate
         }
         resolved.exclusionSections = exclusions.filter { $0.applies(to: device) }
+        resolved.pointerSections = pointers.filter { $0.applies(to: device) }
+        if resolved.pointerMode.usesPointer && !resolved.passthrough {
+            resolved.warnings.append(
+                "pointer = \"\(resolved.pointerMode.rawValue)\" needs passthrough = true (the pointer would click beside a touch the app "
+                    + "also gets): the device has no virtual pointer")
+        }
         return resolved
     }
 }

@@ -31,13 +31,16 @@ let daemonKeys = [
 let deviceOwnKeys = [
     "match_name", "match_id", "match_path", "rotation", "flip_x", "flip_y", "calibration", "panel_width_mm",
     "panel_height_mm", "panel_diagonal_inches", "panel_aspect", "ignore", "grab", "passthrough", "pen_arbitration",
-    "pen",
+    "pen", "pointer", "pointer_scroll_mm", "pointer_fling",
 ]
 
 /// Keys of an [[exclusion]] section, in file order.
 let exclusionKeys = ["app", "edges", "edge_position", "device"]
 
-let topLevelKeys = ["daemon", "recognizer", "device", "exclusion"]
+/// Keys of a [[pointer]] section, in file order.
+let pointerKeys = ["app", "mode", "device"]
+
+let topLevelKeys = ["daemon", "recognizer", "device", "exclusion", "pointer"]
 
 /// Ranges of the daemon and device settings (the recognizer's are in `recognizerKeys`).
 enum Limits {
@@ -49,4 +52,7 @@ enum Limits {
     static let panelMM: ClosedRange<Double> = 10...2000
     /// A 1-inch watch to a 100-inch board.
     static let panelInches: ClosedRange<Double> = 1...100
+    /// Finger travel of a wheel detent: a millimetre (every tremor scrolls) to 100 (a whole phone's height
+    /// for one detent).
+    static let pointerScrollMM: ClosedRange<Double> = 1...100
 }

@@ -124,8 +124,8 @@ final class ClientHub {
             reply(to: id) { session in
                 .oriented(id: requestID, devices: change.devices.map { self.visible($0, to: session) }, claimedTouches: change.claimedTouches)
             }
-        case .deviceState(let device, let focusedApp, let exclusions):
-            if let (before, after) = devices.setState(device: device, focusedApp: focusedApp, clientExclusions: exclusions),
+        case .deviceState(let device, let focusedApp, let exclusions, let holdClaims):
+            if let (before, after) = devices.setState(device: device, focusedApp: focusedApp, clientExclusions: exclusions, holdClaims: holdClaims),
                 device != announcing
             {
                 notifyChange(from: before, to: after)
@@ -544,7 +544,7 @@ protocol DeviceRequests: AnyObject {
     func turn(_ ids: [String], to orientation: DeviceOrientation, by label: String) -> OrientationChange
     /// What clients set that the device's engine follows: its seat's focused app and the clients'
     /// exclusions in force. Returns the device before and after, nil when there is no such device.
-    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion]) -> (DeviceInfo, DeviceInfo)?
+    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion], holdClaims: [ScreenRegion]) -> (DeviceInfo, DeviceInfo)?
     /// Ends the gestures in flight on the seat's devices; the fingers down rest until they lift.
     func endTouches(onSeat seat: String)
     func setExplaining(_ on: Bool)

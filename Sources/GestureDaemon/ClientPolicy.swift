@@ -66,11 +66,13 @@ struct ClientPolicy {
         var exclusions: [RequestedExclusion] = []
         /// When its exclusions were taken: earlier ones keep their place under the cap.
         var exclusionSequence: UInt64 = 0
+        /// The one-finger holds it keeps for itself (`claim`): no secondary click of the pointer there.
+        var holdClaims: [HoldClaim] = []
 
         static func == (a: Client, b: Client) -> Bool {
             a.peer == b.peer && a.label == b.label && a.subscription == b.subscription
                 && a.access.elementsEqual(b.access, by: { $0.seat == $1.seat && $0.access == $1.access }) && a.toldAccess == b.toldAccess
-                && a.exclusions == b.exclusions && a.exclusionSequence == b.exclusionSequence
+                && a.exclusions == b.exclusions && a.exclusionSequence == b.exclusionSequence && a.holdClaims == b.holdClaims
         }
 
         /// The access `hello` and `subscribed` speak of: on the first seat.
@@ -114,9 +116,10 @@ struct ClientPolicy {
         case view(ClientID, ClientView)
         /// Turns these devices, then replies `oriented` with them.
         case turn(ClientID, id: JSONValue?, devices: [String], DeviceOrientation, by: String)
-        /// What clients set that a device's engine follows: its seat's focused app (the [[exclusion]]
-        /// sections naming it apply) and the clients' exclusions in force on it.
-        case deviceState(device: String, focusedApp: String?, exclusions: [EdgeExclusion])
+        /// What clients set that a device follows: its seat's focused app (the [[exclusion]] and
+        /// [[pointer]] sections naming it apply), the clients' exclusions in force on it and where their
+        /// hold claims keep one-finger holds from its pointer.
+        case deviceState(device: String, focusedApp: String?, exclusions: [EdgeExclusion], holdClaims: [ScreenRegion])
         /// A seat's focus changed (for the log).
         case focusChanged(seat: String, app: String?, was: String?, by: String)
         /// Reads the configuration again; replies `reloaded` once applied, or `reload-failed`.
@@ -147,7 +150,7 @@ struct ClientPolicy {
     private var rates = SeatRates()
     private var nextExclusionSequence: UInt64 = 1
     /// What each device was last given (`deviceState`), so an unchanged one is not given again.
-    private var deviceStates: [String: (focusedApp: String?, exclusions: [EdgeExclusion])] = [:]
+    private var deviceStates: [String: (focusedApp: String?, exclusions: [EdgeExclusion], holdClaims: [ScreenRegion])] = [:]
     private(set) var explanationsWanted = false
     private(set) var updatesWanted = false
 
@@ -185,7 +188,7 @@ struct ClientPolicy {
                 focus[seat] = nil
                 actions.append(.focusChanged(seat: seat, app: nil, was: held.app, by: "\(client.label) (disconnected)"))
             }
-            if !client.exclusions.isEmpty || actions.contains(where: { if case .focusChanged = $0 { return true } else { return false } }) {
+            if !client.exclusions.isEmpty || !client.holdClaims.isEmpty || actions.contains(where: { if case .focusChanged = $0 { return true } else { return false } }) {
                 refreshDeviceStates(&actions)
             }
         case .request(let id, let message, let now):
@@ -250,7 +253,7 @@ struct ClientPolicy {
                 return
             }
             concerned = named.isEmpty ? seats : Array(Set(named.map(\.seat))).sorted()
-        case .focus, .exclude:
+        case .focus, .exclude, .claim:
             // Every seat the client may change; refused when there is none.
             concerned = seats.filter { may(declaration.right, client, onSeat: $0) }
             if concerned.isEmpty {
@@ -322,6 +325,12 @@ struct ClientPolicy {
             actions.append(.send(id, .excluded(id: message.id, accepted: accepted, refused: refused)))
         case .reload:
             actions.append(.reload(id, id: message.id, by: client.label))
+        case .claim(let list):
+            var updated = client
+            updated.holdClaims = list
+            clients[id] = updated
+            refreshDeviceStates(&actions)
+            actions.append(.send(id, .claimed(id: message.id, holds: list)))
         }
     }
 
@@ -439,8 +448,14 @@ struct ClientPolicy {
 
     /// Whether `e` applies to `device` while `focusedApp` has the focus.
     private func applies(_ e: RequestedExclusion, to device: PolicyDevice, focusedApp: String?) -> Bool {
-        if let name = e.device, !device.info.isNamed(by: name) { return false }
-        guard let app = e.app else { return true }
+        applies(device: e.device, app: e.app, to: device, focusedApp: focusedApp)
+    }
+
+    /// Whether what a client set for the devices `name` names (all when nil) while `app` has the focus
+    /// (always when nil) applies to `device` while `focusedApp` has it.
+    private func applies(device name: String?, app: String?, to device: PolicyDevice, focusedApp: String?) -> Bool {
+        if let name, !device.info.isNamed(by: name) { return false }
+        guard let app else { return true }
         guard let focusedApp else { return false }
         return Glob(app, pathname: false).matches(focusedApp)
     }
@@ -502,13 +517,35 @@ struct ClientPolicy {
 
     private static func millimetres(_ mm: Double) -> String { String((mm * 10).rounded() / 10) }
 
-    /// Gives each device whose focused app or clients' exclusions in force changed its new state.
+    // MARK: Hold claims
+
+    /// Where the clients' hold claims keep one-finger holds from `device`'s pointer now: those of the
+    /// clients that may claim on its seat (`claim` is `seatUser`'s), for the seat's focused app, each
+    /// claim's region (the whole screen for one without).
+    func holdClaimsInForce(on device: PolicyDevice) -> [ScreenRegion] {
+        let focused = focus[device.seat]?.app
+        var regions: [ScreenRegion] = []
+        for id in clients.keys.sorted() {
+            guard let client = clients[id], !client.holdClaims.isEmpty, may(.seatUser, client, onSeat: device.seat) else { continue }
+            for claim in client.holdClaims where applies(device: claim.device, app: claim.app, to: device, focusedApp: focused) {
+                regions.append(claim.region ?? .normalized(x: 0...1, y: 0...1))
+            }
+        }
+        return regions
+    }
+
+    /// Gives each device whose focused app, clients' exclusions or hold claims in force changed its new
+    /// state.
     private mutating func refreshDeviceStates(_ actions: inout [Action]) {
         for device in devices {
-            let state = (focusedApp: focus[device.seat]?.app, exclusions: exclusionsInForce(on: device))
-            if let told = deviceStates[device.id], told.focusedApp == state.focusedApp, told.exclusions == state.exclusions { continue }
+            let state = (focusedApp: focus[device.seat]?.app, exclusions: exclusionsInForce(on: device), holdClaims: holdClaimsInForce(on: device))
+            if let told = deviceStates[device.id], told.focusedApp == state.focusedApp, told.exclusions == state.exclusions,
+                told.holdClaims == state.holdClaims
+            {
+                continue
+            }
             deviceStates[device.id] = state
-            actions.append(.deviceState(device: device.id, focusedApp: state.focusedApp, exclusions: state.exclusions))
+            actions.append(.deviceState(device: device.id, focusedApp: state.focusedApp, exclusions: state.exclusions, holdClaims: state.holdClaims))
         }
     }
 }

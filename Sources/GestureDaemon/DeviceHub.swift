@@ -130,8 +130,10 @@ final class DeviceHub {
 
     @discardableResult
     private func open(_ udevDevice: UdevInputDevice) -> DiscoveryOutcome {
-        // A passthrough copy this daemon made (also refused by its phys once opened).
-        if runtimes.contains(where: { $0.passthrough.forwarding?.copy.devnode == udevDevice.devnode }) {
+        // A passthrough copy or pointer this daemon made (also refused by its phys once opened).
+        if runtimes.contains(where: {
+            $0.passthrough.forwarding?.copy.devnode == udevDevice.devnode || $0.passthrough.forwarding?.pointer.link?.device.devnode == udevDevice.devnode
+        }) {
             Log.debug("\(udevDevice.devnode) is the passthrough copy of one of gestured's devices; not reading it")
             return .refused(.ownPassthroughCopy(path: udevDevice.devnode, name: udevDevice.name, phys: VirtualTouchscreen.physPrefix))
         }
@@ -377,6 +379,8 @@ extension DeviceHub: DeviceRequests {
                 $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1)
                 claimedTouches += $1.touches.claimedCount
             }
+            // The pointer releases what it holds, where the finger is, as gestures in flight are cancelled.
+            runtime.cancelPointer()
             logChange("\(runtime.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")
             runtime.announceChange(devices: self)
         }
@@ -384,14 +388,17 @@ extension DeviceHub: DeviceRequests {
     }
 
     /// What clients set that the device follows (the client policy's `.deviceState`): its seat's focused
-    /// app and the clients' exclusions in force. Returns the device before and after; the caller tells the
-    /// clients whose view changed.
-    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion]) -> (DeviceInfo, DeviceInfo)? {
+    /// app, the clients' exclusions in force and where their hold claims keep holds from its pointer; the
+    /// pointer's mode follows the focused app (leaving an app mid-drag releases the button where the finger
+    /// is). Returns the device before and after; the caller tells the clients whose view changed.
+    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion], holdClaims: [ScreenRegion]) -> (DeviceInfo, DeviceInfo)? {
         guard let runtime = runtimes.first(where: { $0.info.id == id }) else { return nil }
         let before = runtime.announcedInfo
         runtime.info.focusedApp = focusedApp
         runtime.clientExclusions = clientExclusions
+        runtime.holdClaims = holdClaims
         applyExclusions(to: runtime)
+        runtime.refreshPointer()
         runtime.announcedInfo = runtime.info
         return (before, runtime.info)
     }
@@ -418,6 +425,7 @@ extension DeviceHub: DeviceRequests {
             let time = runtime.source.eventMicroseconds(forMonotonic: now)
             let geometry = runtime.effectiveGeometry
             runtime.runEngine(at: time) { $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1) }
+            runtime.cancelPointer()
         }
     }
 

@@ -21,7 +21,8 @@ extension DeviceRuntime {
             if let forwarding = passthrough.forwarding {
                 // Every frame is forwarded as it is read: the write below is in this same loop iteration.
                 more = try read(
-                    now: now(), into: &engine, forwarder: &forwarding.forwarder, writes: &forwarding.writes, outputs: &out)
+                    now: now(), into: &engine, forwarder: &forwarding.forwarder, writes: &forwarding.writes,
+                    pointer: forwarding.pointer.link, outputs: &out)
                 flushCopy()
             } else {
                 more = try read(now: now(), into: &engine, outputs: &out)
@@ -64,11 +65,12 @@ extension DeviceRuntime {
         return more
     }
 
-    /// The same for a device in passthrough: each event goes through the engine, then the event and the
-    /// engine's touch decisions through the forwarder, which queues what the copy receives in `writes`.
+    /// The same for a device in passthrough: each event goes through the engine, then (with a virtual
+    /// pointer) the pointer, whose claims join the engine's touch decisions, then the event and those
+    /// decisions through the forwarder, which queues what the copy receives in `writes`.
     private func read(
         now: @autoclosure () -> Int64, into engine: inout GestureEngine, forwarder: inout TouchForwarder,
-        writes: inout [InputEvent], outputs out: inout EngineOutput
+        writes: inout [InputEvent], pointer: PointerLink?, outputs out: inout EngineOutput
     ) throws(InputSourceEnded) -> Bool {
         var reports = takeReports()
         defer { returnReports(&reports) }
@@ -78,16 +80,36 @@ extension DeviceRuntime {
         func handle(_ report: InputReport) {
             // The forwarder acts on the decisions made at this report; the next report's are its own.
             defer { if !out.touches.isEmpty { out.touches.removeAll(keepingCapacity: true) } }
+            let start = out.events.count
             switch report {
             case .event(let event):
                 engine.process(event, into: &out)
+                if let pointer {
+                    // Only where something happened: a frame completed, a gesture or a decision made.
+                    let completesFrame = event.type == EV.syn && event.code == SYN.report
+                    if completesFrame || out.events.count > start || !out.touches.isEmpty {
+                        let latest = engine.latestFrame
+                        pointer.observe(
+                            &out, from: start, frame: completesFrame ? latest : nil, latest: latest, followed: { engine.followedSerials },
+                            at: event.timeMicroseconds)
+                    }
+                }
                 forwarder.process(event, decisions: out.touches, serial: { engine.contactSerial(inSlot: $0) }, into: &writes)
             case .dropped(let time):
                 engine.eventsDropped(atMicroseconds: time, into: &out)
+                if let pointer {
+                    pointer.observe(&out, from: start, frame: nil, latest: engine.latestFrame, followed: { engine.followedSerials }, at: time)
+                    // The fingers' motion during the gap is unknown: what the pointer holds is released.
+                    pointer.pointer.cancel(atMicroseconds: time, into: &pointer.output)
+                }
                 forwarder.eventsDropped()
                 forwarder.apply(out.touches, atMicroseconds: time, into: &writes)
             case .reset(let time):
                 engine.reset(atMicroseconds: time, into: &out)
+                if let pointer {
+                    pointer.observe(&out, from: start, frame: nil, latest: engine.latestFrame, followed: { engine.followedSerials }, at: time)
+                    pointer.pointer.reset(atMicroseconds: time, into: &pointer.output)
+                }
                 forwarder.apply(out.touches, atMicroseconds: time, into: &writes)
                 forwarder.finish(atMicroseconds: time, into: &writes)
                 // A replay's next pass starts from nothing, like a device plugged in again.
@@ -96,6 +118,11 @@ extension DeviceRuntime {
                 // Touches held back are released when a pen comes: the copy gets them at once.
                 guard arbitrates else { return }
                 engine.penProximity(near, atMicroseconds: time, into: &out)
+                if let pointer {
+                    pointer.observe(&out, from: start, frame: nil, latest: engine.latestFrame, followed: { engine.followedSerials }, at: time)
+                    // A pen near: the hand rests; the pointer releases what it holds, as the gesture ended.
+                    if near { pointer.pointer.cancel(atMicroseconds: time, into: &pointer.output) }
+                }
                 forwarder.apply(out.touches, atMicroseconds: time, into: &writes)
             }
         }

@@ -19,6 +19,9 @@ extension DeviceRuntime {
         guard settings.recognizer != engine.settings || settings.geometry != self.settings.geometry else {
             self.settings = settings
             switchPassthrough(.configured(on: settings.passthrough))
+            // The pointer's mode and settings may have changed (releasing what it holds when they did).
+            refreshPointer(retryingFailed: true)
+            if info != announcedInfo { announceChange() }
             return
         }
         let time = source.eventMicroseconds(forMonotonic: monotonicNow)
@@ -28,6 +31,8 @@ extension DeviceRuntime {
         runEngine(at: time) {
             $0.reconfigure(settings: settings.recognizer, geometry: geometry, atMicroseconds: time, into: &$1)
         }
+        // Gestures in flight were cancelled: the pointer releases what it holds too.
+        cancelPointer()
         let size = PanelSize(engine.geometry)
         if size != info.size {
             info.size = size
@@ -36,6 +41,8 @@ extension DeviceRuntime {
         // The screen and zones the exclusion cap is measured on may have changed, whether or not clients see it.
         announceChange()
         switchPassthrough(.configured(on: settings.passthrough))
+        refreshPointer(retryingFailed: true)
+        if info != announcedInfo { announceChange() }
         Log.info("\(info.id): new settings applied")
     }
 }

@@ -83,6 +83,8 @@ final class DeviceRuntime {
     var passthrough: PassthroughState = .off
     /// The clients' exclusions in force on the device (the client policy's), beside the file's.
     var clientExclusions: [EdgeExclusion] = []
+    /// Where clients keep one-finger holds from the device's pointer (the client policy's, from `claim`).
+    var holdClaims: [ScreenRegion] = []
     /// `info` as clients were last told it (`announceChange`).
     var announcedInfo: DeviceInfo
     /// The audience of the gesture whose `begin` comes next in the engine's output (`EngineEvent.audience`);
@@ -162,16 +164,22 @@ final class DeviceRuntime {
     /// When the device needs the loop's attention without fd readiness, in CLOCK_MONOTONIC microseconds:
     /// the recognizer's next deadline or the source's next scheduled report, whichever is first.
     var nextWakeMicroseconds: Int64? {
+        var earliest: Int64?
         switch (deadlineMicroseconds, sourceWakeMicroseconds) {
-        case let (d?, s?): return min(d, s)
-        case let (d?, nil): return d
-        case let (nil, s?): return s
-        case (nil, nil): return nil
+        case let (d?, s?): earliest = min(d, s)
+        case let (d?, nil): earliest = d
+        case let (nil, s?): earliest = s
+        case (nil, nil): earliest = nil
         }
+        // A fling's next wheel events (touch that points).
+        if let p = pointerWakeMicroseconds { earliest = min(earliest ?? p, p) }
+        return earliest
     }
 
-    /// After the timer fired (`now`): the replay's events due, then a recognizer deadline that has passed.
+    /// After the timer fired (`now`): the replay's events due, then a recognizer deadline that has passed
+    /// (and a fling's wheel events, which no read or deadline of the engine brings).
     func serveDue(now: Int64) -> ReadOutcome {
+        if let p = pointerWakeMicroseconds, p <= now { servePointer(now: now) }
         if let wake = sourceWakeMicroseconds, wake <= now {
             let outcome = pump(now: now)
             if case .ended = outcome { return outcome }
@@ -221,6 +229,8 @@ final class DeviceRuntime {
         defer { returnOutputs(&out) }
         operation(&engine, &out)
         if let forwarding = passthrough.forwarding {
+            // The pointer first: its claims join the decisions the forwarder acts on.
+            forwarding.pointer.link?.observe(&out, from: 0, frame: nil, latest: engine.latestFrame, followed: { engine.followedSerials }, at: time)
             forwarding.forwarder.apply(out.touches, atMicroseconds: time, into: &forwarding.writes)
             flushCopy()
         }

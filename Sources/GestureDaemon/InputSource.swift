@@ -145,6 +145,8 @@ public protocol InputSource: AnyObject {
     func setGrab(_ grab: Bool) throws(EvdevError)
     /// A virtual copy of the source for its passthrough: the panel's name, ids, properties and axes.
     func makeVirtualCopy() throws(SystemError) -> any PassthroughCopy
+    /// The virtual pointer beside the copy (touch that points): the panel's position axes, buttons, wheels.
+    func makeVirtualPointer() throws(SystemError) -> any PassthroughCopy
     /// What the source has down now, and the values its slots hold (a kernel device's state, which its
     /// events only change); nil for a source that reports everything from the start (a replay).
     var panelState: PanelState? { get }
@@ -193,5 +195,9 @@ public final class EvdevInputSource: InputSource {
     /// The copy clones the open device through libevdev (every code it has, not only the description's).
     public func makeVirtualCopy() throws(SystemError) -> any PassthroughCopy {
         try VirtualTouchscreen(cloning: description, from: device, panelNode: device.path)
+    }
+
+    public func makeVirtualPointer() throws(SystemError) -> any PassthroughCopy {
+        try VirtualPointer(panel: description, panelNode: device.path)
     }
 }

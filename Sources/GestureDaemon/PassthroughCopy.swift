@@ -17,12 +17,16 @@ public protocol PassthroughCopy: AnyObject {
 
 extension VirtualTouchscreen: PassthroughCopy {}
 
-/// A device in passthrough: its touch forwarder and its virtual copy.
+/// A device in passthrough: its touch forwarder and its virtual copy, and its virtual pointer when the
+/// configuration asks for one (DevicePointer.swift).
 final class Passthrough {
     var forwarder: TouchForwarder
     let copy: any PassthroughCopy
     /// Events for the copy, written once per loop iteration that produced them.
     var writes: [InputEvent] = []
+    /// The virtual pointer beside the copy (touch that points); changed only by `DeviceRuntime.refreshPointer`
+    /// and `retirePointer`.
+    var pointer: PointerState = .none
 
     init(forwarder: TouchForwarder, copy: any PassthroughCopy) {
         self.forwarder = forwarder

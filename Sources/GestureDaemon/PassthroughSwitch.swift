@@ -121,8 +121,9 @@ extension DeviceRuntime {
             }
         case (.off, .configured(on: false)), (.failed, .configured(on: false)), (.turningOn, .configured(on: false)):
             passthrough = .off
-        case (.on, .writeFailed(let error)), (.turningOff, .writeFailed(let error)):
+        case (.on(let broken), .writeFailed(let error)), (.turningOff(let broken), .writeFailed(let error)):
             Log.error("\(info.id): cannot write to the passthrough copy: \(error); passthrough is turned off")
+            retirePointer(broken, now: source.eventMicroseconds(forMonotonic: SystemCall.monotonicMicroseconds()))
             passthrough = .failed(.writeFailed(error))
             info.virtualPath = nil
             if !settings.grab { try? source.setGrab(false) }
@@ -156,6 +157,8 @@ extension DeviceRuntime {
             info.virtualPath = made.virtualPath
             setWithholding(true)
             Log.info("\(info.id): passthrough on: \(source.path) grabbed, its touches forwarded to \(made.virtualPath)")
+            // Its pointer, when the configuration asks for one.
+            refreshPointer(retryingFailed: true)
         case .failure(let failure):
             passthrough = .failed(failure)
             switch failure {
@@ -193,8 +196,10 @@ extension DeviceRuntime {
     /// Cancels what the copy has down, releases the grab (unless `grab = true`) and retires the copy: it is
     /// destroyed `RetiringCopies.retirementMicroseconds` later, once its readers have read the cancels.
     private func turnOff(_ passthrough: Passthrough, _ end: PassthroughEnd) {
-        self.passthrough = .off
         let monotonicNow = SystemCall.monotonicMicroseconds()
+        // The pointer releases what it holds and goes, the copy after it.
+        retirePointer(passthrough, now: source.eventMicroseconds(forMonotonic: monotonicNow))
+        self.passthrough = .off
         passthrough.forwarder.finish(atMicroseconds: source.eventMicroseconds(forMonotonic: monotonicNow), into: &passthrough.writes)
         do {
             if !passthrough.writes.isEmpty { try passthrough.copy.write(passthrough.writes) }
@@ -218,13 +223,18 @@ extension DeviceRuntime {
     /// Writes what the forwarder produced to the copy: one write for the loop iteration. A failed write
     /// ends passthrough for the device (the panel is released to the compositor).
     func flushCopy() {
-        guard let forwarding = passthrough.forwarding, !forwarding.writes.isEmpty else { return }
-        defer { forwarding.writes.removeAll(keepingCapacity: true) }
-        do {
-            try forwarding.copy.write(forwarding.writes)
-        } catch {
-            switchPassthrough(.writeFailed(error))
+        guard let forwarding = passthrough.forwarding else { return }
+        if !forwarding.writes.isEmpty {
+            defer { forwarding.writes.removeAll(keepingCapacity: true) }
+            do {
+                try forwarding.copy.write(forwarding.writes)
+            } catch {
+                switchPassthrough(.writeFailed(error))
+                return
+            }
         }
+        // The pointer's after the copy's: a touch the pointer takes is cancelled for the app first.
+        flushPointer()
     }
 
     /// Turns the engine's touch decisions on or off (a reconfiguration, so gestures in flight end).

@@ -194,6 +194,11 @@ public final class ReplaySource: InputSource {
         try VirtualTouchscreen(cloning: description, panelNode: nil)
     }
 
+    /// And its pointer.
+    public func makeVirtualPointer() throws(SystemError) -> any PassthroughCopy {
+        try VirtualPointer(panel: description, panelNode: nil)
+    }
+
     /// Event time of the next report: an event of the current pass, or the reset that ends the pass
     /// `passGapMicroseconds` after its last event (where the next pass of a loop starts).
     private var nextEventTime: Int64? {

@@ -2,7 +2,7 @@
 //
 //   final class VirtualTouchscreen
 //     init(cloning description: DeviceDescription, from handle: EvdevDevice?, panelNode: String?) throws(SystemError)
-//     let devnode: String?            — /dev/input/eventN of the copy
+//     var devnode: String?            — /dev/input/eventN of the copy
 //     func write(_ events: [InputEvent]) throws(SystemError)   — one write(2) for the batch
 //
 // The copy has the panel's name, ids, properties, event types and codes and absolute axes (ranges,
@@ -16,23 +16,22 @@ import SystemCalls
 import TouchForwarding
 
 public final class VirtualTouchscreen {
-    /// The `phys` of every virtual device gestured makes ("gestured-passthrough/<panel node>"): gestured
-    /// never opens a device whose phys starts with it, and 95-gestured-passthrough.rules matches it.
+    /// The `phys` of every virtual device gestured makes ("gestured-passthrough/<panel node>", and
+    /// "gestured-passthrough/<panel node>/pointer" for the pointer beside a copy): gestured never opens a
+    /// device whose phys starts with it, and 95-gestured-passthrough.rules matches it.
     public static let physPrefix = "gestured-passthrough"
 
     /// The uinput node the copies are made through.
-    public static let uinputPath = "/dev/uinput"
+    public static let uinputPath = UinputDevice.uinputPath
 
+    private let device: UinputDevice
     /// The copy's event node, as libevdev finds it in sysfs (nil if it could not tell).
-    public let devnode: String?
+    public var devnode: String? { device.devnode }
     /// The copy's sysfs path (/sys/devices/virtual/input/inputN).
-    public let syspath: String?
-    private let uinput: OpaquePointer
-    private let template: OpaquePointer
-    /// The /dev/uinput descriptor the copy lives on (closing it destroys the copy, as the kernel does when
-    /// the daemon dies).
-    private let fd: Int32
-    private var buffer: [input_event] = []
+    public var syspath: String? { device.syspath }
+
+    /// The phys of a virtual device of the panel at `panelNode` (a replay's: "replay").
+    static func phys(panelNode: String?) -> String { physPrefix + "/" + (panelNode ?? "replay") }
 
     /// Creates the copy of `description` (`libevdev_uinput_create_from_device`). With `panel` (the live
     /// panel's libevdev), the event types and codes it has beyond what `description` holds (MSC_TIMESTAMP,
@@ -43,8 +42,6 @@ public final class VirtualTouchscreen {
         }
         let copy = TouchForwarder.virtualDescription(of: description)
         libevdev_set_name(template, copy.name)
-        let phys = VirtualTouchscreen.physPrefix + "/" + (panelNode ?? "replay")
-        libevdev_set_phys(template, phys)
         libevdev_set_id_bustype(template, Int32(copy.busType))
         libevdev_set_id_vendor(template, Int32(copy.vendor))
         libevdev_set_id_product(template, Int32(copy.product))
@@ -58,69 +55,11 @@ public final class VirtualTouchscreen {
             libevdev_enable_event_code(template, UInt32(EV.abs), UInt32(code), &info)
         }
         panel?.copyOtherCodes(into: template)
-        let hint =
-            "passthrough needs write access to /dev/uinput (the uinput module loaded and the udev rule of "
-            + "docs/installation.md); the panel is read without passthrough"
-        // libevdev sets no phys on the copy, and the phys is how gestured and the udev rule know it: the
-        // descriptor is opened here and given the phys before libevdev creates the device on it.
-        let fd: Int32
-        do {
-            fd = try SystemCall.open(VirtualTouchscreen.uinputPath, flags: O_RDWR | O_CLOEXEC)
-        } catch {
-            libevdev_free(template)
-            var error = error
-            if [EACCES, EPERM, ENOENT, ENODEV, ENXIO].contains(error.errno) { error.hint = hint }
-            throw error
-        }
-        if gestured_uinput_set_phys(fd, phys) < 0 {
-            let code = Glibc.errno
-            libevdev_free(template)
-            SystemCall.close(fd)
-            throw SystemError(errno: code, operation: "ioctl(UI_SET_PHYS)", path: VirtualTouchscreen.uinputPath)
-        }
-        var uinput: OpaquePointer?
-        let rc = libevdev_uinput_create_from_device(template, fd, &uinput)
-        guard rc >= 0, let uinput else {
-            libevdev_free(template)
-            SystemCall.close(fd)
-            throw SystemError(
-                errno: -rc, operation: "libevdev_uinput_create_from_device", path: VirtualTouchscreen.uinputPath,
-                hint: -rc == EACCES || -rc == EPERM ? hint : nil)
-        }
-        self.fd = fd
-        self.template = template
-        self.uinput = uinput
-        devnode = libevdev_uinput_get_devnode(uinput).map { String(cString: $0) }
-        syspath = libevdev_uinput_get_syspath(uinput).map { String(cString: $0) }
-        buffer.reserveCapacity(64)
-    }
-
-    deinit {
-        libevdev_uinput_destroy(uinput)
-        libevdev_free(template)
-        SystemCall.close(fd)
+        device = try UinputDevice(template: template, phys: VirtualTouchscreen.phys(panelNode: panelNode))
     }
 
     /// Writes `events` to the copy in one write(2) (uinput takes whole input_events; the kernel stamps them).
-    public func write(_ events: [InputEvent]) throws(SystemError) {
-        guard !events.isEmpty else { return }
-        buffer.removeAll(keepingCapacity: true)
-        for e in events {
-            var raw = input_event()
-            gestured_input_event_set(&raw, e.type, e.code, e.value)
-            buffer.append(raw)
-        }
-        let fd = self.fd
-        let size = MemoryLayout<input_event>.stride * buffer.count
-        let path = devnode ?? VirtualTouchscreen.uinputPath
-        let result: Result<Int, SystemError> = buffer.withUnsafeBytes { bytes in
-            do throws(SystemError) { return .success(try SystemCall.write(fd, bytes, path: path)) } catch { return .failure(error) }
-        }
-        let written = try result.get()
-        if written != size {
-            throw SystemError(errno: EIO, operation: "write (\(written) of \(size) bytes)", path: devnode ?? VirtualTouchscreen.uinputPath)
-        }
-    }
+    public func write(_ events: [InputEvent]) throws(SystemError) { try device.write(events) }
 }
 
 extension EvdevDevice {

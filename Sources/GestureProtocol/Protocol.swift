@@ -197,6 +197,12 @@ public struct DeviceInfo: Equatable, Sendable {
     /// For a device in passthrough: the node of its virtual copy (`/dev/input/event9`), which the
     /// compositor reads instead of the grabbed panel. Absent otherwise.
     public var virtualPath: String?
+    /// For a device in passthrough whose configuration asks for a virtual pointer (touch that points): the
+    /// pointer's node. Absent otherwise.
+    public var pointerPath: String?
+    /// What the device's touches do for the focused app now (`pointer` and [[pointer]] sections), while it
+    /// has a pointer; private to the seat's audience, as it follows the focused app.
+    public var pointerMode: PointerMode?
     /// The output (connector name, "DSI-1") the touchscreen belongs to: its `WL_OUTPUT` udev property, the
     /// convention libinput and compositors follow. Absent when unset (and for replays).
     public var output: String?
@@ -240,12 +246,13 @@ public struct DeviceInfo: Equatable, Sendable {
     }
 
     /// The device as a client that may not see its seat's private details sees it: without the focused
-    /// app (what the seat's user is doing) and the exclusions (which follow the focused app, and name the
-    /// clients that keep them).
+    /// app (what the seat's user is doing), the exclusions (which follow the focused app, and name the
+    /// clients that keep them) and the pointer's mode (which follows the focused app).
     public var publicView: DeviceInfo {
         var view = self
         view.focusedApp = nil
         view.exclusions = []
+        view.pointerMode = nil
         return view
     }
 
@@ -264,6 +271,8 @@ public struct DeviceInfo: Equatable, Sendable {
         members.append(("slots", .integer(slots)))
         members.append(("orientation", .integer(orientation.rawValue)))
         if let virtualPath { members.append(("virtual_path", .string(virtualPath))) }
+        if let pointerPath { members.append(("pointer_path", .string(pointerPath))) }
+        if let pointerMode { members.append(("pointer_mode", .string(pointerMode.rawValue))) }
         if let output { members.append(("output", .string(output))) }
         if let size {
             members.append(("size_mm", .object([("width", .double(size.widthMM)), ("height", .double(size.heightMM))])))
@@ -294,6 +303,8 @@ public struct DeviceInfo: Equatable, Sendable {
         // A daemon older than the `orientation` request sends none: its devices are never turned.
         self.orientation = json["orientation"]?.intValue.flatMap(DeviceOrientation.init(rawValue:)) ?? .normal
         self.virtualPath = json["virtual_path"]?.stringValue
+        self.pointerPath = json["pointer_path"]?.stringValue
+        self.pointerMode = json["pointer_mode"]?.stringValue.flatMap(PointerMode.init(rawValue:))
         self.output = json["output"]?.stringValue
         if let width = json["size_mm"]?["width"]?.doubleValue, let height = json["size_mm"]?["height"]?.doubleValue,
             let source = json["size_source"]?.stringValue.flatMap(PanelSize.Source.init(rawValue:))

@@ -23,6 +23,9 @@ public enum Request: Equatable, Sendable {
     case exclude([RequestedExclusion])
     /// Read the configuration file again and apply it; the reply comes once it is applied or refused.
     case reload
+    /// Set this client's hold claims (one-finger holds that are its own, never a pointer's secondary
+    /// click, while it is connected), replacing the ones it set before; an empty list clears them.
+    case claim([HoldClaim])
 
     /// The request's type, with its declaration.
     public var type: RequestType {
@@ -35,6 +38,7 @@ public enum Request: Equatable, Sendable {
         case .focus: return .focus
         case .exclude: return .exclude
         case .reload: return .reload
+        case .claim: return .claim
         }
     }
 
@@ -50,6 +54,8 @@ public enum Request: Equatable, Sendable {
             return [("app_id", app.map(JSONValue.string) ?? .null)]
         case .exclude(let list):
             return [("exclusions", .array(list.map(\.json)))]
+        case .claim(let list):
+            return [("holds", .array(list.map(\.json)))]
         case .unsubscribe, .devices, .ping, .reload:
             return []
         }
@@ -106,7 +112,7 @@ public struct RequestDeclaration: Equatable, Sendable {
 
 /// Every request type, each declared once (its name is the raw value).
 public enum RequestType: String, Equatable, Sendable, CaseIterable {
-    case subscribe, unsubscribe, devices, ping, orientation, focus, exclude, reload
+    case subscribe, unsubscribe, devices, ping, orientation, focus, exclude, reload, claim
 
     public var declaration: RequestDeclaration {
         switch self {
@@ -139,6 +145,11 @@ public enum RequestType: String, Equatable, Sendable, CaseIterable {
             return RequestDeclaration(
                 fields: [], right: .administrator, rate: RequestRateLimit(burst: 2, perSecond: 0.5, changes: "reloads"),
                 reply: ServerMessage.TypeName.reloaded)
+        case .claim:
+            // As exclusions: sent again when bindings are reloaded or an app's layout changes.
+            return RequestDeclaration(
+                fields: ["holds"], right: .seatUser, rate: RequestRateLimit(burst: 8, perSecond: 4, changes: "hold claims"),
+                reply: ServerMessage.TypeName.claimed)
         }
     }
 
@@ -158,6 +169,7 @@ public enum RequestType: String, Equatable, Sendable, CaseIterable {
         case .focus: return .focus(appID: try RequestMessage.decodeFocus(value))
         case .exclude: return .exclude(try RequestedExclusion.decodeList(value["exclusions"]))
         case .reload: return .reload
+        case .claim: return .claim(try HoldClaim.decodeList(value["holds"]))
         }
     }
 }
@@ -237,6 +249,112 @@ public struct RequestedExclusion: Equatable, Sendable {
                 app = s
             }
             list.append(RequestedExclusion(edge: edge, from: from, to: to, device: device, app: app))
+        }
+        return list
+    }
+}
+
+/// One-finger holds a client keeps for itself (a `claim` request): those whose fingers' centre is in
+/// `region` (the whole screen when nil), on the devices `device` names (an id, a name or "vvvv:pppp"; every
+/// device when nil), while the app `app` has the focus (an app_id glob; always when nil). Such a hold is the
+/// client's gesture: gestured's pointer does not turn it into a secondary click (docs/gestures.md, "Touch
+/// that points").
+public struct HoldClaim: Equatable, Sendable {
+    public var region: ScreenRegion?
+    public var device: String?
+    public var app: String?
+
+    public init(region: ScreenRegion? = nil, device: String? = nil, app: String? = nil) {
+        self.region = region
+        self.device = device
+        self.app = app
+    }
+
+    /// The keys a hold claim may hold.
+    static let keys = ["region", "region_mm", "device", "app"]
+
+    /// Most claims one request may hold.
+    public static let maximumPerRequest = 16
+
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        switch region {
+        case .normalized(let x, let y)?:
+            members.append(("region", .array([.double(x.lowerBound), .double(y.lowerBound), .double(x.upperBound), .double(y.upperBound)])))
+        case .millimetres(let x, let y)?:
+            members.append(("region_mm", .array([.double(x.lowerBound), .double(y.lowerBound), .double(x.upperBound), .double(y.upperBound)])))
+        case nil:
+            break
+        }
+        if let device { members.append(("device", .string(device))) }
+        if let app { members.append(("app", .string(app))) }
+        return .object(members)
+    }
+
+    /// Reads one claim as the daemon sent it back (lenient: what cannot be read is left out).
+    init?(reply v: JSONValue) {
+        guard case .object = v else { return nil }
+        if let r = HoldClaim.rectangle(v["region"]), r.x1 <= 1, r.y1 <= 1 {
+            region = .normalized(x: r.x0...r.x1, y: r.y0...r.y1)
+        } else if let r = HoldClaim.rectangle(v["region_mm"]) {
+            region = .millimetres(x: r.x0...r.x1, y: r.y0...r.y1)
+        }
+        device = v["device"]?.stringValue
+        app = v["app"]?.stringValue
+    }
+
+    /// [x_from, y_from, x_to, y_to], each pair in order and not negative.
+    private static func rectangle(_ v: JSONValue?) -> (x0: Double, y0: Double, x1: Double, y1: Double)? {
+        guard let items = v?.arrayValue, items.count == 4 else { return nil }
+        let n = items.compactMap(\.doubleValue)
+        guard n.count == 4, n.allSatisfy({ $0.isFinite && $0 >= 0 }), n[0] < n[2], n[1] < n[3] else { return nil }
+        return (n[0], n[1], n[2], n[3])
+    }
+
+    static func decodeList(_ value: JSONValue?) throws(ProtocolDecodingError) -> [HoldClaim] {
+        guard let value else {
+            throw ProtocolDecodingError("a claim request needs \"holds\": an array of {\"region\" or \"region_mm\", \"device\", \"app\"} (empty to clear)")
+        }
+        guard let items = value.arrayValue else { throw ProtocolDecodingError("\"holds\" must be an array, not \(value.typeNameWithArticle)") }
+        guard items.count <= maximumPerRequest else {
+            throw ProtocolDecodingError("\"holds\" holds \(items.count) claims; at most \(maximumPerRequest) in one request")
+        }
+        var list: [HoldClaim] = []
+        for item in items {
+            guard case .object(let members) = item else { throw ProtocolDecodingError("a hold claim is an object, not \(item.typeNameWithArticle)") }
+            if let unknown = members.first(where: { !keys.contains($0.key) }) {
+                throw ProtocolDecodingError("unknown field \"\(unknown.key)\" in a hold claim (allowed: \(keys.sorted().joined(separator: ", ")))")
+            }
+            var claim = HoldClaim()
+            switch (item["region"], item["region_mm"]) {
+            case (_?, _?):
+                throw ProtocolDecodingError("a hold claim has \"region\" or \"region_mm\", not both")
+            case (let r?, nil):
+                guard let rect = rectangle(r), rect.x1 <= 1, rect.y1 <= 1 else {
+                    throw ProtocolDecodingError(
+                        "a hold claim's \"region\" is [x_from, y_from, x_to, y_to], fractions of the screen from its top-left corner, each from below to, 0 to 1")
+                }
+                claim.region = .normalized(x: rect.x0...rect.x1, y: rect.y0...rect.y1)
+            case (nil, let r?):
+                guard let rect = rectangle(r) else {
+                    throw ProtocolDecodingError(
+                        "a hold claim's \"region_mm\" is [x_from, y_from, x_to, y_to], millimetres from the screen's top-left corner, each from below to")
+                }
+                claim.region = .millimetres(x: rect.x0...rect.x1, y: rect.y0...rect.y1)
+            case (nil, nil):
+                break
+            }
+            if let d = item["device"] {
+                guard let s = d.stringValue, !s.isEmpty else { throw ProtocolDecodingError("a hold claim's \"device\" is a device's id, name or vvvv:pppp") }
+                claim.device = s
+            }
+            if let a = item["app"] {
+                guard let s = a.stringValue, !s.isEmpty, s.utf8.count <= 512 else {
+                    throw ProtocolDecodingError("a hold claim's \"app\" is the app_id (or a glob of app_ids) it holds for, at most 512 bytes")
+                }
+                claim.app = s
+            }
+            list.append(claim)
         }
         return list
     }

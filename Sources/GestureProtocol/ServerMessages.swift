@@ -54,6 +54,8 @@ public enum ServerMessage: Equatable, Sendable {
     case excluded(id: JSONValue?, accepted: [RequestedExclusion], refused: [RefusedExclusion])
     /// The reply to `reload`, once the configuration file `path` was read again and applied.
     case reloaded(id: JSONValue?, path: String)
+    /// The reply to `claim`: the client's hold claims now.
+    case claimed(id: JSONValue?, holds: [HoldClaim])
     case error(ProtocolError)
     case deviceAdded(DeviceInfo)
     case deviceRemoved(DeviceInfo)
@@ -73,7 +75,7 @@ public enum ServerMessage: Equatable, Sendable {
     public var reply: (isReply: Bool, id: JSONValue?) {
         switch self {
         case .subscribed(let id, _, _), .unsubscribed(let id), .devices(let id, _), .pong(let id), .oriented(let id, _, _),
-            .focused(let id, _), .excluded(let id, _, _), .reloaded(let id, _):
+            .focused(let id, _), .excluded(let id, _, _), .reloaded(let id, _), .claimed(let id, _):
             return (true, id)
         case .error(let error): return (true, error.id)
         case .hello, .deviceAdded, .deviceRemoved, .deviceChanged, .gesture, .appTouchAccessChanged, .explanation, .unknown:
@@ -92,6 +94,7 @@ public enum ServerMessage: Equatable, Sendable {
         public static let focused = "focused"
         public static let excluded = "excluded"
         public static let reloaded = "reloaded"
+        public static let claimed = "claimed"
         public static let error = "error"
         public static let deviceAdded = "device-added"
         public static let deviceRemoved = "device-removed"
@@ -142,6 +145,9 @@ public enum ServerMessage: Equatable, Sendable {
         case .reloaded(let id, let path):
             members = withID(TypeName.reloaded, id)
             members.append(("path", .string(path)))
+        case .claimed(let id, let holds):
+            members = withID(TypeName.claimed, id)
+            members.append(("holds", .array(holds.map(\.json))))
         case .error(let error):
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
@@ -241,6 +247,8 @@ public enum ServerMessage: Equatable, Sendable {
             return .excluded(id: id, accepted: accepted, refused: refused)
         case TypeName.reloaded:
             return .reloaded(id: id, path: value["path"]?.stringValue ?? "")
+        case TypeName.claimed:
+            return .claimed(id: id, holds: (value["holds"]?.arrayValue ?? []).compactMap(HoldClaim.init(reply:)))
         case TypeName.error:
             let codeText = value["code"]?.stringValue ?? ""
             let message = value["message"]?.stringValue ?? "(no message)"

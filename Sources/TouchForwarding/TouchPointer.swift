@@ -304,11 +304,12 @@ public struct TouchPointer: Sendable {
 
     // MARK: - From the daemon
 
-    /// The focused app changed the mode (or a reload the settings): what the pointer holds is released
-    /// where the finger is; its touches down stay taken from the app until they lift.
+    /// The focused app changed the mode (or a reload the settings): when either changed, what the pointer
+    /// holds is released where the finger is; its touches down stay taken from the app until they lift.
     public mutating func setMode(_ new: PointerMode, settings newSettings: PointerSettings? = nil, atMicroseconds time: Int64, into out: inout PointerOutput) {
+        let changed = new != mode || (newSettings.map { $0 != settings } ?? false)
         if let newSettings { settings = newSettings }
-        guard new != mode else { return }
+        guard changed else { return }
         handle(.released, at: time, into: &out)
         mode = new
     }

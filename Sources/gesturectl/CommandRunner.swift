@@ -484,7 +484,7 @@ final class CommandRunner<Source: ActionSource> {
             }
             if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
             log.info("the daemon says: \(e.message)")
-        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .explanation:
+        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .claimed, .unknown, .explanation:
             break
         }
     }

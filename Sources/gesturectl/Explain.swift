@@ -139,7 +139,7 @@ private func explainLive(socket: String?, devices: [String], json: Bool, count: 
                 printError("gesturectl explain: the daemon says: \(shown(e.message))\n")
             case .appTouchAccessChanged(let access):
                 printError("gesturectl explain: \(shown(access.description))\n")
-            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .gesture, .deviceAdded,
+            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .claimed, .unknown, .gesture, .deviceAdded,
                 .deviceRemoved, .deviceChanged:
                 break
             }

@@ -142,7 +142,7 @@ struct BindingsFileTests {
                 == ["bindings.toml:1:1: edge: unknown key at the top level; edge belongs in a [[binding]] section"])
         #expect(
             bindingErrors("[[binding]]\nedge = \"left\"\ntaps = 2\nshell = \"x\"\n")
-                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, start_edge and direction on pans, taps on taps, region on taps and holds, held_seconds on holds): it would never fire"])
+                == ["bindings.toml:1:1: binding[1]: no gesture has all of these keys (edge and edge_position are on edge swipes, start_edge and direction on pans, taps on taps, secondary_click and region on taps and holds, held_seconds on holds): it would never fire"])
         #expect(
             bindingErrors("[[binding]]\non = \"threshold\"\nprogress = 0.3\nscale = 2\nshell = \"x\"\n")
                 == ["bindings.toml:4:1: binding[1].scale: a threshold binding waits for one value; it already has progress"])

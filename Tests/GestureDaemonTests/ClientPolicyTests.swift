@@ -44,8 +44,15 @@ import Testing
     /// The clients' exclusions each device is given, by the last `deviceState` of each.
     static func states(_ actions: [ClientPolicy.Action]) -> [String: (app: String?, exclusions: [EdgeExclusion])] {
         var states: [String: (app: String?, exclusions: [EdgeExclusion])] = [:]
-        for case .deviceState(let device, let app, let exclusions) in actions { states[device] = (app, exclusions) }
+        for case .deviceState(let device, let app, let exclusions, _) in actions { states[device] = (app, exclusions) }
         return states
+    }
+
+    /// Where the clients' hold claims keep holds from each device's pointer, by the last `deviceState` of each.
+    static func holdClaims(_ actions: [ClientPolicy.Action]) -> [String: [ScreenRegion]] {
+        var claims: [String: [ScreenRegion]] = [:]
+        for case .deviceState(let device, _, _, let regions) in actions { claims[device] = regions }
+        return claims
     }
 
     static func millimetres(on side: Edge, of device: PolicyDevice, _ exclusions: [EdgeExclusion]) -> Double {
@@ -94,7 +101,7 @@ import Testing
         for type in RequestType.allCases {
             switch type {
             case .subscribe, .unsubscribe, .devices, .ping: #expect(type.declaration.right == .anyClient)
-            case .orientation, .focus, .exclude: #expect(type.declaration.right == .seatUser)
+            case .orientation, .focus, .exclude, .claim: #expect(type.declaration.right == .seatUser)
             case .reload: #expect(type.declaration.right == .administrator)
             }
         }

@@ -25,7 +25,7 @@ final class FakeDevices: DeviceRequests {
         return OrientationChange(devices: infos.filter { ids.contains($0.id) })
     }
 
-    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion]) -> (DeviceInfo, DeviceInfo)? {
+    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion], holdClaims: [ScreenRegion]) -> (DeviceInfo, DeviceInfo)? {
         states[id] = (focusedApp, clientExclusions)
         guard let i = infos.firstIndex(where: { $0.id == id }) else { return nil }
         let before = infos[i]

@@ -95,6 +95,16 @@ final class ScriptedPanel: InputSource {
 
     var panelState: PanelState? { nil }
 
+    var pointerError: SystemError?
+    private(set) var pointers: [RecordingCopy] = []
+
+    func makeVirtualPointer() throws(SystemError) -> any PassthroughCopy {
+        if let pointerError { throw pointerError }
+        let pointer = RecordingCopy()
+        pointers.append(pointer)
+        return pointer
+    }
+
     /// Queues a frame at `time`: the finger in slot 0 lands at (x, y) in device units.
     func land(at time: Int64, x: Int32 = 500, y: Int32 = 800) {
         pending += [
