@@ -364,6 +364,22 @@ public struct BindingsFile: Equatable, Sendable {
     /// The bindings with `keys`, which need the compositor's virtual keyboard.
     public var keyBindings: [Binding] { bindings.filter { $0.command.chords != nil } }
 
+    /// The one-finger holds the bindings take (`gesturectl bind` sends them as a `claim` request), so that
+    /// gestured's pointer never turns such a hold into a secondary click as well (docs/gestures.md, "Touch
+    /// that points"): for each binding that can match a one-finger hold (its kinds include holds, its
+    /// fingers one), its region (the whole screen without one), its device and each of its apps. At most
+    /// `HoldClaim.maximumPerRequest`, the first bindings' first.
+    public var holdClaims: [HoldClaim] {
+        var claims: [HoldClaim] = []
+        for b in bindings where b.possibleKinds.contains(.hold) && (b.fingers?.contains(1) ?? true) {
+            for app in b.apps.map({ $0.map(Optional.some) }) ?? [nil] {
+                let claim = HoldClaim(region: b.region, device: b.device, app: app)
+                if !claims.contains(claim) { claims.append(claim) }
+            }
+        }
+        return Array(claims.prefix(HoldClaim.maximumPerRequest))
+    }
+
     /// The narrowest subscription that still delivers every event a binding can fire on: only the kinds
     /// (and, for edge swipes, the edges) some binding can match, finger counts when every binding names
     /// them, and updates only when a threshold binding needs them.

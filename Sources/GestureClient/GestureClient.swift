@@ -204,6 +204,8 @@ public final class GestureClient {
     public private(set) var exclusions: [RequestedExclusion] = []
     /// The focus this connection said, which `reconnected()` says again.
     public private(set) var focus: String??
+    /// The hold claims this connection keeps, which `reconnected()` asks for again.
+    public private(set) var holdClaims: [HoldClaim] = []
     /// The subscription this connection asked for, which `reconnected()` asks for again.
     public private(set) var subscription: SubscriptionFilter?
 
@@ -228,6 +230,19 @@ public final class GestureClient {
         try exclude([], timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// Keeps one-finger holds for this client (docs/protocol.md, `claim`), replacing what it kept; an empty
+    /// list gives them back. A hold it keeps is its gesture: gestured's pointer never turns it into a
+    /// secondary click (touch that points). They hold while this connection does (`reconnected()` asks for
+    /// them again). Only the seat's user, root and the daemon's own user may.
+    @discardableResult
+    public func claimHolds(_ list: [HoldClaim], timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> [HoldClaim] {
+        guard case .claimed(_, let holds) = try request(.claim(list), timeoutMilliseconds: timeoutMilliseconds) else {
+            throw .malformed(ProtocolDecodingError("claim was not answered with claimed"))
+        }
+        holdClaims = holds
+        return holds
+    }
+
     /// Tells the daemon which app is focused (nil: none), as a session companion does; it holds while this
     /// connection does. Only the seat's user, root and the daemon's own user may.
     public func setFocus(_ app: String?, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) {
@@ -247,12 +262,13 @@ public final class GestureClient {
     }
 
     /// A new connection to the same daemon (after it restarted, or this one broke) with what this one set
-    /// asked for again: its subscription, its exclusions and its focus. What a client sets goes with its
+    /// asked for again: its subscription, its exclusions, its hold claims and its focus. What a client sets goes with its
     /// connection (docs/protocol.md), so a program that keeps an edge reconnects through this.
     public func reconnected(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> GestureClient {
         let client = try GestureClient.connect(path: path, timeoutMilliseconds: timeoutMilliseconds)
         if let subscription { try client.subscribe(subscription, timeoutMilliseconds: timeoutMilliseconds) }
         if !exclusions.isEmpty { try client.exclude(exclusions, timeoutMilliseconds: timeoutMilliseconds) }
+        if !holdClaims.isEmpty { try client.claimHolds(holdClaims, timeoutMilliseconds: timeoutMilliseconds) }
         if case .some(let app) = focus { try client.setFocus(app, timeoutMilliseconds: timeoutMilliseconds) }
         close()
         return client

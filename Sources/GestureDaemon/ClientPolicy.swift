@@ -527,7 +527,12 @@ struct ClientPolicy {
         var regions: [ScreenRegion] = []
         for id in clients.keys.sorted() {
             guard let client = clients[id], !client.holdClaims.isEmpty, may(.seatUser, client, onSeat: device.seat) else { continue }
-            for claim in client.holdClaims where applies(device: claim.device, app: claim.app, to: device, focusedApp: focused) {
+            for claim in client.holdClaims where applies(device: nil, app: claim.app, to: device, focusedApp: focused) {
+                // A claim names devices as a binding does: a glob on the id or the name, or the vvvv:pppp.
+                if let pattern = claim.device {
+                    let glob = Glob(pattern, pathname: false)
+                    guard glob.matches(device.id) || glob.matches(device.info.name) || pattern.lowercased() == device.info.vendorProduct else { continue }
+                }
                 regions.append(claim.region ?? .normalized(x: 0...1, y: 0...1))
             }
         }

@@ -255,8 +255,9 @@ public struct RequestedExclusion: Equatable, Sendable {
 }
 
 /// One-finger holds a client keeps for itself (a `claim` request): those whose fingers' centre is in
-/// `region` (the whole screen when nil), on the devices `device` names (an id, a name or "vvvv:pppp"; every
-/// device when nil), while the app `app` has the focus (an app_id glob; always when nil). Such a hold is the
+/// `region` (the whole screen when nil), on the devices `device` names (a glob on a device's id or name,
+/// or its "vvvv:pppp", as a binding's `device`; every device when nil), while the app `app` has the focus
+/// (an app_id glob; always when nil). Such a hold is the
 /// client's gesture: gestured's pointer does not turn it into a secondary click (docs/gestures.md, "Touch
 /// that points").
 public struct HoldClaim: Equatable, Sendable {

@@ -97,6 +97,7 @@ struct BindingsSource: ActionSource {
     }
 
     var subscriptionFilter: SubscriptionFilter { file.subscriptionFilter }
+    var holdClaims: [HoldClaim] { file.holdClaims }
     var compositor: CompositorLink? { support.link }
 
     mutating func appTouchAccessChanged(_ access: AppTouchAccess) -> [String] {

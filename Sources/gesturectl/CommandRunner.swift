@@ -63,6 +63,9 @@ protocol ActionSource {
     /// What the daemon said of app touches (`hello`, `subscribed`, `app-touch-access`): lines to log when
     /// that changes what can match (a `region` binding cannot when none come).
     mutating func appTouchAccessChanged(_ access: AppTouchAccess) -> [String]
+    /// The one-finger holds the source's bindings take (`claim`), so the daemon's pointer does not also
+    /// turn them into a secondary click.
+    var holdClaims: [HoldClaim] { get }
     /// Whether some binding needs the compositor and there is a display to reach it at.
     var wantsCompositor: Bool { get }
     /// Why the compositor is not connected, when it is wanted.
@@ -78,6 +81,7 @@ extension ActionSource {
     mutating func forgetGesturesInFlight() {}
     var wantsCompositor: Bool { false }
     var compositorProblem: String? { nil }
+    var holdClaims: [HoldClaim] { [] }
     mutating func devicesChanged(_ devices: [DeviceInfo]) -> [String] { [] }
     mutating func appTouchAccessChanged(_ access: AppTouchAccess) -> [String] { [] }
 }
@@ -167,6 +171,10 @@ final class CommandRunner<Source: ActionSource> {
     private var nextRequestID = 0
     /// A reload changed the subscription while one was in flight: send it again once that one is answered.
     private var subscriptionChanged = false
+    /// The hold claims the daemon was last sent on this connection (nil: none yet), and the id of that
+    /// `claim` request.
+    private var claimsSent: [HoldClaim]?
+    private var claimID: Int?
     /// More messages may wait in the client's buffer than one turn handled: poll without waiting.
     private var moreToRead = false
     /// Messages handled in one turn of the loop at most, so signals and the compositor get their turn.
@@ -364,6 +372,8 @@ final class CommandRunner<Source: ActionSource> {
         connection = nil
         moreToRead = false
         subscriptionChanged = false
+        claimsSent = nil
+        claimID = nil
         source.forgetGesturesInFlight()
         ages.reset()
         let (delay, line) = backoff.failed(reason: reason)
@@ -376,6 +386,17 @@ final class CommandRunner<Source: ActionSource> {
         nextRequestID += 1
         try client.send(RequestMessage(id: .integer(nextRequestID), .subscribe(source.subscriptionFilter)))
         connection = .subscribing(client, id: nextRequestID)
+    }
+
+    /// Sends the source's hold claims when they differ from what this connection last sent (a new
+    /// connection sends them when there are any): the daemon forgets a client's claims when it goes.
+    private func sendClaims(_ client: GestureClient) throws(GestureClientError) {
+        let claims = source.holdClaims
+        guard claims != (claimsSent ?? []) || (claimsSent == nil && !claims.isEmpty) else { return }
+        nextRequestID += 1
+        try client.send(RequestMessage(id: .integer(nextRequestID), .claim(claims)))
+        claimsSent = claims
+        claimID = nextRequestID
     }
 
     private func greeted(_ c: GestureClient) throws(GestureClientError) {
@@ -392,6 +413,7 @@ final class CommandRunner<Source: ActionSource> {
         backoff.succeeded()
         devicesChanged()
         try subscribe(c)
+        try sendClaims(c)
     }
 
     private func seconds(_ ms: Int64) -> String { BindingMatcher.decimal(Double(ms) / 1000) }
@@ -436,6 +458,7 @@ final class CommandRunner<Source: ActionSource> {
             guard case .subscribing(_, let expected)? = connection, id == .integer(expected) else { return }
             connection = .subscribed(client)
             log.debug("subscribed: \(describe(applied))")
+            try sendClaims(client)
             if let access { for line in source.appTouchAccessChanged(access) { log.info(line) } }
             if subscriptionChanged {
                 subscriptionChanged = false
@@ -483,8 +506,15 @@ final class CommandRunner<Source: ActionSource> {
                 return
             }
             if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
+            if let claimID, e.id == .integer(claimID) {
+                // Not this client's to keep (another user's seat): the pointer may click on those holds too.
+                log.info("the daemon did not take the hold bindings' claims (its pointer may turn those holds into a secondary click too): \(e.message)")
+                return
+            }
             log.info("the daemon says: \(e.message)")
-        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .claimed, .unknown, .explanation:
+        case .claimed(let id, let holds):
+            if let claimID, id == .integer(claimID) { log.debug("the daemon keeps \(holds.count) hold claim\(holds.count == 1 ? "" : "s") for the hold bindings") }
+        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .explanation:
             break
         }
     }
@@ -505,6 +535,7 @@ final class CommandRunner<Source: ActionSource> {
         case .subscribed(let client)?:
             do {
                 try subscribe(client)
+                try sendClaims(client)
             } catch {
                 scheduleReconnect(reason: "resubscribing after the reload failed: \(error)")
             }

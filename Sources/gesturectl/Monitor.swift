@@ -35,14 +35,16 @@ private let devicesUsage = """
     Lists the devices the running gestured reads, one line each, its fields separated by tabs: id, name,
     vendor:product, touch slots, source (evdev or replay), device node (or recording), the orientation set
     at run time, the panel's size in use and where it came from, then when they apply: `passthrough` and
-    the node of its virtual copy, `focused` and the app the session companion (or a `focus` request) says
-    has the focus, `pen arbitration off`, and the seat when not seat0. Under a device's line:
+    the node of its virtual copy, `pointer` and the node of its virtual pointer (touch that points) with
+    what touch does for the focused app now (touch, long-press or mouse), `focused` and the app the
+    session companion (or a `focus` request) says has the focus, `pen arbitration off`, and the seat when
+    not seat0. Under a device's line:
       pen PATH "NAME"  paired by HOW        a pen it makes no gestures near, and how it was found
       excluded EDGE FROM...TO  from SOURCE  a part of an edge that is no edge zone now (a corner whole),
                                             and who keeps it: an [[exclusion]] section (file:line:column)
                                             or a client ("client 3 (uid 1000, pid 4242 sketch)")
-    The focused app and the exclusions are shown only to the user of the active session on the device's
-    seat, root and the daemon's own user (others are not told what that user is doing).
+    The focused app, the exclusions and the pointer's mode are shown only to the user of the active session
+    on the device's seat, root and the daemon's own user (others are not told what that user is doing).
 
       --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
                        else \(ProtocolConstants.defaultSocketPath))
@@ -182,6 +184,10 @@ func deviceChanges(from before: DeviceInfo?, to after: DeviceInfo) -> [String] {
     if before?.virtualPath != after.virtualPath {
         changes.append(after.virtualPath.map { "passthrough on (copy \(shown($0)))" } ?? "passthrough off")
     }
+    if before?.pointerPath != after.pointerPath {
+        changes.append(after.pointerPath.map { "virtual pointer \(shown($0))" } ?? "no virtual pointer")
+    }
+    if before?.pointerMode != after.pointerMode, let mode = after.pointerMode { changes.append("pointer \(mode.rawValue)") }
     if before?.focusedApp != after.focusedApp {
         changes.append("focused app \(after.focusedApp.map { "'\(shown($0))'" } ?? "none")")
     }
@@ -246,6 +252,7 @@ func runDevices(_ args: [String]) -> Int32 {
                 + "\torientation \(d.orientation.rawValue)"
             if let size = d.size { line += "\tpanel \(size)" }
             if let virtualPath = d.virtualPath { line += "\tpassthrough \(shown(virtualPath))" }
+            if let pointerPath = d.pointerPath { line += "\tpointer \(shown(pointerPath))" + (d.pointerMode.map { " \($0.rawValue)" } ?? "") }
             if let app = d.focusedApp { line += "\tfocused \(shown(app))" }
             if d.penArbitration == .off { line += "\tpen arbitration off" }
             if d.seat != DeviceInfo.defaultSeat { line += "\tseat \(shown(d.seat))" }

@@ -190,13 +190,15 @@ class _Message:
 class Device(_Message):
     """A device in `hello`, a `devices` or `oriented` reply or a notification: id, name, vendor_product,
     path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it), for a
-    device in passthrough virtual_path (its virtual copy's node; None otherwise), output (the WL_OUTPUT
+    device in passthrough virtual_path (its virtual copy's node; None otherwise) and pointer_path (its
+    virtual pointer's node when it has one: touch that points; None otherwise), output (the WL_OUTPUT
     udev property naming its output, "DSI-1"; None when unset), seat ("seat0" unless said), and, for a
     client that may see the seat's app touches (the seat's user, root), focused_app (the focused app the
-    session companion said; None) and exclusions (the parts of the edges that are no edge zone now: dicts
-    with edge, from, to and source, who keeps it; [] for others and when none)."""
-    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path", "output",
-                 "seat", "focused_app", "exclusions")
+    session companion said; None), exclusions (the parts of the edges that are no edge zone now: dicts
+    with edge, from, to and source, who keeps it; [] for others and when none) and pointer_mode (what
+    touch does for the focused app now: "touch", "long-press" or "mouse"; None without a pointer)."""
+    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path", "pointer_path",
+                 "output", "seat", "focused_app", "exclusions", "pointer_mode")
 
     def __init__(self, fields):
         self.fields = fields
@@ -208,6 +210,8 @@ class Device(_Message):
         self.slots = _typed(fields.get("slots"), int)
         self.orientation = _typed(fields.get("orientation"), int) or 0
         self.virtual_path = _typed(fields.get("virtual_path"), str)
+        self.pointer_path = _typed(fields.get("pointer_path"), str)
+        self.pointer_mode = _typed(fields.get("pointer_mode"), str)
         self.output = _typed(fields.get("output"), str)
         self.seat = _typed(fields.get("seat"), str) or "seat0"
         self.focused_app = _typed(fields.get("focused_app"), str)
@@ -323,10 +327,10 @@ class Reply(_Message):
     """A reply to a request (each request gets one, with its id): `subscribed` (filter, app_touch_access),
     `unsubscribed`, `devices` (devices), `pong`, `oriented` (devices, claimed_touches), `focused` (app_id),
     `excluded` (accepted, refused: lists of exclusion dicts, a refused one with reason and message),
-    `reloaded` (path), a reply type a newer daemon adds, or `error` (code, message, retry_after, problems).
-    `id` is the request's id as sent."""
+    `reloaded` (path), `claimed` (holds: the hold claim dicts kept), a reply type a newer daemon adds, or
+    `error` (code, message, retry_after, problems). `id` is the request's id as sent."""
     __slots__ = ("id", "filter", "app_touch_access", "devices", "claimed_touches", "app_id", "accepted", "refused",
-                 "path", "code", "message", "retry_after", "problems")
+                 "path", "holds", "code", "message", "retry_after", "problems")
 
     def __init__(self, fields):
         self.fields = fields
@@ -339,6 +343,7 @@ class Reply(_Message):
         self.accepted = _dicts(fields.get("accepted"))
         self.refused = _dicts(fields.get("refused"))
         self.path = _typed(fields.get("path"), str)
+        self.holds = _dicts(fields.get("holds"))
         self.code = _typed(fields.get("code"), str)
         self.message = _typed(fields.get("message"), str)
         self.retry_after = _typed(fields.get("retry_after"), float)
@@ -385,7 +390,7 @@ class Disconnected(_Message):
         self.fields, self.reason, self.retry_in = {"type": "disconnected"}, reason, retry_in
 
 
-_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "oriented", "focused", "excluded", "reloaded", "error"}
+_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "oriented", "focused", "excluded", "reloaded", "claimed", "error"}
 #: Messages that are no reply to a request (gesture events carry an `id` too: their gesture's).
 _NOT_REPLIES = {"gesture", "hello", "device-added", "device-removed", "device-changed", "app-touch-access", "explanation"}
 
@@ -462,6 +467,7 @@ class Client:
         self._last_delay = backoff_initial
         self._refusal = None        # an error the daemon sent instead of `hello` (too-many-clients)
         self.exclusions = []        # the exclusions this client keeps (`exclude`), asked for again on every connection
+        self.hold_claims = []       # the holds this client keeps (`claim`), asked for again on every connection
         self._focus = None          # the focus this client said (`focus`), said again on every connection
         self._restoring = {}        # id -> request type, of the requests that restore them after a reconnection
 
@@ -502,6 +508,8 @@ class Client:
         self._restoring = {}
         if self.exclusions:
             self._restoring[self._send("exclude", exclusions=self.exclusions)] = "exclude"
+        if self.hold_claims:
+            self._restoring[self._send("claim", holds=self.hold_claims)] = "claim"
         if self._focus is not None:
             self._restoring[self._send("focus", app_id=self._focus[0])] = "focus"
 
@@ -588,6 +596,8 @@ class Client:
             kind = self._restoring.pop(message.id)
             if kind == "exclude":
                 self.exclusions = message.accepted if message.type == "excluded" else []
+            if kind == "claim":
+                self.hold_claims = message.holds if message.type == "claimed" else []
             return [message] if message.type == "error" or message.refused else []
         if isinstance(message, AppTouchAccessChanged) and message.access is not None:
             self.app_touch_access = message.access
@@ -615,8 +625,8 @@ class Client:
 
     def request(self, request_type, timeout=None, **fields):
         """Sends a request (any type the protocol has: `devices`, `ping`, `unsubscribe`, `subscribe` with new
-        filter fields, `orientation`, `focus`, `exclude`, `reload`; `exclude` and `focus` have helpers that
-        also keep them across reconnections) and returns its Reply, matched by its id; other messages that
+        filter fields, `orientation`, `focus`, `exclude`, `claim`, `reload`; `exclude`, `claim` and `focus` have
+        helpers that also keep them across reconnections) and returns its Reply, matched by its id; other messages that
         arrive meanwhile are kept for `read`/`events`. Raises RequestError for an error reply and
         TimeoutError when no reply comes in `timeout` seconds."""
         if not self._sock:
@@ -676,6 +686,19 @@ class Client:
     def clear_exclusions(self, timeout=None):
         """Gives back every part of an edge this client kept."""
         return self.exclude([], timeout)
+
+    def claim_holds(self, claims, timeout=None):
+        """Keeps one-finger holds for this client (docs/protocol.md, `claim`): gestured's virtual pointer never
+        turns such a hold into a secondary click (touch that points). `claims` is a list of dicts: `region`
+        ([x_from, y_from, x_to, y_to], fractions of the screen as the user sees it) or `region_mm` (the same in
+        millimetres), the whole screen without either; `device` (a glob on a device's id or name, or its
+        "vvvv:pppp"; every device without it) and `app` (an app_id or glob: only while that app has the focus;
+        always without it). Replaces what this client kept; [] clears. Returns the Reply (`holds`: the claims
+        kept, asked for again after each reconnection). Only the seat's user, root and the daemon's own user
+        may (RequestError "not-permitted")."""
+        reply = self.request("claim", timeout, holds=list(claims))
+        self.hold_claims = reply.holds
+        return reply
 
     def focus(self, app_id, timeout=None):
         """Tells the daemon which app is focused (its app_id; None for none), as a session companion does:
