@@ -134,7 +134,7 @@ let package = Package(
             name: "GestureDaemonTests",
             dependencies: [
                 "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls", "RecordingFormats",
-                "CommandLineArguments",
+                "CommandLineArguments", "TouchForwarding",
             ]),
         .testTarget(
             name: "IntegrationTests",

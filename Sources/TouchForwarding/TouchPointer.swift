@@ -618,6 +618,44 @@ extension TouchPointer {
         return (plain(axes.x), plain(axes.y))
     }
 
+    /// A pointer's events frame by frame, as a reader of it sees them, for people and tests: "move X Y"
+    /// (where it is after the frame), "left 1" (a button's new state), "wheel V H (v h)" (the frame's high
+    /// resolution units, then its low resolution detents).
+    public static func frames(_ events: [InputEvent]) -> [String] {
+        var result: [String] = []
+        var x: Int32 = -1, y: Int32 = -1
+        var parts: [String] = []
+        var moved = false
+        var wheel: (v: Int32, h: Int32, lv: Int32, lh: Int32)? = nil
+        for e in events {
+            switch (e.type, e.code) {
+            case (EV.abs, ABS.x):
+                x = e.value
+                moved = true
+            case (EV.abs, ABS.y):
+                y = e.value
+                moved = true
+            case (EV.key, BTN.left): parts.append("left \(e.value)")
+            case (EV.key, BTN.right): parts.append("right \(e.value)")
+            case (EV.key, BTN.middle): parts.append("middle \(e.value)")
+            case (EV.rel, REL.wheelHiRes): wheel = (e.value, wheel?.h ?? 0, wheel?.lv ?? 0, wheel?.lh ?? 0)
+            case (EV.rel, REL.hwheelHiRes): wheel = (wheel?.v ?? 0, e.value, wheel?.lv ?? 0, wheel?.lh ?? 0)
+            case (EV.rel, REL.wheel): wheel = (wheel?.v ?? 0, wheel?.h ?? 0, e.value, wheel?.lh ?? 0)
+            case (EV.rel, REL.hwheel): wheel = (wheel?.v ?? 0, wheel?.h ?? 0, wheel?.lv ?? 0, e.value)
+            case (EV.syn, SYN.report):
+                if moved { parts.insert("move \(x) \(y)", at: 0) }
+                if let w = wheel { parts.append("wheel \(w.v) \(w.h) (\(w.lv) \(w.lh))") }
+                result.append(parts.joined(separator: ", "))
+                parts = []
+                moved = false
+                wheel = nil
+            default: parts.append("? \(e.type) \(e.code) \(e.value)")
+            }
+        }
+        if !parts.isEmpty || moved { result.append("unterminated: " + parts.joined(separator: ", ")) }
+        return result
+    }
+
     /// The buttons and wheels it has.
     public static let buttons: [UInt16] = [BTN.left, BTN.right, BTN.middle]
     public static let wheels: [UInt16] = [REL.hwheel, REL.wheel, REL.wheelHiRes, REL.hwheelHiRes]

@@ -107,38 +107,8 @@ import GestureVocabulary
         var kinds: [String] { gestures.map { "\($0.event.kind.rawValue):\($0.event.phase.rawValue)" }.reduce(into: []) { r, s in if r.last != s || !s.hasSuffix("update") { r.append(s) } } }
     }
 
-    /// The pointer's events frame by frame: "move X Y" (its position after the frame), "left 1", "right 0",
-    /// "wheel V H (v h)" (high resolution, then low resolution).
-    static func frames(_ events: [InputEvent]) -> [String] {
-        var result: [String] = []
-        var x: Int32 = -1, y: Int32 = -1
-        var parts: [String] = []
-        var moved = false
-        var wheel: (v: Int32, h: Int32, lv: Int32, lh: Int32)? = nil
-        for e in events {
-            switch (e.type, e.code) {
-            case (EV.abs, ABS.x): x = e.value; moved = true
-            case (EV.abs, ABS.y): y = e.value; moved = true
-            case (EV.key, BTN.left): parts.append("left \(e.value)")
-            case (EV.key, BTN.right): parts.append("right \(e.value)")
-            case (EV.key, BTN.middle): parts.append("middle \(e.value)")
-            case (EV.rel, REL.wheelHiRes): wheel = (e.value, wheel?.h ?? 0, wheel?.lv ?? 0, wheel?.lh ?? 0)
-            case (EV.rel, REL.hwheelHiRes): wheel = (wheel?.v ?? 0, e.value, wheel?.lv ?? 0, wheel?.lh ?? 0)
-            case (EV.rel, REL.wheel): wheel = (wheel?.v ?? 0, wheel?.h ?? 0, e.value, wheel?.lh ?? 0)
-            case (EV.rel, REL.hwheel): wheel = (wheel?.v ?? 0, wheel?.h ?? 0, wheel?.lv ?? 0, e.value)
-            case (EV.syn, SYN.report):
-                if moved { parts.insert("move \(x) \(y)", at: 0) }
-                if let w = wheel { parts.append("wheel \(w.v) \(w.h) (\(w.lv) \(w.lh))") }
-                result.append(parts.joined(separator: ", "))
-                parts = []
-                moved = false
-                wheel = nil
-            default: parts.append("? \(e.type) \(e.code) \(e.value)")
-            }
-        }
-        if !parts.isEmpty || moved { result.append("unterminated: " + parts.joined(separator: ", ")) }
-        return result
-    }
+    /// The pointer's events frame by frame (`TouchPointer.frames`).
+    static func frames(_ events: [InputEvent]) -> [String] { TouchPointer.frames(events) }
 
     /// The wheel totals over the whole run: high resolution (vertical, horizontal), low resolution.
     static func wheelTotals(_ events: [InputEvent]) -> (v: Int32, h: Int32, lv: Int32, lh: Int32) {

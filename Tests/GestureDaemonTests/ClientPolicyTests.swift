@@ -89,7 +89,7 @@ import Testing
         Self.connect(&p, 2, uid: Self.other)
         let requests: [Request] = [
             .orientation(.clockwise90, device: nil), .orientation(.clockwise90, device: "event5"), .focus(appID: nil),
-            .exclude([RequestedExclusion(edge: .left, from: 0, to: 0.1)]), .exclude([]), .reload,
+            .exclude([RequestedExclusion(edge: .left, from: 0, to: 0.1)]), .exclude([]), .reload, .claim([HoldClaim()]), .claim([]),
         ]
         for request in requests {
             let actions = Self.send(&p, 2, request)
@@ -228,6 +228,37 @@ import Testing
         #expect(switched["event5"]?.exclusions.isEmpty == true)
         let back = Self.states(p.handle(.seatUsers(.known(["seat0": .some(Self.seatUser)]))))
         #expect(back["event5"]?.exclusions.count == 1)
+    }
+
+    // MARK: Hold claims (touch that points)
+
+    /// A client's hold claims keep one-finger holds from the device's pointer where they say, for the app
+    /// they name while it has the focus, on the devices they name (a glob, as a binding's `device`), while
+    /// the client stays and its user has the seat.
+    @Test func holdClaimsFollowTheFocusTheDeviceTheClientAndTheSeat() {
+        var p = Self.policy()
+        _ = p.handle(.deviceAdded(Self.phone("event5")))
+        _ = p.handle(.deviceAdded(Self.phone("event6")))
+        Self.connect(&p, 1, uid: Self.seatUser)
+        Self.connect(&p, 2, uid: Self.seatUser)
+        let corner = ScreenRegion.normalized(x: 0.9...1, y: 0...0.1)
+        let set = Self.send(
+            &p, 1, .claim([HoldClaim(region: corner, device: "Phone event5"), HoldClaim(app: "org.kiosk.*"), HoldClaim(device: "ev?nt6", app: "org.kiosk.*")]))
+        #expect(set.contains(.send(1, .claimed(id: .integer(1), holds: [HoldClaim(region: corner, device: "Phone event5"), HoldClaim(app: "org.kiosk.*"), HoldClaim(device: "ev?nt6", app: "org.kiosk.*")]))))
+        #expect(Self.holdClaims(set)["event5"] == [corner])
+        #expect(Self.holdClaims(set)["event6"] == nil, "nothing for event6 without the focus")
+        let focused = Self.holdClaims(Self.send(&p, 2, .focus(appID: "org.kiosk.Browser")))
+        let whole = ScreenRegion.normalized(x: 0...1, y: 0...1)
+        #expect(focused["event5"] == [corner, whole])
+        #expect(focused["event6"] == [whole, whole])
+        // Another user's seat: not theirs to keep.
+        let switched = Self.holdClaims(p.handle(.seatUsers(.known(["seat0": .some(Self.other)]))))
+        #expect(switched["event5"] == [] && switched["event6"] == [])
+        _ = p.handle(.seatUsers(.known(["seat0": .some(Self.seatUser)])))
+        _ = Self.send(&p, 2, .focus(appID: "org.kiosk.Browser"))
+        // The client goes, its claims go with it.
+        let gone = Self.holdClaims(p.handle(.disconnected(1)))
+        #expect(gone["event5"] == [] && gone["event6"] == [])
     }
 
     // MARK: Seeing (holes 7 and 8)

@@ -15,15 +15,28 @@ final class ServiceLog {
 
 /// A copy that records what is written to it, or fails to be written to.
 final class RecordingCopy: PassthroughCopy {
-    var devnode: String? { "/dev/input/event99" }
+    let devnode: String?
     var syspath: String? { nil }
     private(set) var written: [[InputEvent]] = []
     var failsWrites = false
+    /// Where its writes are said, in order with the other devices' ("copy write", "pointer write").
+    let log: ServiceLog?
+    let label: String
+
+    init(devnode: String = "/dev/input/event99", log: ServiceLog? = nil, label: String = "copy") {
+        self.devnode = devnode
+        self.log = log
+        self.label = label
+    }
 
     func write(_ events: [InputEvent]) throws(SystemError) {
         if failsWrites { throw SystemError(errno: ENODEV, operation: "write", path: devnode) }
         written.append(events)
+        log?.entries.append("\(label) write")
     }
+
+    /// Every event written, in order.
+    var events: [InputEvent] { written.flatMap { $0 } }
 }
 
 /// A panel whose reads hand out what the test queues, on a clock the test sets: a live device (with a
@@ -88,7 +101,7 @@ final class ScriptedPanel: InputSource {
 
     func makeVirtualCopy() throws(SystemError) -> any PassthroughCopy {
         if let copyError { throw copyError }
-        let copy = RecordingCopy()
+        let copy = RecordingCopy(log: log, label: "copy")
         copies.append(copy)
         return copy
     }
@@ -100,7 +113,7 @@ final class ScriptedPanel: InputSource {
 
     func makeVirtualPointer() throws(SystemError) -> any PassthroughCopy {
         if let pointerError { throw pointerError }
-        let pointer = RecordingCopy()
+        let pointer = RecordingCopy(devnode: "/dev/input/event98", log: log, label: "pointer")
         pointers.append(pointer)
         return pointer
     }
@@ -125,6 +138,16 @@ final class ScriptedPanel: InputSource {
         land(at: time)
         scheduled = (time, pending)
         pending = queued
+    }
+
+    /// Queues a frame at `time`: the finger in slot 0 moves to (x, y) in device units.
+    func move(at time: Int64, x: Int32, y: Int32) {
+        pending += [
+            InputEvent(timeMicroseconds: time, type: EV.abs, code: ABS.mtPositionX, value: x),
+            InputEvent(timeMicroseconds: time, type: EV.abs, code: ABS.mtPositionY, value: y),
+            InputEvent(timeMicroseconds: time, type: EV.syn, code: SYN.report, value: 0),
+        ]
+        clock = time
     }
 
     /// Queues a frame at `time`: the finger in slot 0 lifts.

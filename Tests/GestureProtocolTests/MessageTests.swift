@@ -332,6 +332,53 @@ import GestureVocabulary
     }
 }
 
+/// The request of issue 39: `claim` reads back what it encodes, the reply too, and it refuses what is wrong.
+@Suite struct ClaimDecodingTests {
+    @Test func roundTrips() throws {
+        let claims = [
+            HoldClaim(region: .normalized(x: 0.9...1, y: 0...0.1)), HoldClaim(region: .millimetres(x: 0...15, y: 10...25), device: "Wacom*"),
+            HoldClaim(app: "org.kiosk.*"), HoldClaim(),
+        ]
+        for request in [RequestMessage(id: .integer(1), .claim(claims)), RequestMessage(id: .string("x"), .claim([]))] {
+            #expect(try RequestMessage.decode(line: Array(request.encoded.utf8)).get() == request)
+        }
+        let reply = ServerMessage.claimed(id: .integer(1), holds: claims)
+        #expect(try ServerMessage.decode(line: Array(reply.encoded.utf8)) == reply)
+        #expect(reply.reply.isReply && reply.reply.id == .integer(1))
+        #expect(
+            RequestMessage(.claim([HoldClaim(region: .normalized(x: 0.9...1, y: 0...0.1), app: "kiosk")])).encoded
+                == #"{"type":"claim","holds":[{"region":[0.9,0,1,0.1],"app":"kiosk"}]}"#)
+    }
+
+    @Test(arguments: [
+        #"{"type":"claim"}"#, #"{"type":"claim","holds":{}}"#, #"{"type":"claim","holds":[1]}"#,
+        #"{"type":"claim","holds":[{"region":[0.5,0,0.2,1]}]}"#, #"{"type":"claim","holds":[{"region":[0,0,1,1.5]}]}"#,
+        #"{"type":"claim","holds":[{"region":[0,0,1]}]}"#, #"{"type":"claim","holds":[{"region":[0,0,1,1],"region_mm":[0,0,10,10]}]}"#,
+        #"{"type":"claim","holds":[{"region_mm":[-1,0,10,10]}]}"#, #"{"type":"claim","holds":[{"device":""}]}"#,
+        #"{"type":"claim","holds":[{"app":""}]}"#, #"{"type":"claim","holds":[{"fingers":1}]}"#,
+        #"{"type":"claim","holds":[{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}]}"#,
+    ])
+    func refused(_ line: String) {
+        guard case .failure(let error) = RequestMessage.decode(line: Array(line.utf8)) else {
+            Issue.record("\(line) was taken")
+            return
+        }
+        #expect(error.code == .invalidRequest)
+    }
+
+    /// A device says its pointer; its mode is private.
+    @Test func aDeviceSaysItsPointer() throws {
+        var d = DeviceInfo(id: "event5", name: "Panel", vendorProduct: "1234:5678", path: "/dev/input/event5", source: .evdev, slots: 10)
+        d.virtualPath = "/dev/input/event9"
+        d.pointerPath = "/dev/input/event10"
+        d.pointerMode = .longPress
+        let back = try DeviceInfo(json: d.json)
+        #expect(back == d)
+        #expect(d.json.serialized.contains(#""virtual_path":"/dev/input/event9","pointer_path":"/dev/input/event10","pointer_mode":"long-press""#))
+        #expect(d.publicView.pointerMode == nil && d.publicView.pointerPath == "/dev/input/event10")
+    }
+}
+
 /// What a client reads from the socket may be anything (a broken or hostile daemon, a fuzzer): numbers out
 /// of every range are decoding errors or text, never a trap.
 @Suite struct OutOfRangeNumbersTests {
