@@ -44,9 +44,11 @@ ORIENTATIONS = [0, 90, 180, 270]
 # Every request type and the keys it takes, from the daemon's one declaration of them (`conformance-dump
 # declarations`, read in main()); python_request must know how to read each, or the check stops.
 ALLOWED = {}
-KNOWN_REQUESTS = {"subscribe", "unsubscribe", "devices", "ping", "orientation", "focus", "exclude", "reload"}
+KNOWN_REQUESTS = {"subscribe", "unsubscribe", "devices", "ping", "orientation", "focus", "exclude", "reload", "claim"}
 EXCLUSION_KEYS = {"edge", "from", "to", "device", "app"}
 MAXIMUM_EXCLUSIONS = 16
+HOLD_CLAIM_KEYS = {"region", "region_mm", "device", "app"}
+MAXIMUM_HOLD_CLAIMS = 16
 MAXIMUM_DEPTH = 32
 MAXIMUM_NUMBER_CHARACTERS = 64
 
@@ -232,6 +234,19 @@ def python_request(value):
                 return ("invalid-request", echo)
             exclusions.append(exclusion)
         request["exclusions"] = exclusions
+    elif kind == "claim":
+        if not has(value, "holds"):
+            return ("invalid-request", echo)
+        items = member(value, "holds")
+        if not isinstance(items, list) or len(items) > MAXIMUM_HOLD_CLAIMS:
+            return ("invalid-request", echo)
+        holds = []
+        for item in items:
+            claim = python_hold_claim(item)
+            if claim is None:
+                return ("invalid-request", echo)
+            holds.append(claim)
+        request["holds"] = holds
     elif kind == "orientation":
         if not has(value, "orientation"):
             return ("invalid-request", echo)
@@ -285,6 +300,37 @@ def python_exclusion(item):
     return exclusion
 
 
+def python_hold_claim(item):
+    """One hold claim of a claim request as the daemon encodes it (a dict, region numbers as floats), or
+    None when the daemon refuses it."""
+    if not is_object(item):
+        return None
+    if any(k not in HOLD_CLAIM_KEYS for k, _ in item[1]):
+        return None
+    if has(item, "region") and has(item, "region_mm"):
+        return None
+    claim = {}
+    for key in ("region", "region_mm"):
+        if not has(item, key):
+            continue
+        numbers = member(item, key)
+        if not isinstance(numbers, list) or len(numbers) != 4 or not all(is_number(n) for n in numbers):
+            return None
+        x0, y0, x1, y1 = (float(n[1]) for n in numbers)
+        if not all(math.isfinite(v) and v >= 0 for v in (x0, y0, x1, y1)) or not (x0 < x1 and y0 < y1):
+            return None
+        if key == "region" and (x1 > 1 or y1 > 1):
+            return None
+        claim[key] = [x0, y0, x1, y1]
+    for key in ("device", "app"):
+        if has(item, key):
+            text = member(item, key)
+            if not isinstance(text, str) or text == "" or (key == "app" and len(text.encode("utf-8")) > 512):
+                return None
+            claim[key] = text
+    return claim
+
+
 # Requests: conformance-dump's side, read back into the same form
 
 def read_dump_line(line):
@@ -298,6 +344,8 @@ def comparable_request(value):
     request = {k: v for k, v in value[1]}
     if "exclusions" in request:
         request["exclusions"] = [{k: (float(v[1]) if is_number(v) else v) for k, v in item[1]} for item in request["exclusions"]]
+    if "holds" in request:
+        request["holds"] = [{k: ([float(n[1]) for n in v] if isinstance(v, list) else v) for k, v in item[1]} for item in request["holds"]]
     if "devices" in request:
         request["devices"] = sorted(unicodedata.normalize("NFD", name) for name in request["devices"])
     return request
@@ -392,6 +440,9 @@ class Generator:
         elif key == "exclusions":
             value = "[" + ", ".join(self.exclusion() for _ in range(r.choice([0, 1, 2, 3, 16, 17]))) + "]" \
                 if r.random() < 0.85 else self.value(1)
+        elif key == "holds":
+            value = "[" + ", ".join(self.hold_claim() for _ in range(r.choice([0, 1, 2, 3, 16, 17]))) + "]" \
+                if r.random() < 0.85 else self.value(1)
         else:
             value = self.value(1)
         return json.dumps(key), value
@@ -416,6 +467,28 @@ class Generator:
         r.shuffle(members)
         return "{" + ", ".join(f"{k}: {v}" for k, v in members) + "}"
 
+    def hold_claim(self):
+        r = self.rng
+        if r.random() < 0.05:
+            return self.value(2)
+        members = []
+        numbers = ["0", "0.1", "0.5", "0.9", "1", "1.0", "-0", "1.5", "-0.1", "2e-1", "1e400", "15", "40.5"]
+        for key in ("region", "region_mm"):
+            if r.random() < 0.4:
+                if r.random() < 0.9:
+                    count = r.choice([4, 4, 4, 4, 3, 5])
+                    members.append((json.dumps(key), "[" + ", ".join(r.choice(numbers) for _ in range(count)) + "]"))
+                else:
+                    members.append((json.dumps(key), self.value(2)))
+        if r.random() < 0.3:
+            members.append(('"device"', r.choice(['"event5"', '"Wacom*"', '""', self.string()])))
+        if r.random() < 0.3:
+            members.append(('"app"', r.choice(['"org.kiosk.*"', '""', self.string(), '"' + "b" * r.choice([512, 513]) + '"'])))
+        if r.random() < 0.03:
+            members.append(('"fingers"', "1"))
+        r.shuffle(members)
+        return "{" + ", ".join(f"{k}: {v}" for k, v in members) + "}"
+
     def request(self):
         r = self.rng
         if r.random() < 0.05:
@@ -423,7 +496,7 @@ class Generator:
         if r.random() < 0.03:
             depth = r.choice([31, 32, 33])
             return "[" * depth + "1" + "]" * depth
-        kind = r.choice(list(ALLOWED) + ["subscribe", "subscribe", "orientation", "exclude", "exclude", "focus", "bogus", "Ping"])
+        kind = r.choice(list(ALLOWED) + ["subscribe", "subscribe", "orientation", "exclude", "exclude", "claim", "claim", "focus", "bogus", "Ping"])
         members = []
         if r.random() < 0.92:
             members.append(('"type"', json.dumps(kind) if r.random() < 0.95 else self.value(1)))

@@ -97,6 +97,7 @@ import Testing
                 refused: [RefusedExclusion(exclusion: RequestedExclusion(edge: .left), reason: .overCap, message: "x")]),
              .excluded(id: nil, accepted: [], refused: [])),
             (.reloaded(id: id, path: "/etc/gestured/gestured.toml"), .reloaded(id: nil, path: "")),
+            (.claimed(id: id, holds: [HoldClaim(region: .normalized(x: 0...1, y: 0...1))]), .claimed(id: nil, holds: [])),
             (.error(ProtocolError(.rateLimited, "x", id: id, retryAfter: 0.03, problems: ["f:1:1: x"])), .error(ProtocolError(.invalidRequest, "x"))),
             (.deviceAdded(device), .deviceAdded(device)),
             (.deviceRemoved(device), .deviceRemoved(device)),
@@ -139,6 +140,8 @@ import Testing
             size: PanelSize(widthMM: 1, heightMM: 1, source: .resolution))
         full.focusedApp = "foot"
         full.exclusions = [ExclusionInForce(edge: .left, from: 0, to: 0.5, source: "gestured.toml:3:1")]
+        full.pointerPath = "/dev/input/event10"
+        full.pointerMode = .mouse
         full.replayClock = ReplayClock(speed: 2, offsetMicroseconds: 1)
         let daemon = try Daemon(["--replay", Paths.recordings + "dell_canvas_touch.evemu"])
         let hello = try daemon.connect().hello

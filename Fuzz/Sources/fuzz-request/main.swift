@@ -63,6 +63,8 @@ func handleRequestLine(_ line: [UInt8]) {
                 }
             }
             reply = .excluded(id: message.id, accepted: accepted, refused: refused)
+        case .claim(let holds):
+            reply = .claimed(id: message.id, holds: holds)
         case .reload:
             // Applied, or refused with the file's problems (every other line), both read back.
             if line.count % 2 == 0 {
