@@ -3,10 +3,10 @@
  * are written through the uinput descriptor (like a driver), so they reach the panel even while gestured
  * grabs it (writes into a grabbed evdev node, as evemu-play does, are dropped by the kernel).
  *
- * usage: passthrough-panel NAME [--pen PEN-NAME]
- *   Creates a touchscreen called NAME: 10 slots, 0..1000 x 0..1600 at 10 units/mm (100 x 160 mm),
- *   INPUT_PROP_DIRECT, BTN_TOUCH, ABS_X/ABS_Y, no ABS_MT_TOOL_TYPE, phys passthrough-panel/input0; prints
- *   its event node on a line. With --pen (the pen checks), the panel also reports ABS_MT_TOUCH_MAJOR
+ * usage: passthrough-panel NAME [--pen PEN-NAME] [--size WIDTH-MM HEIGHT-MM]
+ *   Creates a touchscreen called NAME: 10 slots, 0..1000 x 0..1600 at 10 units/mm (100 x 160 mm; with
+ *   --size, 0..WIDTH*10 x 0..HEIGHT*10, a phone's or a 27-inch monitor's), INPUT_PROP_DIRECT, BTN_TOUCH,
+ *   ABS_X/ABS_Y, no ABS_MT_TOOL_TYPE, phys passthrough-panel/input0; prints its event node on a line. With --pen (the pen checks), the panel also reports ABS_MT_TOUCH_MAJOR
  *   (0..1000, no resolution of its own: 10 units/mm through the positions), and a pen called PEN-NAME is
  *   made beside it: INPUT_PROP_DIRECT, BTN_TOOL_PEN, BTN_TOOL_RUBBER, BTN_TOUCH, BTN_STYLUS, ABS_X/ABS_Y
  *   as the panel's, ABS_PRESSURE 0..4095, phys passthrough-panel/input1; its node on a second line. Then
@@ -24,6 +24,14 @@
  *                         lifting, one at a time: the delay of each landing frame as for latency (a
  *                         touch gestured forwards at its landing, such as one in an excluded part of an
  *                         edge, against the floor of a plain reader) -> "land NODE <read> <p50> <p99> <max>"
+ *     click NODE N X Y HOLD-MS
+ *                         N one-finger long presses at (X, Y) (X and X+1 in turn), one at a time, NODE being
+ *                         gestured's virtual pointer of the panel (touch that points): for each, from just
+ *                         before the landing's write plus HOLD-MS (the hold's deadline) to the moment a
+ *                         reader of NODE read() the BTN_RIGHT press; the finger lifts once the click's
+ *                         release was read -> "click NODE <clicks read> <p50 us> <p99 us> <max us>"
+ *     buttons NODE        the buttons NODE's kernel state holds down (EVIOCGKEY) ->
+ *                         "buttons NODE left <0|1> right <0|1> middle <0|1>", or "buttons NODE cannot-open"
  *   EOF destroys the panel (an unplug).
  *
  * The X position of each latency frame carries its sequence number, so a frame is recognised on the other
@@ -61,10 +69,37 @@ static void axis(int fd, int code, int min, int max, int resolution) {
 
 static int ui = -1;
 static int pen_ui = -1;
+/* The panel's axes' maxima, 10 units a millimetre (--size). */
+static int max_x = 1000, max_y = 1600;
 static const char *pen_name = NULL;
 
 static void emit(const struct input_event *events, size_t n) {
     if (write(ui, events, n * sizeof *events) != (ssize_t)(n * sizeof *events)) die("write");
+}
+
+/* A finger lands at (x, y) in slot 0 with the next tracking id: one frame. */
+static void touch_down(int x, int y, int *tracking) {
+    struct input_event down[] = {
+        {.type = EV_ABS, .code = ABS_MT_SLOT, .value = 0},
+        {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = (*tracking)++},
+        {.type = EV_ABS, .code = ABS_MT_POSITION_X, .value = x},
+        {.type = EV_ABS, .code = ABS_MT_POSITION_Y, .value = y},
+        {.type = EV_KEY, .code = BTN_TOUCH, .value = 1},
+        {.type = EV_ABS, .code = ABS_X, .value = x},
+        {.type = EV_ABS, .code = ABS_Y, .value = y},
+        {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
+    };
+    emit(down, sizeof down / sizeof *down);
+}
+
+/* The finger in slot 0 lifts: one frame. */
+static void touch_up(void) {
+    struct input_event up[] = {
+        {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = -1},
+        {.type = EV_KEY, .code = BTN_TOUCH, .value = 0},
+        {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
+    };
+    emit(up, sizeof up / sizeof *up);
 }
 
 /* The event node of the uinput device on `fd` (waits for sysfs to show it); exits on failure. */
@@ -92,8 +127,8 @@ static void make_pen(void) {
         || ioctl(pen_ui, UI_SET_KEYBIT, BTN_TOUCH) < 0 || ioctl(pen_ui, UI_SET_KEYBIT, BTN_STYLUS) < 0
         || ioctl(pen_ui, UI_SET_PROPBIT, INPUT_PROP_DIRECT) < 0)
         die("UI_SET_*BIT (pen)");
-    axis(pen_ui, ABS_X, 0, 1000, 10);
-    axis(pen_ui, ABS_Y, 0, 1600, 10);
+    axis(pen_ui, ABS_X, 0, max_x, 10);
+    axis(pen_ui, ABS_Y, 0, max_y, 10);
     axis(pen_ui, ABS_PRESSURE, 0, 4095, 0);
     if (ioctl(pen_ui, UI_SET_PHYS, "passthrough-panel/input1") < 0) die("UI_SET_PHYS (pen)");
     struct uinput_setup setup = {.id = {.bustype = BUS_VIRTUAL, .vendor = 0x1234, .product = 0x5679, .version = 1}};
@@ -138,6 +173,17 @@ static long play(const char *path) {
     return count;
 }
 
+/* Prints "WHAT NODE <count> <p50> <p99> <max>" of the delays (microseconds), or "WHAT NODE 0 - - -". */
+static void print_delays(const char *what, const char *node, long long *delays, int received) {
+    if (received == 0) {
+        printf("%s %s 0 - - -\n", what, node);
+        return;
+    }
+    qsort(delays, (size_t)received, sizeof *delays, compare);
+    printf("%s %s %d %lld %lld %lld\n", what, node, received, delays[received / 2], delays[(received * 99) / 100],
+           delays[received - 1]);
+}
+
 /* What the latency reader tells the writer: the X value of a frame it read and when read() returned it. */
 struct seen {
     int x;
@@ -162,6 +208,8 @@ static void reader(const char *node, int out) {
             struct seen s = {.x = in[k].value, .at = at};
             /* A lift is reported as x = -3, so a landing's delay is timed only once the last touch has gone. */
             if (in[k].type == EV_ABS && in[k].code == ABS_MT_TRACKING_ID && in[k].value == -1) s.x = -3;
+            /* A virtual pointer's right button: pressed -4, released -5 (its ABS_X is never read as a frame). */
+            else if (in[k].type == EV_KEY && in[k].code == BTN_RIGHT) s.x = in[k].value ? -4 : -5;
             else if (!(in[k].type == EV_ABS && in[k].code == ABS_MT_POSITION_X)) continue;
             if (write(out, &s, sizeof s) != sizeof s) _exit(0);
         }
@@ -223,37 +271,62 @@ static void landings(const char *node, int count, int x0, int y, int *tracking) 
     if (child) {
         for (int i = 0; i < count; i++) {
             int x = x0 + (i % 2);
-            struct input_event down[] = {
-                {.type = EV_ABS, .code = ABS_MT_SLOT, .value = 0},
-                {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = (*tracking)++},
-                {.type = EV_ABS, .code = ABS_MT_POSITION_X, .value = x},
-                {.type = EV_ABS, .code = ABS_MT_POSITION_Y, .value = y},
-                {.type = EV_KEY, .code = BTN_TOUCH, .value = 1},
-                {.type = EV_ABS, .code = ABS_X, .value = x},
-                {.type = EV_ABS, .code = ABS_Y, .value = y},
-                {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
-            };
             long long sent = now_us(), at = 0;
-            emit(down, sizeof down / sizeof *down);
+            touch_down(x, y, tracking);
             if (!await_seen(from, x, &at)) break;
             delays[received++] = at - sent;
-            struct input_event up[] = {
-                {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = -1},
-                {.type = EV_KEY, .code = BTN_TOUCH, .value = 0},
-                {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
-            };
-            emit(up, 3);
+            touch_up();
             if (!await_seen(from, -3, &at)) break;
         }
         stop_reader(child, from);
     }
-    if (received == 0) {
-        printf("land %s 0 - - -\n", node);
+    print_delays("land", node, delays, received);
+}
+
+/* `click`: each long press's click, from the hold's deadline (the landing's write plus `hold_ms`) to the
+ * reader's read() of the BTN_RIGHT press on the pointer; the finger lifts once the release was read too. */
+static void clicks(const char *node, int count, int x0, int y, int hold_ms, int *tracking) {
+    static long long delays[1000];
+    if (count < 1 || count > 1000 || hold_ms < 0) {
+        printf("click %s bad-count\n", node);
         return;
     }
-    qsort(delays, (size_t)received, sizeof *delays, compare);
-    printf("land %s %d %lld %lld %lld\n", node, received, delays[received / 2], delays[(received * 99) / 100],
-           delays[received - 1]);
+    int from = -1, received = 0;
+    pid_t child = start_reader(node, &from);
+    if (child) {
+        for (int i = 0; i < count; i++) {
+            int x = x0 + (i % 2);
+            long long sent = now_us(), pressed = 0, released = 0;
+            touch_down(x, y, tracking);
+            /* The hold's time and a few seconds of emulation more: a click that never came ends the run. */
+            int got = 0;
+            for (int waited = 0; waited < hold_ms / 1000 + 5 && !got; waited++) got = await_seen(from, -4, &pressed);
+            if (got) delays[received++] = pressed - sent - hold_ms * 1000LL;
+            if (got) await_seen(from, -5, &released);
+            touch_up();
+            if (!got) break;
+            /* A pause between the lift and the next landing, as a hand takes. */
+            usleep(100000);
+        }
+        stop_reader(child, from);
+    }
+    print_delays("click", node, delays, received);
+}
+
+/* `buttons`: what the kernel holds down on NODE (EVIOCGKEY), the state a reader opening it now would see. */
+static void buttons(const char *node) {
+    unsigned char keys[KEY_MAX / 8 + 1];
+    memset(keys, 0, sizeof keys);
+    int fd = open(node, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ioctl(fd, EVIOCGKEY(sizeof keys), keys) < 0) {
+        printf("buttons %s cannot-open\n", node);
+        if (fd >= 0) close(fd);
+        return;
+    }
+    close(fd);
+#define DOWN(code) ((keys[(code) / 8] >> ((code) % 8)) & 1)
+    printf("buttons %s left %d right %d middle %d\n", node, DOWN(BTN_LEFT), DOWN(BTN_RIGHT), DOWN(BTN_MIDDLE));
+#undef DOWN
 }
 
 static void latency(const char *node, int frames, int *tracking) {
@@ -269,17 +342,7 @@ static void latency(const char *node, int frames, int *tracking) {
         return;
     }
     struct seen s;
-    struct input_event down[] = {
-        {.type = EV_ABS, .code = ABS_MT_SLOT, .value = 0},
-        {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = (*tracking)++},
-        {.type = EV_ABS, .code = ABS_MT_POSITION_X, .value = 100},
-        {.type = EV_ABS, .code = ABS_MT_POSITION_Y, .value = 800},
-        {.type = EV_KEY, .code = BTN_TOUCH, .value = 1},
-        {.type = EV_ABS, .code = ABS_X, .value = 100},
-        {.type = EV_ABS, .code = ABS_Y, .value = 800},
-        {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
-    };
-    emit(down, sizeof down / sizeof *down);
+    touch_down(100, 800, tracking);
     /* The landing comes through (x = 100) before the frames are timed. */
     for (;;) {
         struct pollfd pf = {.fd = from, .events = POLLIN};
@@ -306,28 +369,26 @@ static void latency(const char *node, int frames, int *tracking) {
         }
         if (!got) break; /* a frame lost for a second: the reader gets nothing; report what came */
     }
-    struct input_event up[] = {
-        {.type = EV_ABS, .code = ABS_MT_TRACKING_ID, .value = -1},
-        {.type = EV_KEY, .code = BTN_TOUCH, .value = 0},
-        {.type = EV_SYN, .code = SYN_REPORT, .value = 0},
-    };
-    emit(up, 3);
+    touch_up();
     usleep(50000);
     stop_reader(child, from);
-    if (received == 0) {
-        printf("latency %s 0 - - -\n", node);
-        return;
-    }
-    qsort(delays, (size_t)received, sizeof *delays, compare);
-    printf("latency %s %d %lld %lld %lld\n", node, received, delays[received / 2], delays[(received * 99) / 100],
-           delays[received - 1]);
+    print_delays("latency", node, delays, received);
 }
 
 int main(int argc, char **argv) {
-    if (argc == 4 && strcmp(argv[2], "--pen") == 0) {
-        pen_name = argv[3];
-    } else if (argc != 2) {
-        fprintf(stderr, "usage: passthrough-panel NAME [--pen PEN-NAME]\n");
+    for (int a = 2; a < argc; a++) {
+        if (strcmp(argv[a], "--pen") == 0 && a + 1 < argc) {
+            pen_name = argv[++a];
+        } else if (strcmp(argv[a], "--size") == 0 && a + 2 < argc && atoi(argv[a + 1]) > 0 && atoi(argv[a + 2]) > 0) {
+            max_x = atoi(argv[a + 1]) * 10;
+            max_y = atoi(argv[a + 2]) * 10;
+            a += 2;
+        } else {
+            argc = 0;
+        }
+    }
+    if (argc < 2) {
+        fprintf(stderr, "usage: passthrough-panel NAME [--pen PEN-NAME] [--size WIDTH-MM HEIGHT-MM]\n");
         return 2;
     }
     ui = open("/dev/uinput", O_WRONLY | O_CLOEXEC);
@@ -335,11 +396,11 @@ int main(int argc, char **argv) {
     if (ioctl(ui, UI_SET_EVBIT, EV_KEY) < 0 || ioctl(ui, UI_SET_EVBIT, EV_ABS) < 0 || ioctl(ui, UI_SET_KEYBIT, BTN_TOUCH) < 0
         || ioctl(ui, UI_SET_PROPBIT, INPUT_PROP_DIRECT) < 0)
         die("UI_SET_*BIT");
-    axis(ui, ABS_X, 0, 1000, 10);
-    axis(ui, ABS_Y, 0, 1600, 10);
+    axis(ui, ABS_X, 0, max_x, 10);
+    axis(ui, ABS_Y, 0, max_y, 10);
     axis(ui, ABS_MT_SLOT, 0, 9, 0);
-    axis(ui, ABS_MT_POSITION_X, 0, 1000, 10);
-    axis(ui, ABS_MT_POSITION_Y, 0, 1600, 10);
+    axis(ui, ABS_MT_POSITION_X, 0, max_x, 10);
+    axis(ui, ABS_MT_POSITION_Y, 0, max_y, 10);
     axis(ui, ABS_MT_TRACKING_ID, 0, 65535, 0);
     if (pen_name) axis(ui, ABS_MT_TOUCH_MAJOR, 0, 1000, 0);
     /* A phys, as real panels have: libinput's udev rules derive the panel's device group from it, and the
@@ -359,7 +420,7 @@ int main(int argc, char **argv) {
     while (fgets(line, sizeof line, stdin)) {
         line[strcspn(line, "\n")] = '\0';
         char arg[400];
-        int n, x, y;
+        int n, x, y, hold;
         if (sscanf(line, "play %399s", arg) == 1) {
             long count = play(arg);
             if (count < 0) printf("cannot-play %s %s\n", arg, strerror(errno));
@@ -375,6 +436,10 @@ int main(int argc, char **argv) {
             make_pen();
         } else if (sscanf(line, "land %399s %d %d %d", arg, &n, &x, &y) == 4) {
             landings(arg, n, x, y, &tracking);
+        } else if (sscanf(line, "click %399s %d %d %d %d", arg, &n, &x, &y, &hold) == 5) {
+            clicks(arg, n, x, y, hold, &tracking);
+        } else if (sscanf(line, "buttons %399s", arg) == 1) {
+            buttons(arg);
         } else {
             printf("unknown-command %s\n", line);
         }

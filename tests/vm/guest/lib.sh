@@ -100,6 +100,16 @@ root_files() {
         -o -print 2>/dev/null | sort
 }
 gestured_pid() { systemctl show -p MainPID --value gestured.service; }
+# start_gestured WHAT — the service started (again, after a check that stopped it) and its socket there: then
+# GESTURED_UP=1 (require_gestured's condition).
+start_gestured() {
+    systemctl reset-failed gestured.service 2>/dev/null
+    systemctl start gestured.service 2>/dev/null
+    if wait_for 30 "gestured to be active for $1" systemctl is-active --quiet gestured.service \
+            && wait_for 20 "the socket" test -S /run/gestured/gestured.sock; then
+        GESTURED_UP=1
+    fi
+}
 
 # socket_group_grants_no_devices PREFIX — issue 28, item 6: a user in the socket's group (what the README
 # tells every client's user to join) connects, and still cannot open /dev/uinput (nor a touchscreen's event
@@ -176,3 +186,42 @@ done
 # cpu_ns PID — the same in nanoseconds from the scheduler (/proc/PID/schedstat field 1), finer grained.
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 cpu_ns() { awk '{print $1}' "/proc/$1/schedstat"; }
+
+# --- passthrough-panel (tests/vm/passthrough-panel.c: a uinput panel whose writes reach it while gestured
+# grabs it) -------------------------------------------------------------------------------------------------
+# pt_start NAME [OPTIONS...] starts the panel process and sets PT_NODE; pt_cmd sends one command and reads its
+# answer into PT_REPLY; pt_stop closes its input, which destroys the panel (an unplug). One panel at a time
+# (bash keeps one coproc).
+pt_start() {
+    coproc PTP { exec "$RIG/bin/passthrough-panel" "$@" 2>> "$WORK/pt-panel.stderr"; }
+    PT_PANEL_PID=$PTP_PID
+    PT_NODE=""
+    read -r -t 30 PT_NODE <&"${PTP[0]}" || { log "passthrough-panel: $(cat "$WORK/pt-panel.stderr")"; return 1; }
+    wait_for 20 "udev to finish with $PT_NODE" udev_done "$PT_NODE"
+}
+pt_cmd() { PT_REPLY=""; echo "$1" >&"${PTP[1]}" && read -r -t 300 PT_REPLY <&"${PTP[0]}"; }
+pt_stop() {
+    local fd=${PTP[1]:-}
+    [ -n "$fd" ] && eval "exec $fd>&-"
+    wait "$PT_PANEL_PID" 2>/dev/null
+    wait_for 20 "$PT_NODE to disappear" test ! -e "$PT_NODE"
+}
+# pt_drag "SLOT X0 Y0 X1 Y1"... : the fingers move together in PT_STEPS frames (default 20), as lines of
+# the touch scripts' "m SLOT X Y" and "f" (85-passthrough.sh's pt_script, 86-pointer.sh's ptr_script).
+pt_drag() {
+    local steps=${PT_STEPS:-20} i spec specs=("$@") f
+    for ((i = 1; i <= steps; i++)); do
+        for spec in "${specs[@]}"; do
+            read -r -a f <<< "$spec"
+            echo "m ${f[0]} $(( f[1] + (f[3] - f[1]) * i / steps )) $(( f[2] + (f[4] - f[2]) * i / steps ))"
+        done
+        echo f
+    done
+}
+# pt_reload — systemctl reload, then wait for the journal's next "configuration reloaded".
+pt_reload() {
+    local before
+    before=$(journal_count 'configuration reloaded')
+    systemctl reload gestured.service
+    wait_for 20 "the reload" at_least $(( before + 1 )) journal_count 'configuration reloaded'
+}

@@ -21,17 +21,6 @@ pt_script() { # pt_script NAME < commands (PT_DOWN=N: N fingers are down already
         $1 == "u" { e(3, 47, $2); e(3, 57, -1); if (--down == 0) e(1, 330, 0) }
         $1 == "f" { e(0, 0, 0); t += 10000 }' > "$WORK/pt-$1.events"
 }
-# pt_drag "SLOT X0 Y0 X1 Y1"... : the fingers move together in PT_STEPS frames (default 20).
-pt_drag() {
-    local steps=${PT_STEPS:-20} i spec specs=("$@") f
-    for ((i = 1; i <= steps; i++)); do
-        for spec in "${specs[@]}"; do
-            read -r -a f <<< "$spec"
-            echo "m ${f[0]} $(( f[1] + (f[3] - f[1]) * i / steps )) $(( f[2] + (f[4] - f[2]) * i / steps ))"
-        done
-        echo f
-    done
-}
 { echo "d 0 500 800"; echo f; pt_drag "0 500 800 500 500"; echo "u 0"; echo f; } | pt_script centre-pan
 { echo "d 0 10 800"; echo f; pt_drag "0 10 800 600 800"; echo "u 0"; echo f; } | pt_script edge-swipe
 { echo "d 0 10 800"; echo f; echo f; echo f; echo "u 0"; echo f; } | pt_script edge-tap
@@ -61,29 +50,6 @@ pt_drag() {
 # panel is not in passthrough.
 { echo "d 0 10 800"; for _ in $(seq 15); do echo f; done; pt_drag "0 10 800 600 800"; echo "u 0"; echo f; } | pt_script edge-rest-then-swipe
 
-# The panel process: pt_start sets PT_NODE; pt_cmd sends one command and reads its answer into PT_REPLY;
-# pt_stop closes its input, which destroys the panel (an unplug).
-pt_start() {
-    coproc PTP { exec "$RIG/bin/passthrough-panel" "$pt_name" 2>> "$WORK/pt-panel.stderr"; }
-    PT_PANEL_PID=$PTP_PID
-    PT_NODE=""
-    read -r -t 30 PT_NODE <&"${PTP[0]}" || { log "passthrough-panel: $(cat "$WORK/pt-panel.stderr")"; return 1; }
-    wait_for 20 "udev to finish with $PT_NODE" udev_done "$PT_NODE"
-}
-pt_cmd() { PT_REPLY=""; echo "$1" >&"${PTP[1]}" && read -r -t 300 PT_REPLY <&"${PTP[0]}"; }
-pt_stop() {
-    local fd=${PTP[1]:-}
-    [ -n "$fd" ] && eval "exec $fd>&-"
-    wait "$PT_PANEL_PID" 2>/dev/null
-    wait_for 20 "$PT_NODE to disappear" test ! -e "$PT_NODE"
-}
-# pt_reload — systemctl reload, then wait for the journal's next "configuration reloaded".
-pt_reload() {
-    local before
-    before=$(journal_count 'configuration reloaded')
-    systemctl reload gestured.service
-    wait_for 20 "the reload" at_least $(( before + 1 )) journal_count 'configuration reloaded'
-}
 # The copy's node as gestured lists it (virtual_path of the device whose path is $1).
 pt_virtual_of() {
     gesturectl devices --json 2>/dev/null | tr '{' '\n' | grep "\"path\":\"$1\"" \
@@ -122,12 +88,7 @@ evemu_count() { grep -cE "^E: [0-9.]+ $1 $2 $3([[:space:]]|\$)" "$4" 2>/dev/null
 record_start() { stdbuf -oL evemu-record "$1" > "$2" 2>/dev/null & REC_PID=$!; wait_for 10 "evemu-record on $1" file_has_line "$2" '^N:'; }
 record_stop() { kill "$REC_PID" 2>/dev/null; wait "$REC_PID" 2>/dev/null; }
 
-systemctl reset-failed gestured.service 2>/dev/null
-systemctl start gestured.service 2>/dev/null
-if wait_for 30 "gestured to be active for the passthrough checks" systemctl is-active --quiet gestured.service \
-        && wait_for 20 "the socket" test -S /run/gestured/gestured.sock; then
-    GESTURED_UP=1
-fi
+start_gestured "the passthrough checks"
 if require_gestured passthrough:copy-created; then
     # What the package's post-install step did for the shipped udev rule: /dev/uinput to group
     # gestured-input, the service user's alone (not gestured, which clients' users join).
@@ -141,7 +102,7 @@ if require_gestured passthrough:copy-created; then
     mkdir -p /run/udev/rules.d
     printf '%s\n' "SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"$pt_name\", ATTRS{phys}==\"passthrough-panel/*\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"0 -1 1 1 0 0\", ENV{WL_OUTPUT}=\"DSI-1\"" > "$pt_rule"
     udevadm control --reload
-    if pt_start && wait_for 20 "gestured to open $PT_NODE" has_fd_open "$(gestured_pid)" "$PT_NODE"; then
+    if pt_start "$pt_name" && wait_for 20 "gestured to open $PT_NODE" has_fd_open "$(gestured_pid)" "$PT_NODE"; then
         # The floor: passthrough is not on yet, this process reads the panel as any plain reader does.
         pid=$(gestured_pid)
         cpu0=$(cpu_ns "$pid")
@@ -288,7 +249,7 @@ if require_gestured passthrough:copy-created; then
             fi
 
             # kill -9: the kernel releases the grab and the panel works directly again.
-            if pt_start && wait_for 20 "a copy of the new panel" pt_has_virtual "$PT_NODE"; then
+            if pt_start "$pt_name" && wait_for 20 "a copy of the new panel" pt_has_virtual "$PT_NODE"; then
                 VNODE=$(pt_virtual_of "$PT_NODE")
                 record_start "$VNODE" "$WORK/pt-copy-kill.evemu"; copy_rec=$REC_PID
                 # A plain reader of the panel (evemu-record refuses a grabbed device): frames it reads.
@@ -350,7 +311,7 @@ if require_gestured passthrough:copy-created; then
     # it): recognition cancelled while a touch is withheld, a reload turning passthrough off, a restart
     # with a finger on the panel, and a daemon that stops serving (SIGSTOP).
     systemctl reset-failed gestured.service 2>/dev/null
-    if timeout 60 systemctl start gestured.service && pt_start && wait_for 20 "a copy of the panel" pt_has_virtual "$PT_NODE"; then
+    if timeout 60 systemctl start gestured.service && pt_start "$pt_name" && wait_for 20 "a copy of the panel" pt_has_virtual "$PT_NODE"; then
         VNODE=$(pt_virtual_of "$PT_NODE")
         wait_for 20 "udev to finish with $VNODE" udev_done "$VNODE" || true
 
