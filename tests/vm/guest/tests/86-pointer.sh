@@ -180,9 +180,15 @@ ptr_mouse() {
     ptr_play "scroll-$name"
     wait_for 20 "the tap's click after the scroll" ptr_left_released || true
     got=$(ptr_kinds)
-    scroll=$(ptr_since | awk '$2 == "POINTER_SCROLL_WHEEL" && match($0, /vert +[-0-9.]+/) { v = substr($0, RSTART, RLENGTH); sub(/vert +/, "", v); n++; if (v + 0 > 0) pos++; sum += v } END { printf "%d wheel events, %d of them down, vert %.2f in all", n, pos, sum }')
-    check "pointer:mouse-scroll-$name" "two fingers 30 mm up, then a tap: libinput: $got; $scroll" \
-        eval '[ "$got" = "POINTER_MOTION_ABSOLUTE POINTER_SCROLL_WHEEL POINTER_MOTION_ABSOLUTE POINTER_BUTTON(BTN_LEFT-pressed) POINTER_BUTTON(BTN_LEFT-released) " ] && [ "$(echo "$scroll" | cut -d" " -f1)" -ge 2 ] && [ "$(echo "$scroll" | cut -d" " -f1)" = "$(echo "$scroll" | cut -d" " -f5)" ]'
+    # libinput's wheel lines: "vert DEGREES/V120". The scroll counts once a finger passed the slop (3 mm,
+    # crossed on the third or fourth 1 mm frame), so the 30 mm scroll 26 to 27 mm: 120 a detent of
+    # pointer_scroll_mm, each frame's fraction carried to the next.
+    scroll=$(ptr_since | awk -v detent="$PTR_SCROLL_MM" '$2 == "POINTER_SCROLL_WHEEL" && match($0, /vert +[-0-9.]+\/[-0-9]+/) {
+            v = substr($0, RSTART, RLENGTH); sub(/^vert +[-0-9.]+\//, "", v); n++; if (v + 0 > 0) down++; sum += v }
+        END { lo = int(26 / detent * 120) - 1; hi = int(27 / detent * 120)
+              printf "%s %d wheel events, %d of them down, %d v120 units in all (%d to %d expected at %s mm a detent)\n", (n >= 2 && down == n && sum >= lo && sum <= hi) ? "ok" : "bad", n, down, sum, lo, hi, detent }')
+    check "pointer:mouse-scroll-$name" "two fingers 30 mm up, then a tap: libinput: $got; ${scroll#* }" \
+        eval '[ "$got" = "POINTER_MOTION_ABSOLUTE POINTER_SCROLL_WHEEL POINTER_MOTION_ABSOLUTE POINTER_BUTTON(BTN_LEFT-pressed) POINTER_BUTTON(BTN_LEFT-released) " ] && [ "${scroll%% *}" = ok ]'
 }
 
 # ptr_focus APP — `gesturectl focus APP` held in the background (PTR_FOCUS), until the pointer's mode says so.
@@ -291,6 +297,7 @@ ptr_panel() {
         ptr_drag_down
         ptr_config true "pointer_scroll_mm = 12" > "$config"
         pt_reload || true
+        PTR_SCROLL_MM=12
         ptr_fault_released reload "systemctl reload mid-drag (pointer_scroll_mm 10 -> 12)" stays
         ptr_play drag-up
         # systemctl restart mid-drag: the stopping daemon releases, then the pointer goes with it. The new
@@ -339,6 +346,7 @@ start_gestured "the pointer checks"
 if require_gestured pointer:made-phone; then
     cp "$config" /run/gestured.toml.ptr-orig
     ptr_config true > "$config"
+    PTR_SCROLL_MM=10    # the default; the reload check below makes it 12
     pt_reload || true
     FAULTS=1 ptr_panel "$ptr_phone" 68 140 phone
     ptr_panel "$ptr_monitor" 597 336 monitor-27in
