@@ -29,7 +29,9 @@
  *                         gestured's virtual pointer of the panel (touch that points): for each, from just
  *                         before the landing's write plus HOLD-MS (the hold's deadline) to the moment a
  *                         reader of NODE read() the BTN_RIGHT press; the finger lifts once the click's
- *                         release was read -> "click NODE <clicks read> <p50 us> <p99 us> <max us>"
+ *                         release was read; between presses it sleeps 0.1 s to an absolute time
+ *                         (clock_nanosleep), whose lateness is the floor of a timer's wake-up ->
+ *                         "click NODE <clicks read> <p50 us> <p99 us> <max us> timer <sleeps> <p50> <p99> <max>"
  *     buttons NODE        the buttons NODE's kernel state holds down (EVIOCGKEY) ->
  *                         "buttons NODE left <0|1> right <0|1> middle <0|1>", or "buttons NODE cannot-open"
  *   EOF destroys the panel (an unplug).
@@ -173,15 +175,21 @@ static long play(const char *path) {
     return count;
 }
 
-/* Prints "WHAT NODE <count> <p50> <p99> <max>" of the delays (microseconds), or "WHAT NODE 0 - - -". */
-static void print_delays(const char *what, const char *node, long long *delays, int received) {
+/* Prints " <count> <p50> <p99> <max>" of the delays (microseconds), or " 0 - - -" (no line end). */
+static void print_figures(long long *delays, int received) {
     if (received == 0) {
-        printf("%s %s 0 - - -\n", what, node);
+        printf(" 0 - - -");
         return;
     }
     qsort(delays, (size_t)received, sizeof *delays, compare);
-    printf("%s %s %d %lld %lld %lld\n", what, node, received, delays[received / 2], delays[(received * 99) / 100],
-           delays[received - 1]);
+    printf(" %d %lld %lld %lld", received, delays[received / 2], delays[(received * 99) / 100], delays[received - 1]);
+}
+
+/* Prints "WHAT NODE <count> <p50> <p99> <max>" of the delays, a line. */
+static void print_delays(const char *what, const char *node, long long *delays, int received) {
+    printf("%s %s", what, node);
+    print_figures(delays, received);
+    printf("\n");
 }
 
 /* What the latency reader tells the writer: the X value of a frame it read and when read() returned it. */
@@ -286,7 +294,8 @@ static void landings(const char *node, int count, int x0, int y, int *tracking) 
 /* `click`: each long press's click, from the hold's deadline (the landing's write plus `hold_ms`) to the
  * reader's read() of the BTN_RIGHT press on the pointer; the finger lifts once the release was read too. */
 static void clicks(const char *node, int count, int x0, int y, int hold_ms, int *tracking) {
-    static long long delays[1000];
+    static long long delays[1000], timer_late[1000];
+    int timers = 0;
     if (count < 1 || count > 1000 || hold_ms < 0) {
         printf("click %s bad-count\n", node);
         return;
@@ -305,12 +314,23 @@ static void clicks(const char *node, int count, int x0, int y, int hold_ms, int 
             if (got) await_seen(from, -5, &released);
             touch_up();
             if (!got) break;
-            /* A pause between the lift and the next landing, as a hand takes. */
-            usleep(100000);
+            /* A pause between the lift and the next landing, as a hand takes: a sleep to an absolute
+             * time, whose lateness is the floor of any timer's wake-up in this system. */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            long long due = (long long)until.tv_sec * 1000000LL + until.tv_nsec / 1000 + 100000;
+            until.tv_sec = (time_t)(due / 1000000);
+            until.tv_nsec = (long)(due % 1000000) * 1000;
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {}
+            timer_late[timers++] = now_us() - due;
         }
         stop_reader(child, from);
     }
-    print_delays("click", node, delays, received);
+    printf("click %s", node);
+    print_figures(delays, received);
+    printf(" timer");
+    print_figures(timer_late, timers);
+    printf("\n");
 }
 
 /* `buttons`: what the kernel holds down on NODE (EVIOCGKEY), the state a reader opening it now would see. */
