@@ -57,13 +57,17 @@ debian_prune() { # debian_prune <glob-prefix> <keep-path>
     done
 }
 
-# debian_root NAME SUITE ARCH VARIANT "PACKAGES": the cached root $debian_cache/NAME-KEY, made when missing.
-# The .debs go through one shared download cache (.build/debian/debs-ARCH), so the roots that share
-# packages (swiftlang is 444 MB) download them once.
+# debian_root NAME SUITE ARCH VARIANT "PACKAGES" [SETUP]: the cached root $debian_cache/NAME-KEY, made when
+# missing. SETUP, a script, runs last as mmdebstrap's customize hook (its argument: the root's directory);
+# it and the files DEBIAN_ROOT_KEY_FILES names are part of the key. The .debs go through one shared
+# download cache (.build/debian/debs-ARCH), so the roots that share packages (swiftlang is 444 MB) download
+# them once.
 debian_root() {
-    local name=$1 suite=$2 arch=$3 variant=$4 packages key started tmp debs
+    local name=$1 suite=$2 arch=$3 variant=$4 setup=${6:-} packages key started tmp debs hooks=()
     packages=$(echo $5 | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ',' | sed 's/,$//')
-    key=$( { echo "$suite $arch $variant $DEBIAN_MIRROR"; echo "$packages"; cat "$debian_here/root.sh"; } | hash16)
+    key=$( { echo "$suite $arch $variant $DEBIAN_MIRROR"; echo "$packages"; cat "$debian_here/root.sh";
+             [ -z "$setup" ] || cat "$setup"; [ -z "${DEBIAN_ROOT_KEY_FILES:-}" ] || cat $DEBIAN_ROOT_KEY_FILES; } | hash16)
+    [ -z "$setup" ] || hooks=(--customize-hook="$setup \"\$1\"")
     root=$debian_cache/$name-$key
     if [ -f "$root/.gestured-root" ]; then say "$name: cached $suite $arch root ($root)"; return; fi
     host_packages mmdebstrap
@@ -84,6 +88,7 @@ debian_root() {
             --skip=download/empty \
             --setup-hook='mkdir -p "$1"/var/cache/apt/archives/' \
             --setup-hook="sync-in $debs /var/cache/apt/archives/" \
+            "${hooks[@]}" \
             --customize-hook="sync-out /var/cache/apt/archives $debs" \
             --customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \
             "$suite" "$tmp" "deb $DEBIAN_MIRROR $suite main" > "$debian_cache/mmdebstrap-$name.log" 2>&1; then
