@@ -75,10 +75,11 @@ for pv in $versions; do
     dpkg-deb -I "$deb" shlibs >> "$tmp/gestured-shlibs" 2>/dev/null || true
 done
 # Of swiftlang, only the target's Swift runtime and modules are used (lib/swift, lib/swift_static): its
-# programs and their libraries (the compiler, lldb, sourcekit: 1.2 GB of the 2.2) go.
+# programs and their libraries (the compiler, lldb, sourcekit: 1.2 GB of the 2.2) go; lib/clang stays:
+# the C headers of the resource directory (swift_static/clang) are its.
 swift=$tmp/usr/libexec/swift
 [ -d "$swift/lib/swift_static" ] || die "swiftlang:$ARCH has no usr/libexec/swift/lib/swift_static: the sysroot would have no static Swift runtime"
-rm -rf "$swift/bin" "$swift/libexec" "$swift/share" "$swift/lib/clang"
+rm -rf "$swift/bin" "$swift/libexec" "$swift/share"
 find "$swift/lib" -maxdepth 1 \( -type f -o -type l \) -delete
 # trixie's /lib, /lib64 and /bin are /usr's (merged /usr): the packages' absolute paths through either
 # (ld-linux's, the linker scripts') resolve.
