@@ -34,12 +34,12 @@ if [ -z "$(find "$apt_dir/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/
 fi
 versions=""
 for p in $SYSROOT_PACKAGES; do
-    v=$(apt-cache "${apt_options[@]}" show --no-all-versions "$p:$ARCH" 2>/dev/null | awk '/^Version:/ {print $2; exit}')
+    v=$(apt-cache "${apt_options[@]}" show --no-all-versions "$p:$ARCH" 2>/dev/null | awk '/^Version:/ && v == "" {v = $2} END {print v}')
     [ -n "$v" ] || die "$SUITE has no $p for $ARCH"
     versions="$versions $p:$ARCH=$v"
 done
 for p in $ALL_PACKAGES; do
-    v=$(apt-cache "${apt_options[@]}" show --no-all-versions "$p" 2>/dev/null | awk '/^Version:/ {print $2; exit}')
+    v=$(apt-cache "${apt_options[@]}" show --no-all-versions "$p" 2>/dev/null | awk '/^Version:/ && v == "" {v = $2} END {print v}')
     [ -n "$v" ] || die "$SUITE has no $p"
     versions="$versions $p=$v"
 done
@@ -70,7 +70,7 @@ rm -rf "$tmp"; mkdir -p "$tmp"
 : > "$tmp/gestured-shlibs"
 for pv in $versions; do
     name=${pv%%=*}; name=${name%%:*}; version=${pv#*=}
-    deb=$(ls "$debs/${name}_${version//:/%3a}_"*.deb | head -1)
+    deb=$(ls "$debs/${name}_${version//:/%3a}_"*.deb | awk 'NR == 1')
     dpkg-deb -x "$deb" "$tmp"
     dpkg-deb -I "$deb" shlibs >> "$tmp/gestured-shlibs" 2>/dev/null || true
 done
