@@ -10,10 +10,11 @@ set -euo pipefail
 debian_tag=test-debian
 . "$(dirname "$0")/root.sh"
 
-# The Swift build and the tests' tools (as the Makefile's DEB_PACKAGES: man pages rendered, the plot's SVG
+# The Swift build (g++ for libc6-dev and libstdc++'s development files, which swiftlang's link needs and
+# does not depend on) and the tests' tools (as the Makefile's DEB_PACKAGES: man pages rendered, the plot's SVG
 # rendered, nm, busybox's sh, evemu, socat, the Python client's virtual environment, tmux for tune), and
 # the compositors with what the tests drive them with: wlr-randr (output transforms) and wlrctl (focus).
-TEST_PACKAGES="swiftlang make pkg-config libevdev-dev libudev-dev libwayland-dev libwayland-bin libxkbcommon-dev
+TEST_PACKAGES="swiftlang g++ make pkg-config libevdev-dev libudev-dev libwayland-dev libwayland-bin libxkbcommon-dev
   scdoc man-db groff-base librsvg2-bin binutils busybox-static evemu-tools socat procps
   python3 python3-venv python3-pip python3-setuptools python3-wheel tmux xkb-data
   sway labwc phoc cage wlr-randr wlrctl"
