@@ -96,7 +96,10 @@ let package = Package(
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureBindings", "GestureClient",
                 "SystemCalls", "RecordingFormats", "TouchForwarding", "WaylandSession", "CommandLineArguments", "PlainText", "CLinux",
-            ]
+            ],
+            // Linked by lld, as gestured is: with Debian trixie's Swift 6.0.3 the default linker (gold) left
+            // gesturectl without its RELRO segment in spite of `-z relro` (lintian: hardening-no-relro).
+            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
         ),
         // A small Wayland client for the tests: a window with a given app_id that prints the keys it
         // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
