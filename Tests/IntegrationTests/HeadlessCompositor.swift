@@ -123,6 +123,9 @@ final class HeadlessCompositor {
             else { return false }
             let ipc = names.first(where: { $0.hasPrefix("sway-ipc.") })
             if name == "sway" && ipc == nil { return false }
+            // cage's own client mapped (its "ready" is in cage's output): mapped after a test's window, it
+            // would take the focus from it (cage focuses the newest).
+            if name == "cage" && !launcher.output.split(separator: "\n").contains("ready") { return false }
             // Up when it lists its output (the socket can come before the output does).
             if name != "sway" {
                 usleep(50_000)  // not a wlr-randr every 2 ms
