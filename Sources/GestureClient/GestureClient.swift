@@ -211,19 +211,13 @@ public final class GestureClient {
             let left = timeoutMilliseconds < 0 ? -1 : Int32(clamping: max(0, deadline - ClientSocket.monotonicMilliseconds()))
             guard let message = try readMessage(timeoutMilliseconds: left) else { throw .timeout }
             switch message {
-            case .subscribed(let replyID, _, _) where replyID == id,
-                .unsubscribed(let replyID) where replyID == id,
-                .devices(let replyID, _) where replyID == id,
-                .pong(let replyID) where replyID == id,
-                .oriented(let replyID, _, _) where replyID == id,
-                .focused(let replyID, _) where replyID == id,
-                .excluded(let replyID, _, _) where replyID == id:
-                return message
             case .error(let error) where error.id == id:
                 throw .daemon(error)
             case .error(let error) where error.id == nil && Self.closesConnection(error.code):
                 throw .daemon(error)
             default:
+                let reply = message.reply
+                if reply.isReply && reply.id == id { return message }
                 held.append(message)
             }
         }
@@ -232,7 +226,7 @@ public final class GestureClient {
     private static func closesConnection(_ code: ProtocolError.Code) -> Bool {
         switch code {
         case .lineTooLong, .tooManyErrors, .tooManyClients: return true
-        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice, .rateLimited: return false
+        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice, .rateLimited, .notPermitted, .reloadFailed: return false
         }
     }
 

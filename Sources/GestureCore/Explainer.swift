@@ -45,7 +45,7 @@ struct Explainer: Sendable {
                         timeMicroseconds: stop.timeMicroseconds))
                 current = explanation
                 keep = tracing
-            case .warning, .trace, .explanation:
+            case .warning, .trace, .explanation, .audience:
                 break
             }
             if keep {

@@ -100,7 +100,7 @@ func runExplain(_ args: [String]) -> Int32 {
                     }
                     first = false
                 case .warning(let w): printError("warning: \(w.message)\n")
-                case .gesture, .trace, .stopped, .reason: break
+                case .gesture, .trace, .stopped, .reason, .audience: break
                 }
             }
         }
@@ -139,7 +139,7 @@ private func explainLive(socket: String?, devices: [String], json: Bool, count: 
                 printError("gesturectl explain: the daemon says: \(shown(e.message))\n")
             case .appTouchAccessChanged(let access):
                 printError("gesturectl explain: \(shown(access.description))\n")
-            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .gesture, .deviceAdded,
+            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .gesture, .deviceAdded,
                 .deviceRemoved, .deviceChanged:
                 break
             }

@@ -145,7 +145,7 @@ func runMonitor(_ args: [String]) -> Int32 {
                     printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
                 case .appTouchAccessChanged(let access):
                     printError("gesturectl monitor: \(shown(access.description))\n")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .explanation:
                     break
                 }
             }

@@ -38,7 +38,7 @@ import GestureVocabulary
         ("[1,2]", .invalidRequest, "a request is a JSON object, not an array", false),
         ("{\"id\":1}", .invalidRequest, "the request has no \"type\"", true),
         ("{\"type\":3,\"id\":1}", .invalidRequest, "\"type\" must be a string, not a number", true),
-        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation, focus, exclude)", true),
+        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation, focus, exclude, reload)", true),
         ("{\"type\":\"orientation\",\"id\":1}", .invalidRequest, "an orientation request needs \"orientation\": 0, 90, 180 or 270 (degrees clockwise)", true),
         ("{\"type\":\"orientation\",\"id\":1,\"orientation\":-90}", .invalidRequest, "\"orientation\" holds -90; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
         ("{\"type\":\"orientation\",\"id\":1,\"orientation\":null}", .invalidRequest, "\"orientation\" holds null; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
