@@ -108,8 +108,11 @@ debian_root() {
 # at /src, the host's /dev, /proc, /sys and a private /tmp and /run. The overlay goes at the end, whatever
 # COMMAND did. Extra binds: DEBIAN_BINDS="HOSTDIR:/path/in/root ..." (read-only).
 debian_enter() {
-    local base=$1 source=$2 work mnt rc=0 bind
+    local base=$1 source=$2 work mnt rc=0 bind previous
     shift 2
+    # The caller's own EXIT trap (package.sh removes its exported source with one) runs after ours, and is
+    # put back at the end.
+    previous=$(trap -p EXIT | sed -n "s/^trap -- '\(.*\)' EXIT$/\1/p")
     work=$(mktemp -d "$debian_cache/overlay-XXXXXX")
     mnt=$work/root
     mkdir -p "$work/upper" "$work/work" "$mnt"
@@ -119,7 +122,7 @@ debian_enter() {
         $SUDO umount -R -l "$1" 2>/dev/null || true
         $SUDO rm -rf "$2"
     }
-    trap "debian_enter_cleanup '$mnt' '$work'" EXIT
+    trap "debian_enter_cleanup '$mnt' '$work'; $previous" EXIT
     $SUDO mount --rbind /dev "$mnt/dev" && $SUDO mount --make-rslave "$mnt/dev"
     $SUDO mount -t proc proc "$mnt/proc"
     $SUDO mount --rbind /sys "$mnt/sys" && $SUDO mount --make-rslave "$mnt/sys"
@@ -136,6 +139,6 @@ debian_enter() {
     $SUDO chroot "$mnt" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
         LANG=C.UTF-8 TERM="${TERM:-dumb}" /bin/sh -c "cd /src && $*" || rc=$?
     debian_enter_cleanup "$mnt" "$work"
-    trap - EXIT
+    if [ -n "$previous" ]; then trap "$previous" EXIT; else trap - EXIT; fi
     return $rc
 }
