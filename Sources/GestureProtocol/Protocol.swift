@@ -239,13 +239,18 @@ public struct DeviceInfo: Equatable, Sendable {
         self.size = size
     }
 
-    /// The device as a client that may not see its seat's private details sees it: without the focused
-    /// app (what the seat's user is doing) and the exclusions (which follow the focused app, and name the
-    /// clients that keep them).
+    /// The device as a client that may not see its seat's private details sees it: the fields declared
+    /// public here and no other, so a field added to a device is private until it is declared here. Left
+    /// out: the focused app (what the seat's user is doing) and the exclusions (which follow the focused
+    /// app, and name the clients that keep them).
     public var publicView: DeviceInfo {
-        var view = self
-        view.focusedApp = nil
-        view.exclusions = []
+        var view = DeviceInfo(
+            id: id, name: name, vendorProduct: vendorProduct, path: path, source: source, slots: slots, orientation: orientation,
+            virtualPath: virtualPath, output: output, size: size)
+        view.penArbitration = penArbitration
+        view.pens = pens
+        view.seat = seat
+        view.replayClock = replayClock
         return view
     }
 

@@ -227,4 +227,65 @@ import Testing
         close(fd)
         #expect(try Self.tuneWrite(config, socket: directory.path + "/none.sock", in: directory).status == 0)
     }
+
+    // MARK: The app developer's tools (issue 38, items 1 and 4)
+
+    /// The Swift client's helpers: each answered, and `reconnected()` sets the exclusions and the focus
+    /// again on a restarted daemon.
+    @Test func theSwiftClientKeepsItsExclusionsAndFocusAcrossARestart() throws {
+        let directory = TemporaryDirectory()
+        let recording = topEdgeSwipeRecording(in: directory)
+        var daemon = try Daemon(["--replay", recording, "--loop"], directory: directory)
+        let client = try daemon.connect()
+        let (accepted, refused) = try client.exclude([
+            RequestedExclusion(edge: .left, from: 0.4, to: 0.5), RequestedExclusion(edge: .right, from: 0, to: 0.1, app: "org.example.Sketch"),
+            RequestedExclusion(edge: .top),
+        ])
+        #expect(accepted.map(\.edge) == [.left, .right] && refused.map(\.reason) == [.overCap])
+        try client.setFocus("org.example.Sketch")
+        #expect(try client.devices().first?.exclusions.map(\.edge).sorted { $0.rawValue < $1.rawValue } == [.left, .right])
+        #expect(try daemon.terminate() == 0)
+        daemon = try Daemon(["--replay", recording, "--loop"], directory: directory)
+        let again = try client.reconnected()
+        let device = try #require(try again.devices().first)
+        #expect(device.focusedApp == "org.example.Sketch")
+        #expect(device.exclusions.map(\.edge).sorted { $0.rawValue < $1.rawValue } == [.left, .right])
+        try again.clearExclusions()
+        #expect(try again.devices().first?.exclusions.isEmpty == true)
+        #expect(try again.reload() == directory.path + "/default.toml")
+    }
+
+    /// `gesturectl focus` and `gesturectl exclude` hold what they set until stopped; another user is
+    /// refused, with why.
+    @Test func gesturectlFocusAndExcludeHoldUntilStoppedAndFollowTheRights() throws {
+        guard getuid() == 0 else { return }
+        let directory = TemporaryDirectory()
+        let (daemon, _) = try Self.daemon(topEdgeSwipeRecording(in: directory), seatUser: 4242, in: directory)
+        let gesturectl = try AppTouchTests.gesturectlFor(others: directory)
+        let exclude = try Background(
+            [gesturectl, "exclude", "--socket", daemon.socketPath, "--app", "sketch", "left:0-0.1", "top-left"],
+            outputPath: directory.path + "/exclude.log")
+        try exclude.waitForOutput("held until this stops")
+        #expect(exclude.output.contains("excluded left 0...0.1 while sketch has the focus"), "\(exclude.output)")
+        let focus = try Background([gesturectl, "focus", "--socket", daemon.socketPath, "sketch"], outputPath: directory.path + "/focus.log")
+        try focus.waitForOutput("focused app: 'sketch'")
+        let root = try daemon.connect()
+        try waitUntil("the exclusions in force", context: { exclude.output }) {
+            try root.devices().first?.exclusions.map(\.edge) == [.left, .topLeft]
+        }
+        #expect(try root.devices().first?.focusedApp == "sketch")
+        // Stopped: what each set goes with it.
+        #expect(try focus.stop(SIGINT) == 0)
+        try waitUntil("the exclusions of the app gone with its focus", context: { daemon.log }) {
+            try root.devices().first.map { $0.focusedApp == nil && $0.exclusions.isEmpty } == true
+        }
+        #expect(try exclude.stop() == 0)
+        // Another user: refused, told why, status 1.
+        let refused = try run(
+            "/usr/sbin/runuser", ["-u", "nobody", "--", gesturectl, "exclude", "--socket", daemon.socketPath, "--for", "1", "left"],
+            in: directory)
+        #expect(refused.status == 1 && refused.output.contains("gestured refused: a exclude request may be sent only by"), "\(refused.output)")
+        let held = try run(gesturectl, ["focus", "--socket", daemon.socketPath, "--for", "0.2", "--none"], in: directory)
+        #expect(held.status == 0 && held.output.contains("focused app: none"), "\(held.output)")
+    }
 }
