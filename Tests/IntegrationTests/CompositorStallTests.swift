@@ -40,7 +40,7 @@ private func releasedKeys(_ output: String) -> Int {
     /// keyboard has no key and no modifier down, and gesturectl said "typed" for exactly the chords the
     /// client received.
     @Test func keysTypedAcrossACompositorStallAreNeverLeftDown() throws {
-        let sway = try Sway()
+        let sway = try HeadlessCompositor(.sway)
         let directory = TemporaryDirectory()
         let bindings = directory.write(
             "bindings.toml",
@@ -85,7 +85,7 @@ private func releasedKeys(_ output: String) -> Int {
     /// waited, three times; each time the keyboard it leaves has no key and no modifier down (the
     /// compositor reads each batch of whole chords at once, or drops it whole with the connection).
     @Test func aBindKilledWhileItTypesLeavesNoKeyDown() throws {
-        let sway = try Sway()
+        let sway = try HeadlessCompositor(.sway)
         let directory = TemporaryDirectory()
         let bindings = directory.write(
             "bindings.toml",
@@ -119,7 +119,7 @@ private func releasedKeys(_ output: String) -> Int {
     /// before the continue (whatever the machine's pace, they are older than that when bind reads them,
     /// which is after the continue). One line says how many it dropped; the next gestures fire again.
     @Test func aStoppedBindRunsNothingForOldGestures() throws {
-        let sway = try Sway()
+        let sway = try HeadlessCompositor(.sway)
         let directory = TemporaryDirectory()
         let fired = directory.path + "/fired"
         // Each client numbers the gestures it receives itself: the gestures are told apart by their time.
