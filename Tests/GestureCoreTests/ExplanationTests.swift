@@ -45,7 +45,7 @@ import GestureVocabulary
         #expect(abs(try #require(miss.measurement(.angleFromInward)).value) < 1e-6)
         #expect(abs(try #require(miss.landing).fromLeftMM - 7) < 1e-9)
         #expect(x.nearMisses == [miss])
-        #expect(miss.description == "edge-swipe: near miss, did not start: landed 7.0 mm from the left edge (edge_swipe.zone_mm 5) and moved inward (0° from inward (angle_tolerance_degrees 30))")
+        #expect(miss.description == "edge-swipe: near miss, did not start: landed 7.0 mm from the left edge (edge_swipe.zone_mm 5) and moved inward, 0° from inward (angle_tolerance_degrees 30)")
     }
 
     @Test func fartherThanTwiceTheZoneIsNoNearMiss() throws {
