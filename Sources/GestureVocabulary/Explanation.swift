@@ -81,7 +81,7 @@ public struct Measurement: Equatable, Sendable {
     public var quantity: Quantity
     /// The measured value, in the setting's unit.
     public var value: Double
-    /// "edge_swipe.zone_mm", "slop_mm", "hold.hold_seconds".
+    /// "edge_swipe.left.zone_mm", "slop_mm", "hold.hold_seconds".
     public var key: String
     /// The setting's value in force.
     public var setting: Double
@@ -93,7 +93,7 @@ public struct Measurement: Equatable, Sendable {
         self.setting = setting
     }
 
-    /// "6.2 mm (edge_swipe.zone_mm 5)".
+    /// "6.2 mm (edge_swipe.left.zone_mm 5)".
     public var description: String { "\(quantity.format(value)) (\(key) \(NumberText.setting(setting)))" }
 }
 
@@ -243,7 +243,7 @@ public struct Reason: Equatable, Sendable {
     /// outside a zone.
     public var isNearMiss: Bool { cause == .nearMiss }
 
-    /// "edge-swipe: landed 6.2 mm from the left edge (edge_swipe.zone_mm 5)".
+    /// "edge-swipe: landed 6.2 mm from the left edge (edge_swipe.left.zone_mm 5)".
     public var description: String {
         let subject: String
         switch (kind, gestureID) {
@@ -254,7 +254,7 @@ public struct Reason: Equatable, Sendable {
         return "\(subject): \(text)"
     }
 
-    /// The reason without its subject: "landed 6.2 mm from the left edge (edge_swipe.zone_mm 5)".
+    /// The reason without its subject: "landed 6.2 mm from the left edge (edge_swipe.left.zone_mm 5)".
     public var text: String {
         let edgeName = edge?.rawValue ?? "?"
         // The i-th measurement's value, and its setting in parentheses.
