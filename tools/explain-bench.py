@@ -3,13 +3,13 @@
 (tools/resting-taps.py) is one touch sequence, so one explanation.
 
     tools/explain-bench.py --bin DIR [--baseline-bin DIR] [--taps 2500,10000,20000] [--daemon-taps 20000]
-                           [--speed 1000] [--skip-offline] [--skip-daemon]
+                           [--speed 1000] [--repeat 3] [--skip-offline] [--skip-daemon]
 
 DIR holds a release build's gestured and gesturectl (`swift build -c release --show-bin-path`); the
 baseline's (say main's) are measured in the same run, alternately, and each figure is given as a ratio.
 
 1. Offline: the wall time of `gesturectl explain RECORDING` (text) and `--json` for each count of taps,
-   and of `gesturectl replay` for comparison (the recognizer alone), median of three.
+   and of `gesturectl replay` for comparison (the recognizer alone), the median of --repeat runs.
 2. The daemon: `gestured --replay RECORDING --speed X --wait-for-explanations` explains the recording for
    one client while another client sends `ping` every 10 ms. The daemon runs under `strace -e
    trace=epoll_wait` (seccomp-filtered: no other call is stopped), and a loop turn is the time from one
@@ -46,8 +46,8 @@ def timed(cmd, repeat=3):
     return statistics.median(times)
 
 
-def offline(builds, counts, directory):
-    print("== offline: gesturectl explain of one finger resting while another taps (median of 3, seconds)")
+def offline(builds, counts, directory, repeat):
+    print(f"== offline: gesturectl explain of one finger resting while another taps (median of {repeat}, seconds)")
     rows = []
     for n in counts:
         path = os.path.join(directory, f"resting-taps-{n}.evemu")
@@ -56,9 +56,9 @@ def offline(builds, counts, directory):
         for name, bin_dir in builds:
             ctl = os.path.join(bin_dir, "gesturectl")
             row[name] = {
-                "text": timed([ctl, "explain", path]),
-                "json": timed([ctl, "explain", "--json", path]),
-                "replay": timed([ctl, "replay", "--no-updates", path]),
+                "text": timed([ctl, "explain", path], repeat),
+                "json": timed([ctl, "explain", "--json", path], repeat),
+                "replay": timed([ctl, "replay", "--no-updates", path], repeat),
             }
         rows.append(row)
     names = [n for n, _ in builds]
@@ -72,7 +72,7 @@ def offline(builds, counts, directory):
             line += f"{row[n]['text']:14.3f}{row[n]['json']:14.3f}{row[n]['replay']:16.3f}"
         if len(names) == 2:
             a, b = row[names[0]], row[names[1]]
-            line += f"{a['text'] / b['text']:13.3f}{a['json'] / b['json']:13.3f}"
+            line += f"{a['text'] / b['text']:13.3g}{a['json'] / b['json']:13.3g}"
         print(line)
     if len(names) == 2:
         print(f"(ratios: {names[0]} / {names[1]})")
@@ -218,6 +218,7 @@ def main():
     parser.add_argument("--taps", default="2500,10000,20000")
     parser.add_argument("--daemon-taps", type=int, default=20000)
     parser.add_argument("--speed", type=float, default=1000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each offline command (the median is given)")
     parser.add_argument("--skip-offline", action="store_true")
     parser.add_argument("--skip-daemon", action="store_true")
     args = parser.parse_args()
@@ -227,7 +228,7 @@ def main():
     directory = tempfile.mkdtemp(prefix="explain-bench-")
     try:
         if not args.skip_offline:
-            offline(builds, [int(n) for n in args.taps.split(",")], directory)
+            offline(builds, [int(n) for n in args.taps.split(",")], directory, args.repeat)
         if not args.skip_daemon:
             recording = os.path.join(directory, f"daemon-{args.daemon_taps}.evemu")
             write_recording(args.daemon_taps, recording)
@@ -246,8 +247,8 @@ def main():
                 sys.stdout.flush()
             if len(results) == 2:
                 a, b = results["this"], results["baseline"]
-                print(f"ratios this / baseline: longest loop turn {a['longest_turn'] / b['longest_turn']:.4f}, "
-                      f"longest ping {a['ping_max'] / b['ping_max']:.4f}, median ping {a['ping_median'] / b['ping_median']:.3f}")
+                print(f"ratios this / baseline: longest loop turn {a['longest_turn'] / b['longest_turn']:.3g}, "
+                      f"longest ping {a['ping_max'] / b['ping_max']:.3g}, median ping {a['ping_median'] / b['ping_median']:.3g}")
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 

@@ -15,6 +15,10 @@ struct Explainer: Sendable {
     /// (`finish` from `cancelAll`). They are counted (`Explanation.fingersAlreadyDown`), never given a
     /// landing.
     private var earlierSerial: UInt64
+    /// The fingers down before the sequence open now could see them land (serials at or below
+    /// `earlierSerial`) seen since the last sequence ended: at most the fingers down when explaining
+    /// started.
+    private var earlierDown: [UInt64] = []
     /// The touch being measured (`Explanation.touches`), from its first finger down to its last finger up.
     private var meter: TouchMeter?
     /// The touch being measured began with a finger already down: its measurement would be of part of a
@@ -82,6 +86,10 @@ struct Explainer: Sendable {
             }
         }
         if kept < out.count { out.removeSubrange(kept...) }
+        for contact in frame.contacts where contact.serial <= earlierSerial && !earlierDown.contains(contact.serial) {
+            earlierDown.append(contact.serial)
+            if current != nil { current!.fingersAlreadyDown = earlierDown.count }
+        }
         for contact in frame.contacts where contact.serial > highestSerial {
             highestSerial = contact.serial
             open(at: frame.timeMicroseconds, frame: frame)
@@ -92,13 +100,22 @@ struct Explainer: Sendable {
             }
         }
         if newFrame { measure(frame, context: context) }
-        if current != nil && frame.contacts.isEmpty && idle { finish(at: frame.timeMicroseconds, into: &out) }
+        if frame.contacts.isEmpty && idle {
+            if current != nil {
+                finish(at: frame.timeMicroseconds, into: &out)
+            } else {
+                // Nothing down, nothing open: fingers that were down before are gone.
+                earlierSerial = highestSerial
+                earlierDown.removeAll()
+            }
+        }
     }
 
     /// Ends the sequence open now (the engine cancels everything: the device goes, the recording ended),
     /// appending its explanation. Fingers still down are left out of the next sequence's landings.
     mutating func finish(at time: Int64, into out: inout [EngineEvent]) {
         earlierSerial = highestSerial
+        earlierDown.removeAll()
         guard var explanation = current else {
             meter = nil
             return
@@ -151,12 +168,14 @@ struct Explainer: Sendable {
         }
     }
 
-    /// Opens the sequence's explanation at `time` when none is open, counting the fingers of `frame` that
-    /// were down before it could see them land.
+    /// Opens the sequence's explanation at `time` when none is open, counting the fingers down before it
+    /// could see them land (seen in this frame or since the last sequence ended: the finger of a gesture
+    /// that began before may have lifted in the frame that ends it).
     private mutating func open(at time: Int64, frame: TouchFrame) {
         guard current == nil else { return }
         var explanation = Explanation(startMicroseconds: time, endMicroseconds: time)
-        for c in frame.contacts where c.serial <= earlierSerial { explanation.fingersAlreadyDown += 1 }
+        for c in frame.contacts where c.serial <= earlierSerial && !earlierDown.contains(c.serial) { earlierDown.append(c.serial) }
+        explanation.fingersAlreadyDown = earlierDown.count
         current = explanation
     }
 

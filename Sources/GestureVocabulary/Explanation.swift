@@ -526,8 +526,9 @@ public struct Explanation: Equatable, Sendable {
         if let last = gestures.last(where: { focus.admits($0) }) {
             return candidates.last { $0.gestureID == last.id }
         }
-        guard gestures.isEmpty || !focus.kinds.isEmpty else { return nil }
-        return candidates.filter { $0.gestureID == nil }.min { a, b in a.closeness < b.closeness }
+        // A sequence that became something: nothing to say, unless the focus asks why not its kinds or edges.
+        guard gestures.isEmpty || !focus.isEmpty else { return nil }
+        return candidates.filter { $0.gestureID == nil && (focus.isEmpty || $0.kind != nil) }.min { a, b in a.closeness < b.closeness }
     }
 }
 
@@ -541,11 +542,14 @@ public struct ExplanationFocus: Equatable, Sendable {
         self.edges = edges
     }
 
-    /// A reason within the focus: of one of its kinds (or about the touch as a whole), and about one of
-    /// its edges when it names one.
+    /// No kinds and no edges: everything.
+    public var isEmpty: Bool { kinds.isEmpty && edges.isEmpty }
+
+    /// A reason within the focus: of one of its kinds (or about the touch as a whole), and, with edges,
+    /// about one of them.
     public func admits(_ r: Reason) -> Bool {
         if !kinds.isEmpty, let kind = r.kind, !kinds.contains(kind) { return false }
-        if !edges.isEmpty, let edge = r.edge, !edges.contains(edge) { return false }
+        if !edges.isEmpty { return r.edge.map { edges.contains($0) } ?? false }
         return true
     }
 
@@ -555,18 +559,24 @@ public struct ExplanationFocus: Equatable, Sendable {
         return true
     }
 
+    /// How far from an edge, in widths of its zone, a touch that landed outside every zone still came
+    /// close to it.
+    public static let closeZoneWidths = 4.0
+
     /// Whether `x` is shown: every touch without a focus; with one, a touch that became a gesture of its
     /// kinds (from its edges), or one whose reason of those kinds (about those edges) says it came close:
-    /// anything but a landing outside every zone, no motion at all, motion where stillness was needed, or
-    /// another kind first. With `--edges`, also a touch that landed in the zone of one of them.
+    /// anything but no motion at all, motion where stillness was needed, another kind first, or a landing
+    /// outside every zone farther than four of its widths. With `--edges`, also a touch that landed in the
+    /// zone of one of them.
     public func shows(_ x: Explanation) -> Bool {
-        if kinds.isEmpty && edges.isEmpty { return true }
+        if isEmpty { return true }
         if x.gestures.contains(where: admits) { return true }
         if x.unlisted.gestures.contains(where: { kinds.isEmpty || kinds.contains($0.kind) }) && edges.isEmpty { return true }
         for r in x.reasons where admits(r) && r.kind != nil && r.gestureID == nil {
-            if !edges.isEmpty && r.edge == nil { continue }
             switch r.cause {
-            case .outsideZone, .didNotMove, .moved, .stillnessUnknown, .anotherKindBegan: continue
+            case .outsideZone:
+                if let m = r.measurements.first, m.value <= ExplanationFocus.closeZoneWidths * m.setting { return true }
+            case .didNotMove, .moved, .stillnessUnknown, .anotherKindBegan: continue
             default: return true
             }
         }
@@ -647,20 +657,24 @@ extension Reason {
         case .notTogether: return "the fingers moved apart: their centroid moved \(v(0))\(k(0))"
         case .movedTogether: return "the fingers moved together: differential \(v(0)) of the shared motion\(k(0))"
         case .tooLittleSpread: return "span changed \(v(0))\(k(0))"
+        // Not committed and cancelled are said by what it became ("pan, not committed"): the reason says why.
         case .notCommitted:
             guard let m = measurements.first else { return "not committed" }
             switch m.quantity {
-            case .travel: return "not committed: travelled \(v(0))\(k(0))"
-            case .scaleChange: return "not committed: scale changed by \(v(0))\(k(0))"
-            default: return "not committed: \(v(0))\(k(0))"
+            case .travel: return "travelled \(v(0))\(k(0))"
+            case .scaleChange: return "scale changed by \(v(0))\(k(0))"
+            default: return "\(v(0))\(k(0))"
             }
-        case .flungBack: return "not committed: flung back outward at \(v(0))\(k(0))"
+        case .flungBack: return "flung back outward at \(v(0))\(k(0))"
         case .offAxis: return "no direction: moved \(v(0)) off the nearest axis\(k(0))"
         case .fingerCount:
             let n = measurements.first?.value ?? 0
             return "\(NumberText.fixed(n, decimals: 0)) finger\(n == 1 ? "" : "s")\(k(0))"
-        case .fingerAdded where !measurements.isEmpty: return "cancelled: a finger joined \(v(0)) after the landing\(k(0))"
-        case .disabled, .excluded, .anotherKindBegan, .stillnessUnknown, .palm, .penInProximity, .fingerAdded, .eventsDropped, .cancelledByDaemon:
+        case .fingerAdded where !measurements.isEmpty: return "a finger joined \(v(0)) after the landing\(k(0))"
+        case .palm, .penInProximity, .fingerAdded, .eventsDropped, .cancelledByDaemon:
+            let t = text
+            return t.hasPrefix("cancelled: ") ? String(t.dropFirst("cancelled: ".count)) : t
+        case .disabled, .excluded, .anotherKindBegan, .stillnessUnknown:
             return text
         }
     }

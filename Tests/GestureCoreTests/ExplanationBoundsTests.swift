@@ -100,7 +100,7 @@ import GestureVocabulary
 
     /// A left edge swipe, from 2 mm in, 40 mm inward in 10 frames; explaining is switched on after
     /// `framesBefore` frames of it.
-    static func swipeExplainedFrom(frame framesBefore: Int) throws -> [Explanation] {
+    static func swipeExplainedFrom(frame framesBefore: Int, updates: Bool = true) throws -> [Explanation] {
         var s = TouchScript()
         s.down(0, 2, 80); s.frame()
         s.drag([0], by: 40, 0, steps: 10)
@@ -110,6 +110,7 @@ import GestureVocabulary
         s.down(0, 50, 50); s.frame()
         s.up(0); s.frame()
         var engine = try GestureEngine(device: s.device)
+        engine.reportsUpdates = updates
         var out = EngineOutput()
         // Frames end at SYN_REPORT: split after the framesBefore-th one.
         let reports = s.events.indices.filter { s.events[$0].type == 0 && s.events[$0].code == 0 }
@@ -146,6 +147,16 @@ import GestureVocabulary
         #expect(tap.fingersAlreadyDown == 0 && tap.fingers.count == 1 && tap.touches.count == 1)
         #expect(abs(tap.fingers[0].fromLeftMM - 50) < 1e-9)
         #expect(tap.gestures.map(\.kind) == [.tap] && tap.gestures.first?.beganBeforeExplaining == false)
+    }
+
+    @Test func withUpdatesOffTheFingerDownBeforeIsStillCounted() throws {
+        // No update opens the sequence while the finger is down (the daemon without a client taking
+        // updates): it opens at the end, in the frame the finger lifts; the finger is counted all the same.
+        let xs = try Self.swipeExplainedFrom(frame: 5, updates: false)
+        let swipe = try #require(xs.first)
+        #expect(swipe.fingersAlreadyDown == 1 && swipe.fingers.isEmpty && swipe.touches.isEmpty)
+        #expect(swipe.gestures.first?.beganBeforeExplaining == true && swipe.gestures.first?.outcome == .committed)
+        #expect(xs.count == 2 && xs[1].fingersAlreadyDown == 0 && xs[1].fingers.count == 1)
     }
 
     @Test func explainingFromTheLandingFrameIsAWholeTouch() throws {
