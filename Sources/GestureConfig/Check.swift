@@ -62,22 +62,21 @@ extension Configuration {
             changed.isEmpty
                 ? "recognizer: built-in defaults"
                 : "recognizer: built-in defaults except \(changed.joined(separator: ", "))")
-        if devices.isEmpty {
-            lines.append("devices: no [[device]] sections; every touchscreen uses the settings above")
-        } else {
-            lines.append("devices: \(devices.count) [[device]] section\(devices.count == 1 ? "" : "s")")
-            for (index, section) in devices.enumerated() {
-                lines.append("  device[\(index + 1)] at \(section.location): \(Configuration.describe(section))")
+        // Each kind of section, listed with its place and what it says.
+        func sections(_ heading: String, _ table: String, none: String, _ described: [(location: ConfigLocation, text: String)]) {
+            guard !described.isEmpty else {
+                lines.append("\(heading): \(none)")
+                return
             }
+            lines.append("\(heading): \(described.count) [[\(table)]] section\(described.count == 1 ? "" : "s")")
+            for (index, d) in described.enumerated() { lines.append("  \(table)[\(index + 1)] at \(d.location): \(d.text)") }
         }
-        if exclusions.isEmpty {
-            lines.append("exclusions: no [[exclusion]] sections; every edge zone is whole")
-        } else {
-            lines.append("exclusions: \(exclusions.count) [[exclusion]] section\(exclusions.count == 1 ? "" : "s")")
-            for (index, section) in exclusions.enumerated() {
-                lines.append("  exclusion[\(index + 1)] at \(section.location): \(Configuration.describe(section))")
-            }
-        }
+        sections(
+            "devices", "device", none: "no [[device]] sections; every touchscreen uses the settings above",
+            devices.map { ($0.location, Configuration.describe($0)) })
+        sections(
+            "exclusions", "exclusion", none: "no [[exclusion]] sections; every edge zone is whole",
+            exclusions.map { ($0.location, Configuration.describe($0)) })
         for warning in warnings {
             lines.append("warning: \(warning)")
         }

@@ -254,6 +254,29 @@ public struct Reason: Equatable, Sendable {
         return "\(subject): \(text)"
     }
 
+    /// The clause of the causes `text` and `decisiveText` say alike, with `setting(i)` the i-th
+    /// measurement's setting as the form writes it (" (slop_mm 3)", " (slop_mm is 3)"); nil for the others.
+    func sharedClause(_ setting: (Int) -> String) -> String? {
+        let edgeName = edge?.rawValue ?? "?"
+        func v(_ i: Int) -> String { i < measurements.count ? measurements[i].quantity.format(measurements[i].value) : "?" }
+        switch cause {
+        case .fingerCount:
+            // A count, written as one; a value read from outside may be anything (no Int conversion to trap on).
+            let n = measurements.first?.value ?? 0
+            return "\(NumberText.fixed(n, decimals: 0)) finger\(n == 1 ? "" : "s")\(setting(0))"
+        case .notInward: return "moved \(v(0)) from inward of the \(edgeName) edge\(setting(0))"
+        case .didNotMove, .moved: return "moved \(v(0))\(setting(0))"
+        case .downTooLong: return "down \(v(0))\(setting(0))"
+        case .liftedTooSoon: return "lifted after \(v(0))\(setting(0))"
+        case .notTogether: return "the fingers moved apart: their centroid moved \(v(0))\(setting(0))"
+        case .movedTogether: return "the fingers moved together: differential \(v(0)) of the shared motion\(setting(0))"
+        case .offAxis: return "no direction: moved \(v(0)) off the nearest axis\(setting(0))"
+        case .disabled, .outsideZone, .nearMiss, .excluded, .withholdExpired, .movedInward, .tooLittleSpread, .anotherKindBegan,
+            .stillnessUnknown, .notCommitted, .flungBack, .palm, .penInProximity, .fingerAdded, .eventsDropped, .cancelledByDaemon:
+            return nil
+        }
+    }
+
     /// The reason without its subject: "landed 6.2 mm from the left edge (edge_swipe.left.zone_mm 5)".
     public var text: String {
         let edgeName = edge?.rawValue ?? "?"
@@ -262,11 +285,9 @@ public struct Reason: Equatable, Sendable {
         func s(_ i: Int) -> String { i < measurements.count ? "(\(measurements[i].key) \(NumberText.setting(measurements[i].setting)))" : "" }
         func all() -> String { measurements.map(\.description).joined(separator: ", ") }
         switch cause {
+        case .fingerCount, .notInward, .didNotMove, .moved, .downTooLong, .liftedTooSoon, .notTogether, .movedTogether, .offAxis:
+            return sharedClause { i in i < measurements.count ? " " + s(i) : "" } ?? ""
         case .disabled: return "switched off (\(measurements.first.map { "\($0.key) false" } ?? "enabled = false"))"
-        case .fingerCount:
-            // A count, written as one; a value read from outside may be anything (no Int conversion to trap on).
-            let n = measurements.first?.value ?? 0
-            return "\(NumberText.fixed(n, decimals: 0)) finger\(n == 1 ? "" : "s") \(s(0))"
         case .outsideZone: return "landed \(v(0)) from the \(edgeName) edge \(s(0))"
         case .nearMiss:
             return "near miss, did not start: landed \(v(0)) from the \(edgeName) edge \(s(0)) and moved inward, \(v(1)) from inward \(s(1))"
@@ -276,22 +297,15 @@ public struct Reason: Equatable, Sendable {
             } ?? "on the \(edgeName) edge"
             let source = exclusionSource.map { ", set by \($0)" } ?? ""
             return "edge swipes are excluded here (exclusion \(range)\(source))"
-        case .notInward: return "moved \(v(0)) from inward of the \(edgeName) edge \(s(0))"
         case .withholdExpired: return "did not move in time: moved \(v(0)) \(s(0)) in \(v(1)) \(s(1))"
-        case .didNotMove, .moved: return "moved \(v(0)) \(s(0))"
         case .movedInward:
             let key = measurements.first.map { ", more than half of \($0.key) (\(NumberText.setting($0.setting)))" } ?? ""
             return "moved \(v(0)) inward from the \(edgeName) edge\(key)"
-        case .downTooLong: return "down \(v(0)) \(s(0))"
-        case .liftedTooSoon: return "lifted after \(v(0)) \(s(0))"
-        case .notTogether: return "the fingers moved apart: their centroid moved \(v(0)) \(s(0))"
-        case .movedTogether: return "the fingers moved together: differential \(v(0)) of the shared motion \(s(0))"
         case .tooLittleSpread: return "span changed \(v(0)) \(s(0)), rotated \(v(1)) \(s(1))"
         case .anotherKindBegan: return "\(other?.description ?? "another gesture") began first"
         case .stillnessUnknown: return "a finger was lost (palm): stillness unknown"
         case .notCommitted: return "not committed: " + ExplanationText.commitText(measurements)
         case .flungBack: return "not committed: flung back outward at \(v(0)) \(s(0))"
-        case .offAxis: return "no direction: moved \(v(0)) off the nearest axis \(s(0))"
         case .palm: return "cancelled: a finger became a palm" + (measurements.isEmpty ? "" : " (\(all()))")
         case .penInProximity: return "cancelled: a pen came into proximity"
         case .fingerAdded:
@@ -644,18 +658,14 @@ extension Reason {
         func v(_ i: Int) -> String { i < measurements.count ? measurements[i].quantity.format(measurements[i].value) : "?" }
         func k(_ i: Int) -> String { i < measurements.count ? " (\(measurements[i].key) is \(NumberText.setting(measurements[i].setting)))" : "" }
         switch cause {
+        case .fingerCount, .notInward, .didNotMove, .moved, .downTooLong, .liftedTooSoon, .notTogether, .movedTogether, .offAxis:
+            return sharedClause(k) ?? ""
         case .outsideZone: return "landed \(v(0)) from the \(edgeName) edge, outside its zone\(k(0))"
         case .nearMiss: return "near miss: landed \(v(0)) from the \(edgeName) edge, just outside its zone, and moved inward\(k(0))"
-        case .notInward: return "moved \(v(0)) from inward of the \(edgeName) edge\(k(0))"
         case .withholdExpired: return "did not move past the slop within \(v(1))\(k(1))"
-        case .didNotMove, .moved: return "moved \(v(0))\(k(0))"
         case .movedInward:
             let half = measurements.first.map { " (half of \($0.key), which is \(NumberText.setting($0.setting)))" } ?? ""
             return "moved \(v(0)) inward from the \(edgeName) edge, more than a hold by an edge may\(half)"
-        case .downTooLong: return "down \(v(0))\(k(0))"
-        case .liftedTooSoon: return "lifted after \(v(0))\(k(0))"
-        case .notTogether: return "the fingers moved apart: their centroid moved \(v(0))\(k(0))"
-        case .movedTogether: return "the fingers moved together: differential \(v(0)) of the shared motion\(k(0))"
         case .tooLittleSpread: return "span changed \(v(0))\(k(0))"
         // Not committed and cancelled are said by what it became ("pan, not committed"): the reason says why.
         case .notCommitted:
@@ -666,10 +676,6 @@ extension Reason {
             default: return "\(v(0))\(k(0))"
             }
         case .flungBack: return "flung back outward at \(v(0))\(k(0))"
-        case .offAxis: return "no direction: moved \(v(0)) off the nearest axis\(k(0))"
-        case .fingerCount:
-            let n = measurements.first?.value ?? 0
-            return "\(NumberText.fixed(n, decimals: 0)) finger\(n == 1 ? "" : "s")\(k(0))"
         case .fingerAdded where !measurements.isEmpty: return "a finger joined \(v(0)) after the landing\(k(0))"
         case .palm, .penInProximity, .fingerAdded, .eventsDropped, .cancelledByDaemon:
             let t = text
