@@ -324,6 +324,16 @@ public struct ExplainedGesture: Equatable, Sendable {
         case cancelled
         /// Still running when the explanation was made (the recording ended).
         case running
+
+        /// "committed", "not committed", "cancelled", "still running".
+        public var words: String {
+            switch self {
+            case .committed: return "committed"
+            case .notCommitted: return "not committed"
+            case .cancelled: return "cancelled"
+            case .running: return "still running"
+            }
+        }
     }
     public var kind: GestureKind
     public var id: UInt64
@@ -357,12 +367,7 @@ public struct ExplainedGesture: Equatable, Sendable {
         s += ", \(fingers) finger\(fingers == 1 ? "" : "s")"
         if let taps { s += ", \(taps) tap\(taps == 1 ? "" : "s")" }
         if let direction { s += ", \(direction.rawValue)" }
-        switch outcome {
-        case .committed: s += ", committed"
-        case .notCommitted: s += ", not committed"
-        case .cancelled: s += ", cancelled"
-        case .running: s += ", still running"
-        }
+        s += ", " + outcome.words
         if beganBeforeExplaining { s += " (began before explaining started)" }
         return s
     }
@@ -604,16 +609,7 @@ public struct ExplanationFocus: Equatable, Sendable {
 extension Unlisted {
     /// "tap, committed ×9 968; hold, cancelled ×1".
     var tallyText: String {
-        gestures.map { t in
-            let outcome: String
-            switch t.outcome {
-            case .committed: outcome = "committed"
-            case .notCommitted: outcome = "not committed"
-            case .cancelled: outcome = "cancelled"
-            case .running: outcome = "still running"
-            }
-            return "\(t.kind), \(outcome) ×\(String(t.count))"
-        }.joined(separator: "; ")
+        gestures.map { "\($0.kind), \($0.outcome.words) ×\(String($0.count))" }.joined(separator: "; ")
     }
 }
 
@@ -625,12 +621,7 @@ extension ExplainedGesture {
         if let edge { s += " from the \(edge.rawValue)" }
         if let direction { s += " \(direction.rawValue)" }
         if let taps, taps > 1 { s += ", \(taps) taps" }
-        switch outcome {
-        case .committed: s += ", committed"
-        case .notCommitted: s += ", not committed"
-        case .cancelled: s += ", cancelled"
-        case .running: s += ", still running"
-        }
+        s += ", " + outcome.words
         if beganBeforeExplaining { s += " (began before explaining started)" }
         return s
     }
