@@ -44,12 +44,12 @@ _gesturectl() {
             *:--edges) _gesturectl_list "$cur" left right top bottom top-left top-right bottom-left bottom-right ;;
             *:--fingers | *:--count) ;;
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
-            orientation:--device)
+            orientation:--device | session:--device | exclude:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
             lisgd:-d | monitor:--device | explain:--device | tune:--device | plot:--device)   # the daemon's ids, or a file (a node, a symlink, a description for a recording)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur"; compgen -f -- "$cur") ;;
-            orientation:--output)   # the connectors' names, as wlroots compositors name outputs
+            orientation:--output | session:--output)   # the connectors' names, as wlroots compositors name outputs
                 mapfile -t COMPREPLY < <(compgen -W "$(ls /sys/class/drm 2>/dev/null | sed -n 's/^card[0-9]*-//p')" -- "$cur") ;;
             *)  compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
@@ -58,6 +58,10 @@ _gesturectl() {
     fi
     if [[ $cur == -* ]]; then
         mapfile -t COMPREPLY < <(compgen -W "$(_gesturectl_options "$cmd") --help" -- "$cur")
+    elif [ "$cmd" = exclude ]; then
+        mapfile -t COMPREPLY < <(compgen -W "left right top bottom top-left top-right bottom-left bottom-right" -- "$cur")
+    elif [ "$cmd" = focus ]; then
+        :   # an app_id: nothing to offer
     elif [ "$cmd" = orientation ]; then
         # its ANGLE, unless it follows the compositor
         [[ " ${COMP_WORDS[*]} " == *" --follow "* ]] || mapfile -t COMPREPLY < <(compgen -W "0 90 180 270" -- "$cur")

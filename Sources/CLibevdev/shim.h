@@ -79,3 +79,11 @@ static inline int gestured_evdev_mask_keys(int fd, unsigned int key1, unsigned i
     struct input_mask typeMask = {.type = 0, .codes_size = sizeof types, .codes_ptr = (unsigned long long)(unsigned long)types};
     return ioctl(fd, EVIOCSMASK, &typeMask);
 }
+
+/// The current value of absolute axis `code` (EVIOCGABS), whatever this reader's event mask: the kernel
+/// keeps it as the device reports it. 0 when the device has no such axis (or on error).
+static inline int gestured_evdev_abs_value(int fd, unsigned int code) {
+    struct input_absinfo info;
+    if (ioctl(fd, EVIOCGABS(code), &info) < 0) return 0;
+    return info.value;
+}

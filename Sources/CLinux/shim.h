@@ -37,3 +37,13 @@ static const int gestured_so_peergroups = SO_PEERGROUPS;
 #else
 static const int gestured_so_peergroups = 59;
 #endif
+
+/// mkostemp(3), which glibc declares only under _GNU_SOURCE (gesturectl tune's new file beside the
+/// configuration).
+extern int mkostemp(char *template_, int flags);
+
+/// flock(2), whose name Swift imports as `struct flock`'s initializer.
+#include <sys/file.h>
+static inline int gestured_flock(int fd, int operation) { return flock(fd, operation); }
+static const int gestured_lock_ex = LOCK_EX;
+static const int gestured_lock_nb = LOCK_NB;

@@ -264,14 +264,19 @@ public struct Binding: Equatable, Sendable {
         return implied
     }
 
-    /// Whether the binding can match an app touch (a one-finger tap, hold or pan that did not land in an
-    /// edge zone: an app's input, which the daemon sends only to clients that may see it). A pan with
-    /// `start_edge` landed in an edge zone, so it is no app touch.
+    /// Whether the binding can match an app touch: a gesture whose kind's audience (`KindAudience`, its
+    /// descriptor's) may be the seat's for the fingers and edges the binding takes, which the daemon sends
+    /// only to clients that may see it. A gesture with `start_edge` landed in an edge zone, so it is public.
     public var mayMatchAppTouches: Bool {
-        guard fingers?.contains(1) ?? true else { return false }
-        var kinds = possibleKinds
-        if startEdges != nil { kinds.remove(.pan) }
-        return !kinds.isDisjoint(with: [.tap, .hold, .pan])
+        possibleKinds.contains { kind in
+            switch kind.descriptor.audience {
+            case .everyone: return false
+            case .seat: return true
+            case .byLanding:
+                guard fingers?.contains(1) ?? true else { return false }
+                return !(startEdges != nil && kind.declares(EventFields.startEdge))
+            }
+        }
     }
 
     /// What a client that may not see app touches (`access` denied) should know about this binding: a

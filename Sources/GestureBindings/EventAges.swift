@@ -4,10 +4,12 @@
 // device's clock (docs/protocol.md): CLOCK_MONOTONIC for a kernel device, the clock gesturectl reads too, so
 // its age is exact. A replay's clock is the recording's: it is mapped onto CLOCK_MONOTONIC by the events
 // read in time (each fresh event moves the mapping to itself), so the backlog found after a stop is aged
-// against the pace before it. That is exact for a replay at its recording's pace or faster (`--speed` 1
-// or more); a slower one drifts, and lateness that lasts a whole `bound` of gesturectl's own time (not a
-// backlog, which is read at once) moves the mapping to the event read then. Pure: the caller gives the
-// times.
+// against the pace before it. A daemon that says a replay's clock (`DeviceInfo.replayClock`: its speed
+// and its offset onto CLOCK_MONOTONIC) has its events aged exactly, at any `--speed`, the first one too (a
+// gesturectl stopped before the replay's first event finds its backlog old, not fresh); the learned mapping
+// is for a daemon that does not say it, exact at the recording's pace or faster; a slower one drifts, and
+// lateness that lasts a whole `bound` of gesturectl's own time (not a backlog, which is read at once) moves
+// the mapping to the event read then. Pure: the caller gives the times.
 import GestureProtocol
 
 public struct EventAges: Sendable {
@@ -31,9 +33,13 @@ public struct EventAges: Sendable {
     /// `eventTime` (µs, the device's clock) and is read at `now` (µs, CLOCK_MONOTONIC). `source` is the
     /// device's (nil when the daemon has not described it); `bound` (µs) is the age past which the caller
     /// drops what the event fires.
-    public mutating func age(eventTime: Int64, device: String?, source: DeviceSource?, now: Int64, bound: Int64) -> Int64 {
+    public mutating func age(
+        eventTime: Int64, device: String?, source: DeviceSource?, replayClock: ReplayClock? = nil, now: Int64, bound: Int64
+    ) -> Int64 {
         let offset = now &- eventTime
         if source == .evdev { return max(0, offset) }
+        // A replay whose clock the daemon says: exact, at any speed, from its first event on.
+        if let replayClock, let happened = replayClock.monotonicMicroseconds(forEventTime: eventTime) { return max(0, now &- happened) }
         let key = device ?? ""
         guard let anchor = anchors[key] else {
             anchors[key] = .inTime(offset: offset)

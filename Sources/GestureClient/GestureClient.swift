@@ -163,7 +163,9 @@ public final class GestureClient {
     @discardableResult
     public func subscribe(_ filter: SubscriptionFilter = .all, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> SubscriptionFilter {
         switch try request(.subscribe(filter), timeoutMilliseconds: timeoutMilliseconds) {
-        case .subscribed(_, let applied, _): return applied
+        case .subscribed(_, let applied, _):
+            subscription = filter
+            return applied
         default: throw .malformed(ProtocolDecodingError("subscribe was not answered with subscribed"))
         }
     }
@@ -198,6 +200,64 @@ public final class GestureClient {
         _ = try request(.ping, timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// The exclusions this connection keeps (the daemon's `accepted`), which `reconnected()` asks for again.
+    public private(set) var exclusions: [RequestedExclusion] = []
+    /// The focus this connection said, which `reconnected()` says again.
+    public private(set) var focus: String??
+    /// The subscription this connection asked for, which `reconnected()` asks for again.
+    public private(set) var subscription: SubscriptionFilter?
+
+    /// Keeps parts of the edges for this client's app (docs/protocol.md, `exclude`), replacing what it kept;
+    /// an empty list gives them back. Returns those taken and those refused (over the 32 mm a seat's clients
+    /// may take of an edge, or naming no device). They hold while this connection does (`reconnected()`
+    /// asks for them again on a new one). Only the seat's user, root and the daemon's own user may
+    /// (`.daemon` with `not-permitted`).
+    @discardableResult
+    public func exclude(_ list: [RequestedExclusion], timeoutMilliseconds: Int32 = 5000) throws(GestureClientError)
+        -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
+    {
+        guard case .excluded(_, let accepted, let refused) = try request(.exclude(list), timeoutMilliseconds: timeoutMilliseconds) else {
+            throw .malformed(ProtocolDecodingError("exclude was not answered with excluded"))
+        }
+        exclusions = accepted
+        return (accepted, refused)
+    }
+
+    /// Gives back every part of an edge this connection kept.
+    public func clearExclusions(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) {
+        try exclude([], timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Tells the daemon which app is focused (nil: none), as a session companion does; it holds while this
+    /// connection does. Only the seat's user, root and the daemon's own user may.
+    public func setFocus(_ app: String?, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) {
+        _ = try request(.focus(appID: app), timeoutMilliseconds: timeoutMilliseconds)
+        focus = .some(app)
+    }
+
+    /// Asks the daemon to read its configuration again; returns the file once it is in force. A file that
+    /// does not load is `.daemon` with `reload-failed` and its `problems`. Only root and the daemon's own
+    /// user may.
+    @discardableResult
+    public func reload(timeoutMilliseconds: Int32 = 10_000) throws(GestureClientError) -> String {
+        guard case .reloaded(_, let path) = try request(.reload, timeoutMilliseconds: timeoutMilliseconds) else {
+            throw .malformed(ProtocolDecodingError("reload was not answered with reloaded"))
+        }
+        return path
+    }
+
+    /// A new connection to the same daemon (after it restarted, or this one broke) with what this one set
+    /// asked for again: its subscription, its exclusions and its focus. What a client sets goes with its
+    /// connection (docs/protocol.md), so a program that keeps an edge reconnects through this.
+    public func reconnected(timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> GestureClient {
+        let client = try GestureClient.connect(path: path, timeoutMilliseconds: timeoutMilliseconds)
+        if let subscription { try client.subscribe(subscription, timeoutMilliseconds: timeoutMilliseconds) }
+        if !exclusions.isEmpty { try client.exclude(exclusions, timeoutMilliseconds: timeoutMilliseconds) }
+        if case .some(let app) = focus { try client.setFocus(app, timeoutMilliseconds: timeoutMilliseconds) }
+        close()
+        return client
+    }
+
     /// Sends a request with a fresh numeric id and waits for the reply with that id. Other messages that
     /// arrive meanwhile (gestures, notifications) are kept for `next`.
     public func request(_ request: Request, timeoutMilliseconds: Int32 = 5000) throws(GestureClientError) -> ServerMessage {
@@ -211,19 +271,13 @@ public final class GestureClient {
             let left = timeoutMilliseconds < 0 ? -1 : Int32(clamping: max(0, deadline - ClientSocket.monotonicMilliseconds()))
             guard let message = try readMessage(timeoutMilliseconds: left) else { throw .timeout }
             switch message {
-            case .subscribed(let replyID, _, _) where replyID == id,
-                .unsubscribed(let replyID) where replyID == id,
-                .devices(let replyID, _) where replyID == id,
-                .pong(let replyID) where replyID == id,
-                .oriented(let replyID, _, _) where replyID == id,
-                .focused(let replyID, _) where replyID == id,
-                .excluded(let replyID, _, _) where replyID == id:
-                return message
             case .error(let error) where error.id == id:
                 throw .daemon(error)
             case .error(let error) where error.id == nil && Self.closesConnection(error.code):
                 throw .daemon(error)
             default:
+                let reply = message.reply
+                if reply.isReply && reply.id == id { return message }
                 held.append(message)
             }
         }
@@ -232,7 +286,7 @@ public final class GestureClient {
     private static func closesConnection(_ code: ProtocolError.Code) -> Bool {
         switch code {
         case .lineTooLong, .tooManyErrors, .tooManyClients: return true
-        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice, .rateLimited: return false
+        case .invalidJSON, .invalidRequest, .unknownRequest, .unknownDevice, .rateLimited, .notPermitted, .reloadFailed: return false
         }
     }
 

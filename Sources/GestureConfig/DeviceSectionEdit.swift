@@ -245,37 +245,123 @@ extension DeviceSectionEdit {
         }
     }
 
-    /// Writes `text` to `path` whole: into a new file beside it (with the old file's mode, else 0644),
-    /// flushed to the disk, then renamed over it, so that a reader (the daemon on a reload) sees the old
-    /// file or the new one, never a part.
-    public static func replaceFile(_ path: String, with text: String) throws(SystemError) {
-        var mode: mode_t = 0o644
-        if let status = try? SystemCall.stat(path) { mode = status.st_mode & 0o7777 }
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[...$0]) } ?? ""
-        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = directory + "." + base + ".gesturectl-tune"
-        let fd: Int32
-        do {
-            fd = try SystemCall.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: mode)
+    /// Edits the configuration file at `path` whole, as `change` makes its new text of the old one ("" for
+    /// a file that does not exist yet), and returns the file written:
+    /// - through a symbolic link, the file it leads to is edited (a link to nothing is refused), never
+    ///   replaced by a regular file;
+    /// - the new text goes into a new file beside it, made with a fresh name each time (mkostemp: O_EXCL,
+    ///   so no file or link another user made there is written through, and one left behind blocks
+    ///   nothing), given the old file's mode and owner (0644 and the writer's for a new file; refused when
+    ///   the owner cannot be kept), flushed to the disk, then renamed over it, so that a reader (the daemon
+    ///   on a reload) sees the old file or the new one, never a part;
+    /// - while it edits, it holds an exclusive lock on the file's directory: a second edit at the same
+    ///   time is refused (`FileEditError.busy`) rather than lose one of the two.
+    public static func editFile(_ path: String, _ change: (String) throws(ConfigError) -> String) throws(FileEditError) -> String {
+        let target = try resolvedTarget(path)
+        let slash = target.lastIndex(of: "/")!
+        let directory = slash == target.startIndex ? "/" : String(target[..<slash])
+        let base = String(target[target.index(after: slash)...])
+        let lock: Int32
+        let locked: Bool
+        do throws(SystemError) {
+            lock = try SystemCall.open(directory, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            do throws(SystemError) {
+                locked = try SystemCall.tryLockExclusively(lock, path: directory)
+            } catch {
+                _ = SystemCall.close(lock)
+                throw error
+            }
         } catch {
-            var e = error
-            if e.errno == EEXIST { e.hint = "a write of gesturectl tune that did not finish left it: remove it and try again" }
-            throw e
+            throw .system(error)
+        }
+        defer { _ = SystemCall.close(lock) }
+        guard locked else { throw .busy("another gesturectl tune is writing in \(directory) now; try again when it is done") }
+        let original: String?
+        let text: String
+        do {
+            original = try readText(path: target)
+            text = try change(original ?? "")
+        } catch {
+            throw .config(error)
+        }
+        var mode: mode_t = 0o644
+        var owner: (uid: uid_t, gid: gid_t)?
+        if original != nil, let status = try? SystemCall.stat(target) {
+            mode = status.st_mode & 0o7777
+            if status.st_uid != geteuid() || status.st_gid != getegid() { owner = (status.st_uid, status.st_gid) }
+        }
+        let temporary: (fd: Int32, path: String)
+        do {
+            temporary = try SystemCall.makeTemporaryFile(prefix: directory + "/." + base + ".gesturectl-tune.")
+        } catch {
+            throw .system(error)
         }
         var open = true
         do throws(SystemError) {
+            try SystemCall.changeMode(temporary.fd, mode, path: temporary.path)
+            if let owner {
+                do {
+                    try SystemCall.changeOwner(temporary.fd, uid: owner.uid, gid: owner.gid, path: temporary.path)
+                } catch {
+                    var e = error
+                    e.path = target
+                    e.hint = "\(target) belongs to uid \(owner.uid) (group \(owner.gid)); writing it would give it to uid \(geteuid()): run this as its owner or as root"
+                    throw e
+                }
+            }
             var bytes = Array(text.utf8)
-            let wrote = bytes.withUnsafeMutableBytes { SystemCall.writeAll(fd, UnsafeRawBufferPointer($0)) }
-            guard wrote else { throw SystemError(errno: errno, operation: "write", path: temporary) }
-            try SystemCall.fsync(fd, path: temporary)
+            let wrote = bytes.withUnsafeMutableBytes { SystemCall.writeAll(temporary.fd, UnsafeRawBufferPointer($0)) }
+            guard wrote else { throw SystemError(errno: errno, operation: "write", path: temporary.path) }
+            try SystemCall.fsync(temporary.fd, path: temporary.path)
             open = false
-            if let error = SystemCall.close(fd) { throw error }
-            try SystemCall.rename(temporary, to: path)
+            if let error = SystemCall.close(temporary.fd) { throw error }
+            try SystemCall.rename(temporary.path, to: target)
         } catch {
-            if open { _ = SystemCall.close(fd) }
-            _ = SystemCall.unlink(temporary)
-            throw error
+            if open { _ = SystemCall.close(temporary.fd) }
+            _ = SystemCall.unlink(temporary.path)
+            throw .system(error)
+        }
+        return target
+    }
+
+    /// The file an edit of `path` writes: the file a symbolic link leads to (all the way), else `path` in
+    /// its directory's real place; a link that leads nowhere is refused.
+    private static func resolvedTarget(_ path: String) throws(FileEditError) -> String {
+        do throws(SystemError) {
+            if try SystemCall.lstatIfPresent(path) != nil {
+                do {
+                    return try SystemCall.realPath(path)
+                } catch {
+                    var e = error
+                    if e.errno == ENOENT { e.hint = "\(path) is a symbolic link to a file that does not exist: point it at the configuration, or name the file itself" }
+                    throw e
+                }
+            }
+            let slash = path.lastIndex(of: "/")
+            let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+            let real = try SystemCall.realPath(directory)
+            return (real == "/" ? "" : real) + "/" + base
+        } catch {
+            throw .system(error)
+        }
+    }
+}
+
+/// Why `DeviceSectionEdit.editFile` did not write.
+public enum FileEditError: Error, CustomStringConvertible {
+    /// The file's text is not a configuration it can edit.
+    case config(ConfigError)
+    /// A system call failed (its errno, the file, and what to do).
+    case system(SystemError)
+    /// Another edit holds the lock.
+    case busy(String)
+
+    public var description: String {
+        switch self {
+        case .config(let e): return e.description
+        case .system(let e): return e.description
+        case .busy(let message): return message
         }
     }
 }

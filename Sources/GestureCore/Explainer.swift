@@ -77,7 +77,7 @@ struct Explainer: Sendable {
                         kind: stop.kind, cause: cause, gestureID: stop.id, landing: current?.fingers.first,
                         timeMicroseconds: stop.timeMicroseconds))
                 keep = tracing
-            case .warning, .trace, .explanation:
+            case .warning, .trace, .explanation, .audience:
                 break
             }
             if keep {

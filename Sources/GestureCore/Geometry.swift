@@ -27,15 +27,27 @@ public struct DeviceGeometry: Sendable {
 
     private let calibration: (a: Double, b: Double, c: Double, d: Double, e: Double, f: Double)?
 
+    /// The sides a touchscreen's panel can have, millimetres: from a watch's to a wall's. A size the axis
+    /// resolution gives outside this is the firmware's mistake (or a forged device), and is not used.
+    public static let plausibleSideMM = 20.0...3000.0
+
+    /// The resolution the axes report when it was not used because the size it gives is implausible
+    /// (`plausibleSideMM`): the geometry then rests on the configured or assumed size.
+    public private(set) var implausibleResolution: (x: Int32, y: Int32)? = nil
+
     public init(xAxis: AxisInfo, yAxis: AxisInfo, settings: GeometrySettings) {
         self.xAxis = xAxis
         self.yAxis = yAxis
         self.settings = settings
-        if xAxis.resolution > 0 || yAxis.resolution > 0 {
-            // One axis without resolution borrows the other's (square device units).
-            let rx = Double(xAxis.resolution > 0 ? xAxis.resolution : yAxis.resolution)
-            let ry = Double(yAxis.resolution > 0 ? yAxis.resolution : xAxis.resolution)
-            deviceSizeMM = (xAxis.span / rx, yAxis.span / ry)
+        // One axis without resolution borrows the other's (square device units).
+        let rx = Double(xAxis.resolution > 0 ? xAxis.resolution : yAxis.resolution)
+        let ry = Double(yAxis.resolution > 0 ? yAxis.resolution : xAxis.resolution)
+        let fromResolution = (xAxis.span / rx, yAxis.span / ry)
+        let hasResolution = xAxis.resolution > 0 || yAxis.resolution > 0
+        let plausible = DeviceGeometry.plausibleSideMM.contains(fromResolution.0) && DeviceGeometry.plausibleSideMM.contains(fromResolution.1)
+        if hasResolution && !plausible { implausibleResolution = (xAxis.resolution, yAxis.resolution) }
+        if hasResolution && plausible {
+            deviceSizeMM = fromResolution
             sizeSource = .axisResolution
         } else if let panel = settings.panelSizeMM, panel.width > 0, panel.height > 0 {
             deviceSizeMM = panel

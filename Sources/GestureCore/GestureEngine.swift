@@ -90,6 +90,9 @@ public struct EngineOutput: Equatable, Sendable {
 /// (`EngineOutput.touches`).
 public enum EngineEvent: Equatable, Sendable {
     case gesture(GestureEvent)
+    /// Who receives the gesture whose `begin` comes next in the same output (decided where its touches
+    /// landed, `KindAudience`); its other events follow that decision. Drivers that publish nothing ignore it.
+    case audience(GestureAudience)
     case warning(CoreWarning)
     case trace(String)
     /// Only while tracing, beside the trace: a palm or the pen stopped a gesture (or an attempt).
@@ -237,7 +240,26 @@ public struct GestureEngine: Sendable {
                     message: "\(escapingControlCharacters(device.name)) declares \(declared) slots (ABS_MT_SLOT 0...\(declared - 1)); "
                         + "gestured follows the first \(FrameAssembler.maximumSlots), and touches in the others are ignored"))
         }
-        if geometry.sizeSource == .assumed {
+        if let r = geometry.implausibleResolution {
+            let size = "\(formatNumber((geometry.xAxis.span / Double(r.x > 0 ? r.x : r.y) * 10).rounded() / 10)) x "
+                + "\(formatNumber((geometry.yAxis.span / Double(r.y > 0 ? r.y : r.x) * 10).rounded() / 10)) mm"
+            deviceWarnings.append(
+                CoreWarning(
+                    timeMicroseconds: 0,
+                    message: "\(escapingControlCharacters(device.name)) reports an axis resolution of \(r.x) x \(r.y) units/mm, which makes a "
+                        + "\(size) panel, not a touchscreen's (\(formatNumber(DeviceGeometry.plausibleSideMM.lowerBound)) to "
+                        + "\(formatNumber(DeviceGeometry.plausibleSideMM.upperBound)) mm a side): the resolution is not used, the panel is "
+                        + (geometry.sizeSource == .configured ? "the configured one" : "assumed (set panel_diagonal_inches, or panel_width_mm and panel_height_mm, for this device)")))
+        }
+        if let ignored = palmSize?.ignoredResolution {
+            deviceWarnings.append(
+                CoreWarning(
+                    timeMicroseconds: 0,
+                    message: "\(escapingControlCharacters(device.name)) reports a contact-size resolution of \(ignored) units/mm, which no panel has "
+                        + "(at most \(Int(PalmSizeThreshold.maximumPlausibleUnitsPerMM))): it is not used; contact sizes are measured through the "
+                        + "position axes' scale"))
+        }
+        if geometry.sizeSource == .assumed && geometry.implausibleResolution == nil {
             deviceWarnings.append(
                 CoreWarning(
                     timeMicroseconds: 0,
@@ -263,18 +285,6 @@ public struct GestureEngine: Sendable {
     public mutating func setExclusions(_ new: EdgeExclusions) {
         exclusions = new
         recognizer.setExclusions(new)
-    }
-
-    /// Whether `e` (a `begin`) is an app touch: a tap, hold or pan of one finger that did not land in an
-    /// edge zone in force (nor a corner). Edge swipes, gestures of more fingers and pinches are not.
-    public func isAppTouch(_ e: GestureEvent) -> Bool {
-        guard e.fingers == 1 else { return false }
-        switch e.kind {
-        case .pan: return e.startEdge == nil
-        case .tap, .hold:
-            return settings.edgeZones.zones(at: e.positionMM, screenSizeMM: geometry.screenSizeMM, excluding: exclusions).isEmpty
-        default: return false
-        }
     }
 
     /// Whether the running gestures' `update` events are made (on unless the driver turns them off). The

@@ -48,6 +48,10 @@ public enum ABS {
     public static let x: UInt16 = 0x00
     public static let y: UInt16 = 0x01
     public static let pressure: UInt16 = 0x18
+    /// A pen's hover distance and tilt (read by the daemon to tell a pen that never moves).
+    public static let distance: UInt16 = 0x19
+    public static let tiltX: UInt16 = 0x1a
+    public static let tiltY: UInt16 = 0x1b
     public static let mtSlot: UInt16 = 0x2f
     public static let mtTouchMajor: UInt16 = 0x30
     public static let mtTouchMinor: UInt16 = 0x31

@@ -11,6 +11,13 @@ public struct PalmSizeThreshold: Equatable, Sendable {
     public let millimetres: Double
     /// Device units per millimetre along the size axis.
     public let unitsPerMM: Double
+    /// The size axis's own resolution when it was not used, being more than any panel's
+    /// (`maximumPlausibleUnitsPerMM`): the position axes' scale was used instead.
+    public let ignoredResolution: Int32?
+
+    /// The finest contact-size resolution a panel has, units per millimetre (a micrometre a unit); one
+    /// beyond it (2147483647 from a forged device) is not used.
+    public static let maximumPlausibleUnitsPerMM = 1000.0
 
     /// The threshold for `device`: its size axis in millimetres through that axis's own resolution where
     /// the kernel gives one, else through the position axes' scale (the kernel reports contact sizes in
@@ -27,9 +34,11 @@ public struct PalmSizeThreshold: Equatable, Sendable {
         }
         guard let info = device.axes[axis], info.maximum > 0 else { return nil }
         let perMM: Double
-        if info.resolution > 0 {
+        if info.resolution > 0 && Double(info.resolution) <= PalmSizeThreshold.maximumPlausibleUnitsPerMM {
             perMM = Double(info.resolution)
+            ignoredResolution = nil
         } else {
+            ignoredResolution = info.resolution > 0 ? info.resolution : nil
             let x = geometry.xAxis.span / geometry.deviceSizeMM.width
             let y = geometry.yAxis.span / geometry.deviceSizeMM.height
             perMM = (x + y) / 2

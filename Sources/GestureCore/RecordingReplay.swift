@@ -84,7 +84,7 @@ public struct RecordingReplay {
                 switch o {
                 case .gesture(let e): gestures.append(e)
                 case .warning(let w): warnings.append(w)
-                case .trace, .stopped, .explanation, .reason: break
+                case .trace, .stopped, .explanation, .reason, .audience: break
                 }
             }
         }

@@ -4,33 +4,6 @@ import Glibc
 import GestureVocabulary
 import SystemCalls
 
-/// What a session needs from the daemon to answer requests that reach beyond the session itself.
-public protocol SessionHost {
-    /// The devices the daemon reads now (`devices` replies).
-    var deviceInfos: [DeviceInfo] { get }
-    /// Carries out an `orientation` request of `session`: the devices `device` names (id, name or
-    /// vvvv:pppp), or every device when nil, get `orientation`. Returns those devices as they are now, or
-    /// the error to reply with (no device has that name).
-    func setOrientation(
-        _ orientation: DeviceOrientation, device: String?, requestedBy session: ClientSession
-    ) -> Result<OrientationChange, ProtocolError>
-    /// Carries out a `focus` request of `session`: `app` (an app_id, nil for none) is the focused app until
-    /// another focus request or until `session` disconnects. Returns the error to reply with (rate-limited).
-    func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError?
-    /// Carries out an `exclude` request of `session`: its exclusions become those of `list` the cap allows
-    /// (replacing its earlier ones, until it disconnects). Returns those taken and those refused.
-    func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
-}
-
-extension SessionHost {
-    public func setFocus(_ app: String?, requestedBy session: ClientSession) -> ProtocolError? {
-        ProtocolError(.invalidRequest, "this daemon takes no focus requests")
-    }
-    public func setExclusions(_ list: [RequestedExclusion], requestedBy session: ClientSession) -> (accepted: [RequestedExclusion], refused: [RefusedExclusion]) {
-        ([], list.map { RefusedExclusion(exclusion: $0, reason: .unknownDevice, message: "this daemon reads no devices") })
-    }
-}
-
 /// What an `orientation` request did: the devices it named, each with its orientation now, and how many
 /// touches held back (passthrough) the turn claimed, so that they never reach an application.
 public struct OrientationChange: Equatable, Sendable {
@@ -85,17 +58,23 @@ public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// One connected client: its requests coming in, its bounded queue of lines going out, and what it
-/// subscribed to. Owned by the daemon's loop; all methods run on the loop's thread and never block.
-public final class ClientSession {
+/// One connected client's connection: its request lines coming in, decoded; its bounded queue of lines going
+/// out; and what it receives, by the view the policy gave it (`ClientView`), with the gesture ids it sees.
+/// What the client set or wants is the policy's (`ClientPolicy`), not the session's. Owned by the daemon's
+/// loop; all methods run on the loop's thread and never block.
+final class ClientSession {
 
     /// Bad requests in a row after which the connection is closed (a client that only sends garbage).
-    public static let maximumConsecutiveErrors = 16
+    static let maximumConsecutiveErrors = 16
     /// Bytes read from the socket per wake-up, so one chatty client cannot hold the loop.
-    public static let readChunkBytes = 64 * 1024
+    static let readChunkBytes = 64 * 1024
+    /// Gestures a client has running at once at most (a misbehaving filter cannot make the list grow).
+    static let maximumGesturesInFlight = 256
+    /// Ended gestures whose ids are kept, for the explanations that name them after they end.
+    static let keptEndedGestures = 64
 
     /// The connection's lifecycle.
-    public enum State: Equatable, Sendable {
+    enum State: Equatable, Sendable {
         /// Reading requests and sending replies (and events once subscribed).
         case open
         /// The client closed its sending side: the replies already owed are sent, then the connection
@@ -104,53 +83,53 @@ public final class ClientSession {
     }
 
     /// What handling input asks the owner to do.
-    public enum Outcome: Equatable, Sendable {
+    enum Outcome: Equatable, Sendable {
         /// Keep going (watch for writability when `wantsWrite`).
         case keep
         /// Close the connection now; the reason is logged.
         case close(reason: DisconnectReason)
     }
 
-    public let fd: Int32
-    /// The loop token the descriptor is registered with; unique for the daemon's lifetime.
-    public let token: UInt64
+    /// What one read gave: the request lines complete now, in order, and whether the client closed its
+    /// sending side (its last line, without a newline, is among them).
+    struct Read {
+        var lines: [[UInt8]] = []
+        var endOfFile = false
+    }
+
+    let fd: Int32
+    /// The loop token the descriptor is registered with; unique for the daemon's lifetime: its `ClientID`.
+    let token: UInt64
     /// "client 3 (uid 1000, pid 4242 gesturectl)", for the log.
-    public let label: String
+    let label: String
     /// The user on the other end (SO_PEERCRED), nil when it could not be asked.
-    public let uid: UInt32?
+    let uid: UInt32?
     /// Who is on the other end (its user and groups), nil when it could not be asked.
-    public let peer: PeerIdentity?
-    /// Whether the client may see app touches, and why, on each seat the daemon's touchscreens are on
-    /// (the first: the seat `hello` and `subscribed` speak of). Set from `AppTouchPolicy` by the hub, the
-    /// one place that works it out, whenever the policy or the seats change; until then, none.
-    public private(set) var appTouchAccessBySeat: [(seat: String, access: AppTouchAccess)] = []
-    /// The access `hello` and `subscribed` report: on the first touchscreen's seat (seat0 without one).
-    public var appTouchAccess: AppTouchAccess { appTouchAccessBySeat.first?.access ?? .denied(.unknownPeer) }
-    /// The access last told to the client (`subscribed`, `app-touch-access`), so a change is told once.
-    private var toldAppTouchAccess: AppTouchAccess?
-    public private(set) var state: State = .open
+    let peer: PeerIdentity?
+    private(set) var state: State = .open
     /// What the loop currently watches the descriptor for (kept by the daemon to skip needless epoll_ctl).
     var registeredInterest: Interest = .readable
-    public private(set) var subscription: SubscriptionFilter? {
-        didSet {
-            wantsUpdates = subscription?.updates == true
-            wantsExplanations = subscription?.explanations == true
-        }
+    /// What it receives, as the policy decided (`ClientPolicy.Action.view`).
+    private(set) var view = ClientView() {
+        didSet { wantsUpdates = view.takesUpdates }
     }
-    /// `subscription.explanations`, kept beside it.
-    private var wantsExplanations = false
-
-    /// Whether the session takes explanations now: subscribed to them, open, and allowed to see app
-    /// touches on some seat (an explanation says where every finger landed, the apps' touches included).
-    var takesExplanations: Bool { wantsExplanations && state == .open && appTouchAccessBySeat.contains { $0.access.isGranted } }
-    /// `subscription.updates`, kept beside it: asked at every frame of a running gesture.
+    /// `view.takesUpdates`, kept beside it: asked at every frame of a running gesture.
     private var wantsUpdates = false
 
-    /// Whether the session takes updates now: subscribed, with updates, and open.
-    var takesUpdates: Bool { wantsUpdates && state == .open }
-    /// Gestures whose `begin` passed the filter and whose `end`/`cancel` has not been sent yet: rarely more
-    /// than one, so a short array searched in order, which costs less per event than hashing into a set.
-    private var acceptedGestures: [UInt64] = []
+    /// A gesture the client receives: the engine's id, the id the client knows it by, and whether it is an
+    /// app touch (it stops the moment the client may no longer see them).
+    private struct Delivered {
+        var engineID: UInt64
+        var clientID: UInt64
+        var isPrivate: Bool
+    }
+    /// Gestures whose `begin` it received and whose `end`/`cancel` has not been sent yet: rarely more than
+    /// one, so a short array searched in order, which costs less per event than hashing into a set.
+    private var inFlight: [Delivered] = []
+    /// The last gestures it received that ended, for explanations naming them (a ring, oldest first).
+    private var ended: [Delivered] = []
+    /// The id the next gesture it receives gets: ids count only what this client sees (docs/protocol.md).
+    private var nextGestureID: UInt64 = 1
     private var consecutiveErrors = 0
 
     private var framer = LineFramer(maximumLineBytes: ProtocolConstants.maximumRequestLineBytes)
@@ -158,9 +137,9 @@ public final class ClientSession {
     private var outgoing: [UInt8] = []
     private var outgoingStart = 0
     /// Most bytes `outgoing` may hold; a client that lets more pile up is disconnected.
-    public var outgoingLimitBytes: Int
+    var outgoingLimitBytes: Int
 
-    public init(fd: Int32, token: UInt64, label: String, uid: UInt32? = nil, groups: [UInt32] = [], outgoingLimitBytes: Int) {
+    init(fd: Int32, token: UInt64, label: String, uid: UInt32? = nil, groups: [UInt32] = [], outgoingLimitBytes: Int) {
         self.fd = fd
         self.token = token
         self.label = label
@@ -169,59 +148,80 @@ public final class ClientSession {
         self.outgoingLimitBytes = outgoingLimitBytes
     }
 
-    /// Works out again whether the client may see app touches on each of `seats` (the daemon's
-    /// touchscreens' seats, the first the one reported) under `policy`. Returns the access to tell the
-    /// client when the reported one changed while it is subscribed with `app_touches` (nil otherwise).
-    @discardableResult
-    public func updateAppTouchAccess(_ policy: AppTouchPolicy, seats: [String]) -> AppTouchAccess? {
-        let seats = seats.isEmpty ? [DeviceInfo.defaultSeat] : seats
-        appTouchAccessBySeat = seats.map { (seat: $0, access: policy.access(for: peer, seat: $0)) }
-        guard let told = toldAppTouchAccess, told != appTouchAccess, subscription?.appTouches == true || subscription?.explanations == true
-        else { return nil }
-        toldAppTouchAccess = appTouchAccess
-        return appTouchAccess
-    }
-
-    /// Whether the client may see the app touches of a touchscreen on `seat`.
-    public func appTouchAccess(onSeat seat: String) -> AppTouchAccess {
-        for entry in appTouchAccessBySeat where entry.seat == seat { return entry.access }
-        return .denied(.unknownPeer)
-    }
-
     deinit { SystemCall.close(fd) }
 
     /// Bytes queued and not yet written.
-    public var queuedByteCount: Int { outgoing.count - outgoingStart }
+    var queuedByteCount: Int { outgoing.count - outgoingStart }
 
     /// Whether the loop should watch the socket for writability (something is queued).
-    public var wantsWrite: Bool { queuedByteCount > 0 }
+    var wantsWrite: Bool { queuedByteCount > 0 }
 
     /// Whether the loop should watch the socket for readability.
-    public var wantsRead: Bool { state == .open }
+    var wantsRead: Bool { state == .open }
 
-    public var isSubscribed: Bool { subscription != nil && state == .open }
+    /// Whether the session takes updates now: its view takes them, and it is open.
+    var takesUpdates: Bool { wantsUpdates && state == .open }
+
+    /// The policy's decision for this client from now on. A client that may no longer see some seat's app
+    /// touches stops receiving those in flight at once (never their end: it was told `app-touch-access`).
+    func setView(_ new: ClientView) {
+        if !view.privateSeats.allSatisfy(new.privateSeats.contains) {
+            inFlight.removeAll { $0.isPrivate }
+        }
+        if new.subscription == nil { inFlight.removeAll() }
+        view = new
+    }
 
     // MARK: Outgoing
 
     /// Queues one message line (a newline is added). Returns false when that would pass the bound: the
     /// client has stopped reading and must be disconnected.
     @discardableResult
-    public func enqueue(line: String) -> Bool {
+    func enqueue(line: String) -> Bool {
         var line = line
         return line.withUTF8 { enqueue(bytes: UnsafeRawBufferPointer($0), newline: true) }
     }
 
     /// Queues bytes that already end with a newline (a gesture line encoded once for every client).
     @discardableResult
-    public func enqueue(bytes: UnsafeRawBufferPointer, newline: Bool = false) -> Bool {
+    func enqueue(bytes: UnsafeRawBufferPointer, newline: Bool = false) -> Bool {
         let extra = bytes.count + (newline ? 1 : 0)
+        guard makeRoom(extra) else { return false }
+        outgoing.append(contentsOf: bytes)
+        if newline { outgoing.append(0x0a) }
+        return true
+    }
+
+    /// Queues a gesture line encoded once for every client, with this client's id for the gesture in place
+    /// of the bytes `idRange` holds (the engine's id).
+    @discardableResult
+    func enqueue(gestureLine line: UnsafeRawBufferPointer, idRange: Range<Int>, clientID: UInt64) -> Bool {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of UInt64.max
+        return withUnsafeMutableBytes(of: &digits) { scratch in
+            var n = clientID
+            var end = scratch.count
+            repeat {
+                end -= 1
+                scratch[end] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+            } while n > 0
+            let id = UnsafeRawBufferPointer(rebasing: scratch[end...])
+            let extra = line.count - idRange.count + id.count
+            guard makeRoom(extra) else { return false }
+            outgoing.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[..<idRange.lowerBound]))
+            outgoing.append(contentsOf: id)
+            outgoing.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[idRange.upperBound...]))
+            return true
+        }
+    }
+
+    /// Whether `extra` more bytes fit the bound, compacting the queue when half of it is written.
+    private func makeRoom(_ extra: Int) -> Bool {
         guard queuedByteCount + extra <= outgoingLimitBytes else { return false }
         if outgoingStart > 0 && outgoingStart >= outgoing.count / 2 {
             outgoing.removeSubrange(0..<outgoingStart)
             outgoingStart = 0
         }
-        outgoing.append(contentsOf: bytes)
-        if newline { outgoing.append(0x0a) }
         return true
     }
 
@@ -235,7 +235,7 @@ public final class ClientSession {
     var queueCapacityBytes: Int { outgoing.capacity }
 
     /// Writes as much of the queue as the socket takes now. Returns `.close` when the peer is gone.
-    public func flush() -> Outcome {
+    func flush() -> Outcome {
         while outgoingStart < outgoing.count {
             let start = outgoingStart
             let result = outgoing.withUnsafeBytes { raw in
@@ -261,9 +261,10 @@ public final class ClientSession {
 
     // MARK: Incoming
 
-    /// Reads what the socket has (one chunk, into `scratch`) and answers every complete request line in
-    /// it; `host` answers what concerns the daemon (its devices, their orientation).
-    public func readAndHandle(scratch: UnsafeMutableRawBufferPointer, host: SessionHost) -> Outcome {
+    /// Reads what the socket has (one chunk, into `scratch`): the complete request lines, in order, and
+    /// whether the client closed its sending side (then its unterminated last line too, and the session
+    /// drains: no more reads, no more events). A line too long closes the connection after its error.
+    func read(scratch: UnsafeMutableRawBufferPointer, into read: inout Read) -> Outcome {
         guard state == .open else { return .keep }
         let result = Result { () throws(SystemError) in try SystemCall.read(fd, into: scratch) }
         switch result {
@@ -273,28 +274,24 @@ public final class ClientSession {
             return .keep
         case .success(.bytes(let n)):
             framer.append(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
-            return handleLines(host: host)
+            return takeLines(into: &read)
         case .success(.endOfFile):
-            let outcome = handleLines(host: host)
+            let outcome = takeLines(into: &read)
             if case .close = outcome { return outcome }
-            if let last = framer.takeRemainder(), !last.isEmpty {
-                let outcome = handle(line: last, host: host)
-                if case .close = outcome { return outcome }
-            }
+            if let last = framer.takeRemainder(), !last.isEmpty { read.lines.append(last) }
+            read.endOfFile = true
             state = .draining
-            subscription = nil
-            acceptedGestures.removeAll()
-            return wantsWrite ? .keep : .close(reason: .closedByClient)
+            inFlight.removeAll()
+            return .keep
         }
     }
 
-    /// Answers the complete lines the framer holds.
-    func handleLines(host: SessionHost) -> Outcome {
+    /// The complete lines the framer holds.
+    private func takeLines(into read: inout Read) -> Outcome {
         while let output = framer.next() {
             switch output {
             case .line(let line):
-                let outcome = handle(line: line, host: host)
-                if case .close = outcome { return outcome }
+                read.lines.append(line)
             case .lineTooLong:
                 let error = ProtocolError(
                     .lineTooLong,
@@ -306,15 +303,22 @@ public final class ClientSession {
         return .keep
     }
 
-    /// Answers one request line (exposed for tests).
-    func handle(line: [UInt8], host: SessionHost) -> Outcome {
+    /// What one request line is: a request for the policy, nothing (a blank line), or a bad line, whose
+    /// error is queued here; the 16th bad line in a row closes the connection.
+    enum Line: Equatable {
+        case request(RequestMessage)
+        case blank
+        case refused
+        case close(DisconnectReason)
+    }
+
+    func decode(_ line: [UInt8]) -> Line {
         // Blank lines (a client's keep-alive, or "\r\n") are not requests.
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .keep }
-        let reply: ServerMessage
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return .blank }
         switch RequestMessage.decode(line: line) {
         case .success(let message):
             consecutiveErrors = 0
-            reply = respond(to: message, host: host)
+            return .request(message)
         case .failure(let error):
             consecutiveErrors += 1
             if consecutiveErrors >= ClientSession.maximumConsecutiveErrors {
@@ -323,99 +327,83 @@ public final class ClientSession {
                     "\(consecutiveErrors) bad requests in a row; closing the connection (last one: \(error.message))",
                     id: error.id)
                 enqueue(line: ServerMessage.error(final).encoded)
-                return .close(reason: .tooManyBadRequests(consecutiveErrors))
+                return .close(.tooManyBadRequests(consecutiveErrors))
             }
-            reply = .error(error)
+            return reply(.error(error)) ? .refused : .close(.stoppedReadingReplies(queuedBytes: queuedByteCount))
         }
-        guard enqueue(line: reply.encoded) else {
-            return .close(reason: .stoppedReadingReplies(queuedBytes: queuedByteCount))
-        }
-        return .keep
     }
 
-    /// The reply to a valid request, applying it to the session (or, through `host`, to the daemon).
-    func respond(to message: RequestMessage, host: SessionHost) -> ServerMessage {
-        switch message.request {
-        case .subscribe(let filter):
-            // Gestures already accepted carry on to their end, so the client never sees half a gesture.
-            subscription = filter
-            toldAppTouchAccess = appTouchAccess
-            // Explanations come only while the client may see app touches (checked at each one, on the
-            // device's seat); the reply's filter says whether they come now.
-            var inForce = filter
-            if filter.explanations && !appTouchAccess.isGranted { inForce.explanations = false }
-            return .subscribed(id: message.id, filter: inForce, appTouchAccess: appTouchAccess)
-        case .unsubscribe:
-            subscription = nil
-            acceptedGestures.removeAll()
-            return .unsubscribed(id: message.id)
-        case .devices:
-            return .devices(id: message.id, devices: host.deviceInfos)
-        case .ping:
-            return .pong(id: message.id)
-        case .orientation(let orientation, let device):
-            // The daemon cancels gestures in flight and tells subscribed clients (this one too) first, so
-            // the reply comes after the cancels and the `device-changed` notifications.
-            switch host.setOrientation(orientation, device: device, requestedBy: self) {
-            case .success(let change):
-                return .oriented(id: message.id, devices: change.devices, claimedTouches: change.claimedTouches)
-            case .failure(var error):
-                error.id = message.id
-                return .error(error)
-            }
-        case .focus(let app):
-            if var error = host.setFocus(app, requestedBy: self) {
-                error.id = message.id
-                return .error(error)
-            }
-            return .focused(id: message.id, appID: app)
-        case .exclude(let list):
-            let (accepted, refused) = host.setExclusions(list, requestedBy: self)
-            return .excluded(id: message.id, accepted: accepted, refused: refused)
-        }
+    /// Queues a reply; false when the client stopped reading its replies (it is disconnected).
+    func reply(_ message: ServerMessage) -> Bool {
+        enqueue(line: message.encoded)
     }
 
     // MARK: Events
 
-    /// Whether the subscribed client receives `event` from `device`. The filter decides at a gesture's
-    /// `begin`; its other events follow that decision (updates only when the filter asks for them), so a
-    /// client sees whole gestures, and none that began before it subscribed.
-    /// `device` is read only for a `begin`. Updates and ends, most of the events, read neither the device
-    /// nor the whole filter (copying it would retain its sets). An app touch (`appTouch`, said of a
-    /// `begin`) is taken only when the subscription asks for app touches and the client may see them on
-    /// the device's seat; its updates and end follow that decision like any other gesture's.
-    public func wants(_ event: GestureEvent, appTouch: Bool = false, from device: @autoclosure () -> DeviceInfo) -> Bool {
-        guard state == .open else { return false }
+    /// The id under which the client receives `event` from a device on `seat`, or nil when it does not
+    /// receive it. The view decides at a gesture's `begin` (its filter, and for an app touch, `audience`
+    /// `.seat`, whether it asked for app touches and may see the seat's); the gesture's other events follow
+    /// that decision (updates only when the view takes them), so a client sees whole gestures, none that
+    /// began before it subscribed, and numbers them by what it received: its first gesture is 1.
+    /// `device` is read only for a `begin`; updates and ends, most of the events, read neither it nor the
+    /// filter (copying it would retain its sets).
+    func accept(_ event: GestureEvent, audience: GestureAudience, from device: @autoclosure () -> DeviceInfo) -> UInt64? {
+        guard state == .open else { return nil }
         switch event.phase {
         case .begin:
-            guard let subscription else { return false }
+            guard let subscription = view.subscription else { return nil }
             let info = device()
-            guard subscription.acceptsGesture(beginning: event, on: info) else { return false }
-            if appTouch {
-                guard subscription.appTouches, appTouchAccess(onSeat: info.seat).isGranted else { return false }
+            guard subscription.acceptsGesture(beginning: event, on: info) else { return nil }
+            let isPrivate: Bool
+            switch audience {
+            case .everyone: isPrivate = false
+            case .seat:
+                guard subscription.appTouches, view.seesPrivate(onSeat: info.seat) else { return nil }
+                isPrivate = true
             }
-            if acceptedGestures.count >= 256 { acceptedGestures.removeAll() }  // never grows without bound
-            if !acceptedGestures.contains(event.id) { acceptedGestures.append(event.id) }
-            return true
+            if inFlight.count >= ClientSession.maximumGesturesInFlight { inFlight.removeAll() }  // never grows without bound
+            let delivered = Delivered(engineID: event.id, clientID: nextGestureID, isPrivate: isPrivate)
+            nextGestureID &+= 1
+            inFlight.append(delivered)
+            return delivered.clientID
         case .update:
-            return wantsUpdates && acceptedGestures.contains(event.id)
+            guard wantsUpdates else { return nil }
+            for d in inFlight where d.engineID == event.id { return d.clientID }
+            return nil
         case .end, .cancel:
-            guard let index = acceptedGestures.firstIndex(of: event.id) else { return false }
-            acceptedGestures.swapAt(index, acceptedGestures.count - 1)
-            acceptedGestures.removeLast()
-            return true
+            guard let index = inFlight.firstIndex(where: { $0.engineID == event.id }) else { return nil }
+            let delivered = inFlight[index]
+            inFlight.swapAt(index, inFlight.count - 1)
+            inFlight.removeLast()
+            if ended.count >= ClientSession.keptEndedGestures { ended.removeFirst() }
+            ended.append(delivered)
+            return delivered.clientID
         }
     }
 
     /// Whether the client receives the explanations of `device`'s touches.
-    public func wantsExplanation(from device: DeviceInfo) -> Bool {
-        guard wantsExplanations, state == .open, let subscription, subscription.accepts(device: device) else { return false }
-        return appTouchAccess(onSeat: device.seat).isGranted
+    func wantsExplanation(from device: DeviceInfo) -> Bool {
+        guard state == .open, view.takesExplanations, let subscription = view.subscription, subscription.accepts(device: device) else {
+            return false
+        }
+        return view.seesPrivate(onSeat: device.seat)
     }
 
-    /// Whether the subscribed client is told about `device` being added or removed.
-    public func wantsNotification(about device: DeviceInfo) -> Bool {
-        guard let subscription, state == .open else { return false }
+    /// The id the client knows a gesture by, for an explanation naming it: the one it received it under,
+    /// else a new one (it sees the gesture now, in the explanation).
+    func clientGestureID(forEngineID engineID: UInt64) -> UInt64 {
+        for d in inFlight where d.engineID == engineID { return d.clientID }
+        for d in ended.reversed() where d.engineID == engineID { return d.clientID }
+        let id = nextGestureID
+        nextGestureID &+= 1
+        if ended.count >= ClientSession.keptEndedGestures { ended.removeFirst() }
+        ended.append(Delivered(engineID: engineID, clientID: id, isPrivate: true))
+        return id
+    }
+
+    /// Whether the subscribed client is told about `device` being added, removed or changed.
+    func wantsNotification(about device: DeviceInfo) -> Bool {
+        guard let subscription = view.subscription, state == .open else { return false }
         return subscription.accepts(device: device)
     }
 }

@@ -31,16 +31,16 @@ final class ConfigurationReloader {
         return current
     }
 
-    /// Reads the file again: the new configuration, or nil when it does not load (the running one stays,
-    /// and the log says why).
-    func reload() -> DaemonConfiguration? {
-        Log.notice("SIGHUP received: reloading the configuration from \(path)")
+    /// Reads the file again, as `cause` asked ("SIGHUP received", "client 3 (uid 0, …) asked"): the new
+    /// configuration, or why it does not load (the running one stays, and the log says why).
+    func reload(cause: String) -> Result<DaemonConfiguration, ConfigurationLoadError> {
+        Log.notice("\(cause): reloading the configuration from \(path)")
         var new: DaemonConfiguration
         do {
             new = try load(options.configPath)
         } catch {
             Log.error("configuration not reloaded, keeping the running one: \(error)")
-            return nil
+            return .failure(error)
         }
         if let socketPath = options.socketPath { new.daemon.socketPath = socketPath }
         for warning in new.warnings { Log.warning(warning) }
@@ -55,6 +55,6 @@ final class ConfigurationReloader {
         }
         current = new
         Log.threshold = new.logPriority
-        return new
+        return .success(new)
     }
 }

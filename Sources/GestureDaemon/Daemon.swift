@@ -52,11 +52,9 @@ public final class Daemon {
         clients = ClientHub(watches: watches, limits: configuration.daemon, seatUsers: seatMonitor.read())
         devices = DeviceHub(
             watches: watches, delivery: clients, configuration: configuration, discoversDevices: options.discoverDevices)
-        clients.refreshUpdatesWanted()
-        devices.reportsUpdates = clients.updatesWanted
-        // Explanations are made only while a client takes them: the hub says when that changes (a
-        // subscription, a disconnection), so no turn of the loop asks.
-        clients.explanationsWantedChanged = { [unowned devices] wanted in devices.explaining = wanted }
+        // Updates and explanations are made only while a client takes them (or, for updates, the debug log
+        // shows gestures): the client policy says when that changes, so no turn of the loop asks.
+        devices.refreshReportsUpdates()
         do {
             try watches.add(signals.fd, .signals, interest: .readable)
             try watches.add(timer.fd, .timer, interest: .readable)
@@ -90,11 +88,12 @@ public final class Daemon {
             try loop.wait(timeoutMilliseconds: -1) { readiness in
                 guard let watch = watches[readiness.token] else { return true }  // closed earlier in this batch
                 dispatch(watch, readiness)
-                // A subscription or a disconnection may have changed whether updates are wanted.
-                devices.reportsUpdates = clients.updatesWanted
+                // A client dropped while a device's gestures were delivered leaves what it set to the devices.
+                if clients.hasDeferred { clients.applyDeferred(devices: devices) }
                 return running
             }
-            clients.flush()
+            answerReloadRequests()
+            clients.flush(devices: devices)
         }
         shutDown()
     }
@@ -128,7 +127,7 @@ public final class Daemon {
             devices.handleUdevChanges()
         case .seats:
             seatMonitor.acknowledge()
-            clients.setSeatUsers(seatMonitor.read())
+            clients.setSeatUsers(seatMonitor.read(), devices: devices)
         case .client(let session):
             clients.handle(session, readiness, devices: devices)
         case .device(let runtime):
@@ -162,31 +161,42 @@ public final class Daemon {
                 running = false
                 return
             case SIGHUP:
-                reload()
+                _ = reload(cause: "SIGHUP received")
             default:
                 break
             }
         }
     }
 
-    /// SIGHUP: reads the configuration file again. A file that does not load leaves the running
-    /// configuration in place, and the log says why. Otherwise the new thresholds and geometry apply to
-    /// every device (gestures in flight are cancelled; an orientation set at run time is kept on top of
-    /// the new geometry), limits and the log level apply at once, devices now ignored are dropped and
-    /// devices now wanted are opened. The socket's path, mode and group apply at the next start.
-    private func reload() {
+    /// SIGHUP, or a client's `reload` request: reads the configuration file again. A file that does not
+    /// load leaves the running configuration in place, and the log says why. Otherwise the new thresholds and
+    /// geometry apply to every device (gestures in flight are cancelled; an orientation set at run time is
+    /// kept on top of the new geometry), limits and the log level apply at once, devices now ignored are
+    /// dropped and devices now wanted are opened. The socket's path, mode and group apply at the next start.
+    private func reload(cause: String) -> Result<Void, ConfigurationLoadError> {
         SystemdNotifier.reloading()
-        if let new = reloader.reload() {
-            clients.apply(new.daemon)
+        let result = reloader.reload(cause: cause)
+        if case .success(let new) = result {
+            clients.apply(new.daemon, devices: devices)
             devices.apply(new)
-            clients.refreshUpdatesWanted()  // the log level may have changed
-            devices.reportsUpdates = clients.updatesWanted
+            devices.refreshReportsUpdates()  // the log level may have changed
             Log.notice("configuration reloaded from \(reloader.path)")
         }
         // The file's parse tree (up to 1 MiB of TOML: tens of megabytes of small allocations) is gone:
         // its memory goes back to the system rather than staying with the daemon.
         SystemCall.trimHeap()
         SystemdNotifier.ready(status: statusLine)
+        return result.map { _ in () }
+    }
+
+    /// The `reload` requests of this turn of the loop: one reload, answered to each once it is applied or
+    /// refused.
+    private func answerReloadRequests() {
+        let asked = clients.takeReloadRequests()
+        guard let first = asked.first else { return }
+        let result = reload(cause: "\(first.by) asked" + (asked.count > 1 ? " (and \(asked.count - 1) more)" : ""))
+        for request in asked { clients.answerReload(request, path: reloader.path, result) }
+        if clients.hasDeferred { clients.applyDeferred(devices: devices) }
     }
 
     /// Cancels gestures in flight (so clients can animate back), says goodbye to systemd, closes everything
@@ -194,8 +204,8 @@ public final class Daemon {
     private func shutDown() {
         SystemdNotifier.stopping()
         devices.closeAll()
-        clients.flush()
-        clients.closeAll()
+        clients.flush(devices: devices)
+        clients.closeAll(devices: devices)
         // The loop is over: waiting here holds up nothing but the exit, and lets the compositor read the
         // cancels written to the copies before they go.
         devices.retireCopiesAtExit()

@@ -31,30 +31,29 @@ final class DeviceHub {
     let retiringCopies = RetiringCopies()
     /// The devices due at a timer's expiry, in time order (kept with its capacity: `serviceDue`).
     private var due: [(wake: Int64, index: Int)] = []
-    /// The focused app's app_id as the last `focus` request said (nil: none known); the [[exclusion]]
-    /// sections naming it apply while it is.
-    private(set) var focusedApp: String?
-    /// Each client's exclusions (`exclude`), by its session's token, with its label and user.
-    private var clientExclusions: [UInt64: (label: String, uid: UInt32?, list: [RequestedExclusion])] = [:]
-    /// The length of each edge of a device the clients of one user may exclude together, millimetres:
-    /// Android's cap (200 dp, 32 mm), so that an app written for it fits, and the smallest panels gestured
-    /// meets (a 5.5-inch phone's 68 mm short side) keep at least half of every edge for system gestures.
-    static let exclusionCapMM = 32.0
     /// Orientation changes logged at most 10 a minute, with a count of those not logged.
     private var changeLog = LogRateLimit(burst: 10, windowMicroseconds: 60_000_000)
-    /// Whether the engines make running gestures' updates (`GestureEngine.reportsUpdates`); off while no
-    /// client takes them (`ClientHub.updatesWanted`).
-    var reportsUpdates = true {
+    /// Whether some client takes updates (the client policy's `.updates`); the engines make them then, or
+    /// while the debug log shows gestures (`refreshReportsUpdates`).
+    private var updatesWanted = false
+    /// Whether the engines make running gestures' updates (`GestureEngine.reportsUpdates`).
+    private(set) var reportsUpdates = true {
         didSet {
             guard reportsUpdates != oldValue else { return }
             for runtime in runtimes { runtime.engine.reportsUpdates = reportsUpdates }
         }
     }
 
+    /// Works out whether the engines make updates: while some client takes them or the log shows gestures
+    /// (debug). Off, a frame of a running gesture costs no update no one reads (its end is the same).
+    func refreshReportsUpdates() {
+        reportsUpdates = updatesWanted || Log.enabled(.debug)
+    }
+
     /// Whether the engines explain every touch sequence (`GestureEngine.explaining`); on only while a
-    /// client that may have them subscribes to explanations (`ClientHub.explanationsWanted`), so that
+    /// client that may have them subscribes to explanations (the client policy's `.explaining`), so that
     /// nobody's touches cost a reason otherwise.
-    var explaining = false {
+    private(set) var explaining = false {
         didSet {
             guard explaining != oldValue else { return }
             for runtime in runtimes { runtime.engine.explaining = explaining }
@@ -158,7 +157,7 @@ final class DeviceHub {
         let paths = [options.recordingPath]
         var settings = configuration.resolve(source.description, paths)
         if options.passthrough { settings.passthrough = true }
-        add(source: source, id: "replay\(replayCount)", paths: paths, settings: settings)
+        add(source: source, id: "replay\(replayCount)", paths: paths, settings: settings, replayClock: source.clock)
     }
 
     // MARK: Adding and removing
@@ -168,7 +167,7 @@ final class DeviceHub {
     @discardableResult
     func add(
         source: InputSource, id: String, paths: [String], settings: DeviceSettings, udevCalibration: [Double]? = nil,
-        output: String? = nil, seat: String = DeviceInfo.defaultSeat, udevDevice: UdevInputDevice? = nil
+        output: String? = nil, seat: String = DeviceInfo.defaultSeat, udevDevice: UdevInputDevice? = nil, replayClock: ReplayClock? = nil
     ) -> DeviceAddFailure? {
         let description = source.description
         for warning in settings.warnings { Log.warning("\(id): \(warning)") }
@@ -195,6 +194,7 @@ final class DeviceHub {
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
         info.seat = seat
         info.edgeZones = EdgeZonesInForce(engine)
+        info.replayClock = replayClock
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
             udevCalibration: udevCalibration, udevDevice: udevDevice, delivery: delivery, retiringCopies: retiringCopies)
@@ -212,6 +212,7 @@ final class DeviceHub {
         }
         runtimes.append(runtime)
         applyExclusions(to: runtime)
+        runtime.announcedInfo = runtime.info
         // What the panel has now: after a restart, fingers may be down, and the current slot is whatever
         // the kernel last used. Those fingers rest until they lift.
         if let state = source.panelState {
@@ -229,7 +230,9 @@ final class DeviceHub {
                 + "panel \(runtime.info.size.map(\.description) ?? "of unknown size"), "
                 + "\(engine.palmSize?.summary ?? PalmSizeThreshold.noContactSize)"
                 + "\(runtime.udevDevice == nil ? "" : ", " + runtime.penLink.summary)) from \(source.path)")
-        delivery.notify(.deviceAdded(runtime.info), about: runtime.info)
+        // The client policy gives it its seat's focus and the clients' exclusions, then clients are told.
+        delivery.deviceAdded(runtime.policyFacts, devices: self)
+        runtime.announcedInfo = runtime.info
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: runtimes.count, clients: delivery.connectedClients))")
         return nil
     }
@@ -242,7 +245,7 @@ final class DeviceHub {
         runtimes.remove(at: index)
         watches.remove(runtime.token, fd: runtime.source.pollDescriptor)
         Log.info("device \(runtime.info.id) removed (\(reason))")
-        delivery.notify(.deviceRemoved(runtime.info), about: runtime.info)
+        delivery.deviceRemoved(runtime.info, devices: self)
         // A pen no other touchscreen pairs with is closed.
         if !pens.isEmpty { refreshPens() }
         SystemdNotifier.notify("STATUS=\(Daemon.statusLine(devices: runtimes.count, clients: delivery.connectedClients))")
@@ -290,6 +293,9 @@ final class DeviceHub {
     func nextWake() -> (earliest: Int64?, latestEvent: Int64?) {
         var earliest = retiringCopies.nextMicroseconds
         var latestEvent: Int64?
+        for pen in pens {
+            if let check = pen.nextStillnessCheck { earliest = min(earliest ?? check, check) }
+        }
         for runtime in runtimes {
             if let wake = runtime.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
             if let monotonic = runtime.latestEventMicroseconds { latestEvent = max(latestEvent ?? monotonic, monotonic) }
@@ -310,6 +316,13 @@ final class DeviceHub {
         for (_, index) in due { handle(serving[index].serveDue(now: now), of: serving[index]) }
         if !due.isEmpty { due.removeAll(keepingCapacity: true) }
         retiringCopies.retire(now: now)
+        for pen in pens {
+            guard let check = pen.nextStillnessCheck, check <= now, pen.checkStillness(now: now) != nil else { continue }
+            // A still pen counts as gone (or one that moved again as near): its touchscreens follow.
+            for runtime in runtimes where runtime.penLink.pens.contains(where: { $0.path == pen.path }) {
+                syncPenProximity(runtime, atMicroseconds: runtime.source.eventMicroseconds(forMonotonic: now))
+            }
+        }
     }
 
     // MARK: Reload
@@ -340,23 +353,16 @@ final class DeviceHub {
 extension DeviceHub: DeviceRequests {
     var deviceInfos: [DeviceInfo] { runtimes.map(\.info) }
 
-    /// The `orientation` request: turns the screen of the devices `device` names (id, name or vvvv:pppp),
-    /// or of every device, on top of their configured geometry. For each device whose orientation changes,
+    /// The `orientation` request, the policy having checked who asked and named the devices: turns the
+    /// screen of each on top of its configured geometry. For each device whose orientation changes,
     /// gestures in flight are cancelled (recognition restarts once the fingers now down have lifted), edges
-    /// and directions follow at once, and subscribed clients get `device-changed`. A device already in that
-    /// orientation is left alone. The orientation lasts while the device stays open: a reload keeps it; a
-    /// device added (plugged in again, or after a restart) starts at 0, as the compositor sets the display's
-    /// orientation again then (docs/protocol.md).
-    func setOrientation(_ orientation: DeviceOrientation, device: String?, by label: String) -> Result<OrientationChange, ProtocolError> {
-        let named = runtimes.filter { runtime in device.map(runtime.info.isNamed(by:)) ?? true }
-        if let device, named.isEmpty {
-            let known = runtimes.map { "\($0.info.id) \"\(escapingControlCharacters($0.info.name))\"" }
-            return .failure(
-                ProtocolError(
-                    .unknownDevice,
-                    "no device has the id, name or vendor:product \"\(device)\"; the daemon reads "
-                        + (known.isEmpty ? "no devices" : known.joined(separator: ", "))))
-        }
+    /// and directions follow at once, and clients and the policy are told (the exclusion cap is measured
+    /// on the screen as it is turned now). A device already in that orientation is left alone. The
+    /// orientation lasts while the device stays open: a reload keeps it; a device added (plugged in again, or
+    /// after a restart) starts at 0, as the compositor sets the display's orientation again then
+    /// (docs/protocol.md).
+    func turn(_ ids: [String], to orientation: DeviceOrientation, by label: String) -> OrientationChange {
+        let named = runtimes.filter { ids.contains($0.info.id) }
         let now = SystemCall.monotonicMicroseconds()
         var claimedTouches = 0
         for runtime in named where runtime.info.orientation != orientation {
@@ -374,105 +380,55 @@ extension DeviceHub: DeviceRequests {
             }
             runtime.info.edgeZones = EdgeZonesInForce(runtime.engine)
             logChange("\(runtime.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")
-            delivery.notify(.deviceChanged(runtime.info), about: runtime.info)
+            runtime.announceChange(devices: self)
         }
-        return .success(OrientationChange(devices: named.map(\.info), claimedTouches: claimedTouches))
+        return OrientationChange(devices: named.map(\.info), claimedTouches: claimedTouches)
     }
 
-    /// The `focus` request: the exclusions of every device are worked out again for the new focused app.
-    func setFocus(_ app: String?, by label: String) {
-        guard app != focusedApp else { return }
-        let previous = focusedApp
-        focusedApp = app
-        for runtime in runtimes {
-            let before = runtime.info
-            applyExclusions(to: runtime)
-            if runtime.info != before { delivery.notify(.deviceChanged(runtime.info), about: runtime.info) }
-        }
-        logChange("focused app \(app.map { "\"\(escapingControlCharacters($0))\"" } ?? "none") (was \(previous.map { "\"\(escapingControlCharacters($0))\"" } ?? "none")), set by \(label)")
+    /// What clients set that the device follows (the client policy's `.deviceState`): its seat's focused
+    /// app and the clients' exclusions in force. Returns the device before and after; the caller tells the
+    /// clients whose view changed.
+    func setState(device id: String, focusedApp: String?, clientExclusions: [EdgeExclusion]) -> (DeviceInfo, DeviceInfo)? {
+        guard let runtime = runtimes.first(where: { $0.info.id == id }) else { return nil }
+        let before = runtime.announcedInfo
+        runtime.info.focusedApp = focusedApp
+        runtime.clientExclusions = clientExclusions
+        applyExclusions(to: runtime)
+        runtime.announcedInfo = runtime.info
+        return (before, runtime.info)
     }
 
     /// Gives the device's engine the exclusions in force (the [[exclusion]] sections that apply to it and
-    /// hold for the focused app), and says them in its `DeviceInfo`. Run when they may change (a device
-    /// added, a reload, a focus request), never per frame; the engine is told only when they did change.
+    /// hold for its seat's focused app, then the clients' the policy gave it), and says them in its
+    /// `DeviceInfo`. Run when they may change (a device added, a reload, a focus or exclusion change),
+    /// never per frame; the engine is told only when they did change.
     func applyExclusions(to runtime: DeviceRuntime) {
         var list: [EdgeExclusion] = []
-        var shown: [ExclusionInForce] = []
-        for (e, source) in runtime.settings.configuredExclusions(forApp: focusedApp) {
-            list.append(e)
-            shown.append(ExclusionInForce(edge: e.edge, from: e.from, to: e.to, source: source))
-        }
-        for token in clientExclusions.keys.sorted() {
-            guard let entry = clientExclusions[token] else { continue }
-            for e in entry.list where e.device.map(runtime.info.isNamed(by:)) ?? true {
-                let exclusion = EdgeExclusion(edge: e.edge, from: e.from, to: e.to, source: entry.label)
-                list.append(exclusion)
-                shown.append(ExclusionInForce(edge: exclusion.edge, from: exclusion.from, to: exclusion.to, source: entry.label))
-            }
-        }
+        for (e, _) in runtime.settings.configuredExclusions(forApp: runtime.info.focusedApp) { list.append(e) }
+        list += runtime.clientExclusions
         let exclusions = EdgeExclusions(list)
         if exclusions != runtime.engine.exclusions { runtime.engine.setExclusions(exclusions) }
-        runtime.info.focusedApp = focusedApp
-        runtime.info.exclusions = shown
+        runtime.info.exclusions = list.map { ExclusionInForce(edge: $0.edge, from: $0.from, to: $0.to, source: $0.source) }
     }
 
-    /// The `exclude` request of the client `token`: its exclusions become those of `list`, in order, that
-    /// keep each edge of each device they apply to within `exclusionCapMM` summed over the clients of its
-    /// user; the others are refused with why. Every device's exclusions are worked out again.
-    @discardableResult
-    func setClientExclusions(_ list: [RequestedExclusion], token: UInt64, label: String, uid: UInt32?)
-        -> (accepted: [RequestedExclusion], refused: [RefusedExclusion])
-    {
-        clientExclusions[token] = nil
-        let others = clientExclusions.values.filter { $0.uid == uid }.flatMap(\.list)
-        var accepted: [RequestedExclusion] = []
-        var refused: [RefusedExclusion] = []
-        for item in list {
-            let named = runtimes.filter { runtime in item.device.map(runtime.info.isNamed(by:)) ?? true }
-            if let device = item.device, named.isEmpty {
-                refused.append(RefusedExclusion(exclusion: item, reason: .unknownDevice, message: "no device has the id, name or vendor:product \"\(device)\""))
-                continue
-            }
-            var over: String?
-            check: for runtime in named {
-                for side in Edge.sides where DeviceHub.cost(item, side, runtime) > 0 {
-                    let used = (others + accepted).reduce(0.0) { sum, e in
-                        sum + ((e.device.map(runtime.info.isNamed(by:)) ?? true) ? DeviceHub.cost(e, side, runtime) : 0)
-                    }
-                    let cost = DeviceHub.cost(item, side, runtime)
-                    if used + cost > DeviceHub.exclusionCapMM + 1e-6 {
-                        over = "excluding \(Self.millimetres(cost)) mm of the \(side.rawValue) edge of \(runtime.info.id) would make \(Self.millimetres(used + cost)) mm "
-                            + "for uid \(uid.map(String.init) ?? "unknown"), over the \(Int(DeviceHub.exclusionCapMM)) mm of each edge one user's clients may exclude together "
-                            + "(\(Self.millimetres(max(0, DeviceHub.exclusionCapMM - used))) mm left)"
-                        break check
-                    }
-                }
-            }
-            if let over {
-                refused.append(RefusedExclusion(exclusion: item, reason: .overCap, message: over))
-            } else {
-                accepted.append(item)
-            }
+    /// The seat's user changed: the gestures in flight on its devices are cancelled (and delivered to the
+    /// audience they landed under, before the clients' views change), and the fingers down rest until they
+    /// lift, so no touch is shown to two users. With passthrough, touches held back are claimed.
+    func endTouches(onSeat seat: String) {
+        let now = SystemCall.monotonicMicroseconds()
+        for runtime in runtimes where runtime.info.seat == seat {
+            let time = runtime.source.eventMicroseconds(forMonotonic: now)
+            let geometry = runtime.effectiveGeometry
+            runtime.runEngine(at: time) { $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1) }
         }
-        if !accepted.isEmpty { clientExclusions[token] = (label, uid, accepted) }
-        for runtime in runtimes {
-            let before = runtime.info
-            applyExclusions(to: runtime)
-            if runtime.info != before { delivery.notify(.deviceChanged(runtime.info), about: runtime.info) }
-        }
-        return (accepted, refused)
     }
 
-    /// What `e` takes of `side` of the device, millimetres: its length when it is on that side, a corner's
-    /// when it is a corner of that side, else nothing.
-    static func cost(_ e: RequestedExclusion, _ side: Edge, _ runtime: DeviceRuntime) -> Double {
-        let onSide = e.edge == side || (e.edge.sidesOfCorner.map { $0.0 == side || $0.1 == side } ?? false)
-        guard onSide else { return 0 }
-        return EdgeExclusion(edge: e.edge, from: e.from, to: e.to).lengthMM(
-            screenSizeMM: runtime.engine.geometry.screenSizeMM, zones: runtime.engine.settings.edgeZones)
-    }
+    func setExplaining(_ on: Bool) { explaining = on }
 
-    private static func millimetres(_ mm: Double) -> String { String((mm * 10).rounded() / 10) }
+    func setUpdatesWanted(_ on: Bool) {
+        updatesWanted = on
+        refreshReportsUpdates()
+    }
 
     /// A change made at a client's request, logged at most 10 a minute (with a count of those that were not).
     private func logChange(_ line: String) {

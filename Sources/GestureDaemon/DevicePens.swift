@@ -125,7 +125,7 @@ extension DeviceHub {
                 runtime.setPenLink(link)
                 if runtime !== quiet {
                     Log.info("\(runtime.info.id): \(DeviceHub.penChange(from: before, to: link))")
-                    delivery.notify(.deviceChanged(runtime.info), about: runtime.info)
+                    runtime.announceChange(devices: self)
                 }
             }
             syncPenProximity(runtime, atMicroseconds: runtime.now)
@@ -229,7 +229,7 @@ extension DeviceHub {
             let remaining = runtime.penLink.pens.filter { $0.path != pen.path }
             runtime.setPenLink(remaining.isEmpty ? .unpaired : .paired(remaining))
             Log.info("\(runtime.info.id): pen \(pen.path) unpaired (\(why))")
-            delivery.notify(.deviceChanged(runtime.info), about: runtime.info)
+            runtime.announceChange(devices: self)
             syncPenProximity(runtime, atMicroseconds: runtime.source.eventMicroseconds(forMonotonic: now))
         }
     }

@@ -35,8 +35,9 @@ extension DeviceRuntime {
             if size != info.size { Log.info("\(info.id): panel \(size)") }
             info.size = size
             info.edgeZones = zones
-            delivery.notify(.deviceChanged(info), about: info)
         }
+        // The screen and zones the exclusion cap is measured on may have changed, whether or not clients see it.
+        announceChange()
         switchPassthrough(.configured(on: settings.passthrough))
         Log.info("\(info.id): new settings applied")
     }

@@ -3,16 +3,23 @@ import GestureProtocol
 import GestureVocabulary
 import SystemCalls
 
-/// Where a device's outputs go: its gestures to the clients whose subscriptions take them, and the news
-/// that it came, went or changed. `ClientHub` delivers them; a test records them.
+/// Where a device's outputs go: its gestures to the clients whose views take them, and the news that it
+/// came, went or changed (with what the client policy needs of it, `PolicyDevice`). `ClientHub` delivers
+/// them; a test records them.
 protocol DeviceDelivery: AnyObject {
-    /// `appTouch`: the event is the `begin` of an app touch (`GestureEngine.isAppTouch`), which goes only to
-    /// clients that ask for app touches and may see them.
-    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo)
-    func notify(_ message: ServerMessage, about device: DeviceInfo)
+    /// `audience`: who receives the gesture, said for its `begin` (`EngineEvent.audience`); its other
+    /// events follow the decision each client took at the begin.
+    func publish(_ event: GestureEvent, audience: GestureAudience, from device: @autoclosure () -> DeviceInfo)
     /// Sends one touch sequence explained to the clients that subscribed to explanations (and may have
     /// them).
     func explain(_ explanation: Explanation, from device: DeviceInfo)
+    /// A device came: the policy gives it what clients set (through `devices`), then clients are told.
+    func deviceAdded(_ device: PolicyDevice, devices: DeviceRequests)
+    /// A device changed while it stays open (`before`: as clients last saw it); `devices` nil when the
+    /// change comes from inside the device (its passthrough, its pens, a reload), the policy's answer
+    /// then waits for the daemon.
+    func deviceChanged(_ device: PolicyDevice, before: DeviceInfo, devices: DeviceRequests?)
+    func deviceRemoved(_ info: DeviceInfo, devices: DeviceRequests)
     /// How many clients are connected (the status line systemd shows).
     var connectedClients: Int { get }
 }
@@ -74,6 +81,13 @@ final class DeviceRuntime {
     let udevCalibration: [Double]?
     /// The device's passthrough (touch ownership); changed only by `switchPassthrough`.
     var passthrough: PassthroughState = .off
+    /// The clients' exclusions in force on the device (the client policy's), beside the file's.
+    var clientExclusions: [EdgeExclusion] = []
+    /// `info` as clients were last told it (`announceChange`).
+    var announcedInfo: DeviceInfo
+    /// The audience of the gesture whose `begin` comes next in the engine's output (`EngineEvent.audience`);
+    /// the seat's until said, so that a begin nothing vouched for stays private.
+    private var nextAudience = GestureAudience.seat
     /// udev's description of the device (nil for a replay): which pens belong with it.
     let udevDevice: UdevInputDevice?
     /// Touch arbitration with its pens (DevicePens.swift); changed only by `setPenLink`.
@@ -108,6 +122,7 @@ final class DeviceRuntime {
         self.udevDevice = udevDevice
         self.token = token
         self.info = info
+        self.announcedInfo = info
         self.source = source
         self.paths = paths
         self.settings = settings
@@ -133,6 +148,9 @@ final class DeviceRuntime {
         guard let replay = source as? ReplaySource, replay.held else { return }
         replay.release(nowMicroseconds: nowMicroseconds)
         refreshWake()
+        // Its schedule starts now: clients age its events by the new clock.
+        info.replayClock = replay.clock
+        announceChange()
     }
 
     private func refreshWake() {
@@ -209,13 +227,15 @@ final class DeviceRuntime {
         deliver(out.events)
     }
 
-    /// What the engine produced: gestures to the clients whose subscription takes them, warnings to the
-    /// log, traces to the debug log (the engine traces only while the log level is debug).
+    /// What the engine produced: gestures to the clients whose views take them, warnings to the log, traces
+    /// to the debug log (the engine traces only while the log level is debug).
     func deliver(_ outputs: [EngineEvent]) {
         for output in outputs {
             switch output {
+            case .audience(let audience): nextAudience = audience
             case .gesture(let event):
-                delivery.publish(event, appTouch: event.phase == .begin && isAppTouch(event), from: info)
+                delivery.publish(event, audience: nextAudience, from: info)
+                if event.phase == .begin { nextAudience = .seat }
             case .warning(let warning): Log.warning("\(info.id): \(warning.message)")
             case .trace(let line): Log.debug("\(info.id): \(line)")
             case .stopped(let stop): Log.debug("\(info.id): \(stop)")
@@ -225,12 +245,19 @@ final class DeviceRuntime {
         }
     }
 
-    /// Whether the `begin` `e` is an app touch (`GestureEngine.isAppTouch`), asked of the engine where it is:
-    /// a plain read of `engine` (a property with an observer) copied the whole engine for the call, some 220
-    /// instructions a gesture (make frame-cost).
-    private func isAppTouch(_ e: GestureEvent) -> Bool {
-        func ask(_ engine: inout GestureEngine) -> Bool { engine.isAppTouch(e) }
-        return ask(&engine)
+    /// What the client policy knows of the device: how it is named, its seat, and the screen and edge
+    /// zones the exclusion cap is measured on, as the user sees them now.
+    var policyFacts: PolicyDevice {
+        let size = engine.geometry.screenSizeMM
+        return PolicyDevice(info: info, screenWidthMM: size.width, screenHeightMM: size.height, zones: engine.settings.edgeZones)
+    }
+
+    /// Tells the clients (those whose view of it changed) and the policy that the device changed;
+    /// `devices` as for `DeviceDelivery.deviceChanged`.
+    func announceChange(devices: DeviceRequests? = nil) {
+        let before = announcedInfo
+        announcedInfo = info
+        delivery.deviceChanged(policyFacts, before: before, devices: devices)
     }
 
     /// Cancels the gestures in flight and ends passthrough, so nothing stays down on the copy: the device

@@ -101,7 +101,7 @@ extension DeviceRuntime {
             if panelIsIdle {
                 turnOn()
                 // Clients learn the copy's node.
-                delivery.notify(.deviceChanged(info), about: info)
+                announceChange()
             } else {
                 passthrough = .turningOn
             }
@@ -115,7 +115,7 @@ extension DeviceRuntime {
                 // edge swipe again, not one the withhold limit failed.
                 setWithholding(false)
                 // Clients learn that there is no copy any more.
-                delivery.notify(.deviceChanged(info), about: info)
+                announceChange()
             } else {
                 self.passthrough = .turningOff(passthrough)
             }

@@ -8,6 +8,7 @@
 import CLibevdev
 import GestureCore
 import Glibc
+import PlainText
 import SystemCalls
 
 /// One pen device (udev's ID_INPUT_TABLET with BTN_TOOL_PEN or BTN_TOOL_RUBBER) the daemon reads for the
@@ -33,8 +34,14 @@ final class PenDevice {
     /// What one read takes at most; with the mask a proximity change is three events.
     static let readCapacityEvents = 64
 
+    /// Whether a pen that says it is near has stayed still too long (`PenStillness`).
+    private var stillness = PenStillness()
+
     var path: String { udev.devnode }
-    var inProximity: Bool { proximity.inProximity }
+    /// Near the glass, as arbitration takes it: its keys say so and it has not been still for 30 s.
+    var inProximity: Bool { proximity.inProximity && stillness.countsAsNear }
+    /// When the pen, said to be near, is next sampled for stillness (CLOCK_MONOTONIC µs).
+    var nextStillnessCheck: Int64? { stillness.nextCheck }
 
     /// Opens the pen's node (O_RDONLY | O_NONBLOCK | O_CLOEXEC): refused as `unsupported(.noPenTool)` when
     /// it has neither BTN_TOOL_PEN nor BTN_TOOL_RUBBER (a pad, a touch part of a tablet).
@@ -74,6 +81,31 @@ final class PenDevice {
         self.vendorProduct = PenDevice.hex(vendor) + ":" + PenDevice.hex(product)
         proximity = PenProximity(pen: pen == 1, rubber: rubber == 1)
         buffer = .allocate(capacity: PenDevice.readCapacityEvents)
+        stillness.proximity(near: proximity.inProximity, sample: motionSample(), now: SystemCall.monotonicMicroseconds())
+    }
+
+    /// Where the pen is now as the kernel keeps it (EVIOCGABS, whatever this reader's mask): position,
+    /// pressure, distance and tilt; an axis the pen lacks reads 0.
+    private func motionSample() -> [Int32] {
+        [ABS.x, ABS.y, ABS.pressure, ABS.distance, ABS.tiltX, ABS.tiltY].map { Int32(gestured_evdev_abs_value(fd, UInt32($0))) }
+    }
+
+    /// Samples a pen said to be near, when its check is due (`nextStillnessCheck`): the new proximity when
+    /// it changed (false: still for 30 s, it counts as gone; true: it moved again), nil otherwise.
+    func checkStillness(now: Int64) -> Bool? {
+        let before = inProximity
+        switch stillness.check(motionSample(), now: now) {
+        case .becameStill?:
+            Log.warning(
+                "pen \(path) \"\(escapingControlCharacters(name))\" says it is near the glass but has not moved for "
+                    + "\(PenStillness.intervalMicroseconds * Int64(PenStillness.stillChecks) / 1_000_000) s (a pen lying on the screen's frame, "
+                    + "or a tool key stuck down): touches are recognized again until it moves")
+        case .movedAgain?:
+            Log.info("pen \(path) moves again: touches are arbitrated with it")
+        case nil:
+            break
+        }
+        return inProximity != before ? inProximity : nil
     }
 
     deinit {
@@ -122,9 +154,28 @@ final class PenDevice {
             }
             if let change = proximity.process(event) { changes.append((change, time)) }
         }
-        return changes
+        return effective(changes)
+    }
+
+    /// The keys' proximity changes as arbitration takes them: each starts (or stops) the stillness
+    /// sampling, and only those that change `inProximity` are reported (a still pen lifted away was already
+    /// taken as gone).
+    private func effective(_ changes: [(inProximity: Bool, atMicroseconds: Int64)]) -> [(inProximity: Bool, atMicroseconds: Int64)] {
+        guard !changes.isEmpty else { return changes }
+        var reported: [(inProximity: Bool, atMicroseconds: Int64)] = []
+        for change in changes {
+            let before = inProximity
+            stillness.proximity(near: change.inProximity, sample: motionSample(), now: SystemCall.monotonicMicroseconds())
+            if inProximity != before { reported.append((inProximity, change.atMicroseconds)) }
+        }
+        return reported
     }
 
     /// The pen went (removed, or its read failed): out of proximity, nil when it was already.
-    func lost() -> Bool? { proximity.lost() }
+    func lost() -> Bool? {
+        let before = inProximity
+        _ = proximity.lost()
+        stillness.proximity(near: false, sample: [], now: 0)
+        return before ? false : nil
+    }
 }

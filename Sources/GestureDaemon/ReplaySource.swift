@@ -168,6 +168,12 @@ public final class ReplaySource: InputSource {
         return startMonotonicMicroseconds + Int64(min(max(elapsed, -bound), bound))
     }
 
+    /// The clock clients map this replay's event times with (`DeviceInfo.replayClock`): the schedule
+    /// `monotonicMicroseconds(forEventTime:)` keeps.
+    public var clock: ReplayClock {
+        ReplayClock(speed: options.speed, offsetMicroseconds: startMonotonicMicroseconds - Int64((Double(firstTime) / options.speed).rounded()))
+    }
+
     public func eventMicroseconds(forMonotonic monotonicMicroseconds: Int64) -> Int64 {
         let elapsed = Double(monotonicMicroseconds - startMonotonicMicroseconds) * options.speed
         let bound = Double(ReplaySource.farthestScheduleMicroseconds)

@@ -27,18 +27,36 @@ public enum GestureEventJSON {
     /// Returns the line, in the buffer's memory: valid until the buffer is written again or released.
     @discardableResult
     public static func encode(_ e: GestureEvent, device: String?, into buffer: JSONLineBuffer) -> UnsafeRawBufferPointer {
+        var idRange = 0..<0
+        return encode(e, device: device, into: buffer, idRange: &idRange)
+    }
+
+    /// As `encode(_:device:into:)`, and where in the line the `id`'s digits are (`idRange`), so that the
+    /// daemon can give each client its own id for the gesture without encoding the line again.
+    public static func encode(_ e: GestureEvent, device: String?, into buffer: JSONLineBuffer, idRange: inout Range<Int>)
+        -> UnsafeRawBufferPointer
+    {
         var w = JSONObjectWriter(into: buffer)
-        write(e, device: device, to: &w)
+        idRange = write(e, device: device, to: &w)
         return w.finish(newline: true)
     }
 
     /// The common fields, and those the event's kind declares, each in its place (EventFields.swift).
-    private static func write(_ e: GestureEvent, device: String?, to w: inout JSONObjectWriter) {
+    /// Returns where the id's digits are.
+    @discardableResult
+    private static func write(_ e: GestureEvent, device: String?, to w: inout JSONObjectWriter) -> Range<Int> {
         let declared = e.kind.descriptor
         w.plainString("type", "gesture")
         if let kind = name(e.kind) { w.plainString("gesture", kind) } else { w.string("gesture", e.kind.rawValue) }
         w.plainString("phase", name(e.phase))
         w.int("id", e.id)
+        var digits = 1
+        var rest = e.id / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let idRange = (w.byteCount - digits)..<w.byteCount
         w.seconds("time", microseconds: e.timeMicroseconds)
         w.int("fingers", e.fingers)
         if let device { w.string("device", device) }
@@ -55,6 +73,7 @@ public enum GestureEventJSON {
             "velocity_mm_s", x: e.velocityMMPerSecond.x, y: e.velocityMMPerSecond.y,
             decimals: millimetreDecimals)
         for field in declared.afterMotion { write(field, of: e, to: &w) }
+        return idRange
     }
 
     /// One declared field: absent when the event does not carry it, except at the end, where a field

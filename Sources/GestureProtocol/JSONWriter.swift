@@ -161,6 +161,9 @@ public struct JSONObjectWriter: ~Copyable {
         }
     }
 
+    /// Bytes written so far.
+    public var byteCount: Int { count }
+
     /// Closes the object, with a newline after it when asked, and returns the line: the buffer's memory,
     /// valid until the buffer is written again or released.
     @discardableResult

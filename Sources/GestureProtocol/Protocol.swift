@@ -137,6 +137,41 @@ public struct PairedPen: Equatable, Sendable {
     }
 }
 
+/// How a replayed device's clock (a recording's timestamps, shifted pass after pass) maps onto
+/// CLOCK_MONOTONIC: an event at `time` happens, on the daemon's schedule, at `offsetMicroseconds + time /
+/// speed` (`replay_clock` of a device: `speed` and `offset` in seconds). A kernel device's clock is
+/// CLOCK_MONOTONIC itself and has none. A client ages a replay's events exactly with it (`gesturectl bind`
+/// drops what fires late), at any `--speed`.
+public struct ReplayClock: Equatable, Sendable {
+    public var speed: Double
+    public var offsetMicroseconds: Int64
+
+    public init(speed: Double, offsetMicroseconds: Int64) {
+        self.speed = speed
+        self.offsetMicroseconds = offsetMicroseconds
+    }
+
+    /// When an event at `eventTime` (µs, the replay's clock) happens, µs CLOCK_MONOTONIC; nil when that is
+    /// out of range (a forged clock).
+    public func monotonicMicroseconds(forEventTime eventTime: Int64) -> Int64? {
+        guard speed.isFinite, speed > 0 else { return nil }
+        let t = Double(offsetMicroseconds) + (Double(eventTime) / speed).rounded(.up)
+        guard t.isFinite, abs(t) < 9e18 else { return nil }
+        return Int64(t)
+    }
+
+    public var json: JSONValue {
+        .object([("speed", .double(speed)), ("offset", .number(GestureEventJSON.seconds(offsetMicroseconds)))])
+    }
+
+    init?(json: JSONValue) {
+        guard let speed = json["speed"]?.doubleValue, speed.isFinite, speed > 0, case .number(let text)? = json["offset"],
+            let offset = GestureEventDecoding.microseconds(fromSeconds: text)
+        else { return nil }
+        self.init(speed: speed, offsetMicroseconds: offset)
+    }
+}
+
 /// Whether a touchscreen makes no gestures while its pen is near (`pen_arbitration` of the device).
 public enum PenArbitrationSetting: String, Equatable, Sendable {
     case on, off
@@ -181,6 +216,8 @@ public struct DeviceInfo: Equatable, Sendable {
     /// The screen as the user sees it now and the edge zones in force on it (what `gesturectl plot --socket`
     /// draws); absent from daemons that do not say.
     public var edgeZones: EdgeZonesInForce?
+    /// For a replay: how its clock maps onto CLOCK_MONOTONIC (`ReplayClock`); nil for a kernel device.
+    public var replayClock: ReplayClock?
     /// The seat the touchscreen belongs to (udev's `ID_SEAT`, seat0 when unset, as logind assigns it): whose
     /// session is active there decides who may see its app touches. On the wire only when it is not seat0.
     public var seat: String = DeviceInfo.defaultSeat
@@ -203,6 +240,23 @@ public struct DeviceInfo: Equatable, Sendable {
         self.virtualPath = virtualPath
         self.output = output
         self.size = size
+    }
+
+    /// The device as a client that may not see its seat's private details sees it: the fields declared
+    /// public here and no other, so a field added to a device is private until it is declared here. Left
+    /// out: the focused app (what the seat's user is doing) and the exclusions (which follow the focused
+    /// app, and name the clients that keep them).
+    public var publicView: DeviceInfo {
+        var view = DeviceInfo(
+            id: id, name: name, vendorProduct: vendorProduct, path: path, source: source, slots: slots, orientation: orientation,
+            virtualPath: virtualPath, output: output, size: size)
+        view.penArbitration = penArbitration
+        view.pens = pens
+        view.seat = seat
+        view.replayClock = replayClock
+        // The screen and its zones are the configuration's and the orientation's, public as the size is.
+        view.edgeZones = edgeZones
+        return view
     }
 
     /// Whether `selector` names this device: its id, its name or its "vvvv:pppp" (as subscription
@@ -231,6 +285,7 @@ public struct DeviceInfo: Equatable, Sendable {
         if !pens.isEmpty { members.append(("pens", .array(pens.map(\.json)))) }
         if seat != DeviceInfo.defaultSeat { members.append(("seat", .string(seat))) }
         if let edgeZones { members += edgeZones.members }
+        if let replayClock { members.append(("replay_clock", replayClock.json)) }
         return .object(members)
     }
 
@@ -263,6 +318,7 @@ public struct DeviceInfo: Equatable, Sendable {
         self.penArbitration = json["pen_arbitration"]?.stringValue.flatMap(PenArbitrationSetting.init(rawValue:))
         self.pens = (json["pens"]?.arrayValue ?? []).compactMap(PairedPen.init(json:))
         self.seat = json["seat"]?.stringValue ?? DeviceInfo.defaultSeat
+        self.replayClock = json["replay_clock"].flatMap(ReplayClock.init(json:))
         self.edgeZones = EdgeZonesInForce(json: json)
     }
 }

@@ -1,6 +1,8 @@
 import GestureVocabulary
 
-/// What a client can ask the daemon.
+/// What a client can ask the daemon. Each request is declared once, in `RequestType`: its name, its
+/// fields, who may send it, how often, and its reply; the daemon's handler for each is one case of
+/// `ClientPolicy`'s transition function (docs/architecture.md, "Adding a request").
 public enum Request: Equatable, Sendable {
     /// Start (or change) the client's subscription; gestures and device notifications follow.
     case subscribe(SubscriptionFilter)
@@ -19,39 +21,168 @@ public enum Request: Equatable, Sendable {
     /// Set this client's exclusions (parts of edges that are no edge zone while it is connected),
     /// replacing the ones it set before; an empty list clears them.
     case exclude([RequestedExclusion])
+    /// Read the configuration file again and apply it; the reply comes once it is applied or refused.
+    case reload
 
-    /// The request's `type` on the wire.
-    public var typeName: String {
+    /// The request's type, with its declaration.
+    public var type: RequestType {
         switch self {
-        case .subscribe: return "subscribe"
-        case .unsubscribe: return "unsubscribe"
-        case .devices: return "devices"
-        case .ping: return "ping"
-        case .orientation: return "orientation"
-        case .focus: return "focus"
-        case .exclude: return "exclude"
+        case .subscribe: return .subscribe
+        case .unsubscribe: return .unsubscribe
+        case .devices: return .devices
+        case .ping: return .ping
+        case .orientation: return .orientation
+        case .focus: return .focus
+        case .exclude: return .exclude
+        case .reload: return .reload
         }
     }
 
-    /// Every request type, for messages naming them.
-    public static let typeNames = ["subscribe", "unsubscribe", "devices", "ping", "orientation", "focus", "exclude"]
+    /// The request's fields on the wire, besides `type` and `id`, in the order they are written.
+    var jsonMembers: [(key: String, value: JSONValue)] {
+        switch self {
+        case .subscribe(let filter): return filter.jsonMembers
+        case .orientation(let orientation, let device):
+            var members: [(key: String, value: JSONValue)] = [("orientation", .integer(orientation.rawValue))]
+            if let device { members.append(("device", .string(device))) }
+            return members
+        case .focus(let app):
+            return [("app_id", app.map(JSONValue.string) ?? .null)]
+        case .exclude(let list):
+            return [("exclusions", .array(list.map(\.json)))]
+        case .unsubscribe, .devices, .ping, .reload:
+            return []
+        }
+    }
+}
+
+/// Who may send a request (docs/protocol.md, "Who may set and see what"): a default deny, then the grants
+/// each request's declaration names.
+public enum RequestRight: String, Equatable, Sendable, CaseIterable {
+    /// Every client that can connect: the request changes nothing for anyone else.
+    case anyClient = "any-client"
+    /// The user of the active session on the seat of the devices it changes, root and the daemon's own
+    /// user: it changes what the seat's user gets.
+    case seatUser = "seat-user"
+    /// Root and the daemon's own user: it changes the daemon itself.
+    case administrator = "administrator"
+
+    /// Who that is, for messages: "the user of the active session on the seat, root and the daemon's own user".
+    public var who: String {
+        switch self {
+        case .anyClient: return "every client"
+        case .seatUser: return "the user of the active session on the touchscreen's seat, root and the daemon's own user"
+        case .administrator: return "root and the daemon's own user"
+        }
+    }
+}
+
+/// How often one seat's clients together may send requests of one type (a token bucket: a burst, then a
+/// steady rate), so that no number of clients or connections adds up past it.
+public struct RequestRateLimit: Equatable, Sendable {
+    public var burst: Double
+    public var perSecond: Double
+    /// What the requests do, plural, for the `rate-limited` message: "focus changes".
+    public var changes: String
+
+    public init(burst: Double, perSecond: Double, changes: String) {
+        self.burst = burst
+        self.perSecond = perSecond
+        self.changes = changes
+    }
+}
+
+/// A request type's declaration: everything the daemon and its clients know of it besides its handler.
+public struct RequestDeclaration: Equatable, Sendable {
+    /// Its fields besides `type` and `id` (any other key is refused).
+    public var fields: [String]
+    /// Who may send it.
+    public var right: RequestRight
+    /// How often it may come, per seat (nil: as often as a client likes; it changes nothing for others).
+    public var rate: RequestRateLimit?
+    /// The `type` of its reply (an `error` otherwise).
+    public var reply: String
+}
+
+/// Every request type, each declared once (its name is the raw value).
+public enum RequestType: String, Equatable, Sendable, CaseIterable {
+    case subscribe, unsubscribe, devices, ping, orientation, focus, exclude, reload
+
+    public var declaration: RequestDeclaration {
+        switch self {
+        case .subscribe:
+            return RequestDeclaration(
+                fields: ["kinds", "edges", "fingers", "devices", "updates", "app_touches", "explanations"], right: .anyClient,
+                rate: nil, reply: ServerMessage.TypeName.subscribed)
+        case .unsubscribe:
+            return RequestDeclaration(fields: [], right: .anyClient, rate: nil, reply: ServerMessage.TypeName.unsubscribed)
+        case .devices:
+            return RequestDeclaration(fields: [], right: .anyClient, rate: nil, reply: ServerMessage.TypeName.devices)
+        case .ping:
+            return RequestDeclaration(fields: [], right: .anyClient, rate: nil, reply: ServerMessage.TypeName.pong)
+        case .orientation:
+            // A screen does not turn faster.
+            return RequestDeclaration(
+                fields: ["orientation", "device"], right: .seatUser,
+                rate: RequestRateLimit(burst: 4, perSecond: 2, changes: "orientation changes"), reply: ServerMessage.TypeName.oriented)
+        case .focus:
+            // An app switcher flicking through windows; each change works every device's exclusions out again.
+            return RequestDeclaration(
+                fields: ["app_id"], right: .seatUser, rate: RequestRateLimit(burst: 4, perSecond: 2, changes: "focus changes"),
+                reply: ServerMessage.TypeName.focused)
+        case .exclude:
+            // An app sends its rectangles again as its layout changes.
+            return RequestDeclaration(
+                fields: ["exclusions"], right: .seatUser, rate: RequestRateLimit(burst: 8, perSecond: 4, changes: "exclusion changes"),
+                reply: ServerMessage.TypeName.excluded)
+        case .reload:
+            return RequestDeclaration(
+                fields: [], right: .administrator, rate: RequestRateLimit(burst: 2, perSecond: 0.5, changes: "reloads"),
+                reply: ServerMessage.TypeName.reloaded)
+        }
+    }
+
+    /// Its fields on the wire, the keys a request of this type may hold.
+    var allowedKeys: Set<String> { Set(["type", "id"] + declaration.fields) }
+
+    /// The request of this type `value` holds (its keys already checked).
+    func decode(_ value: JSONValue) throws(ProtocolDecodingError) -> Request {
+        switch self {
+        case .subscribe: return .subscribe(try RequestMessage.decodeFilter(value))
+        case .unsubscribe: return .unsubscribe
+        case .devices: return .devices
+        case .ping: return .ping
+        case .orientation:
+            let (orientation, device) = try RequestMessage.decodeOrientation(value)
+            return .orientation(orientation, device: device)
+        case .focus: return .focus(appID: try RequestMessage.decodeFocus(value))
+        case .exclude: return .exclude(try RequestedExclusion.decodeList(value["exclusions"]))
+        case .reload: return .reload
+        }
+    }
 }
 
 /// One exclusion an `exclude` request asks for: a side's part (`from`...`to`, 0...1 as a binding's
 /// `edge_position`), or a whole corner, on the devices `device` names (an id, a name or "vvvv:pppp"; every
-/// device when nil).
+/// device when nil), while the app `app` has the focus (an app_id glob, as an [[exclusion]] section's
+/// `app`; always when nil).
 public struct RequestedExclusion: Equatable, Sendable {
     public var edge: Edge
     public var from: Double
     public var to: Double
     public var device: String?
+    public var app: String?
 
-    public init(edge: Edge, from: Double = 0, to: Double = 1, device: String? = nil) {
+    public init(edge: Edge, from: Double = 0, to: Double = 1, device: String? = nil, app: String? = nil) {
         self.edge = edge
         self.from = from
         self.to = to
         self.device = device
+        self.app = app
     }
+
+    /// The keys an exclusion may hold.
+    static let keys = ["edge", "from", "to", "device", "app"]
 
     /// Most exclusions one request may hold.
     public static let maximumPerRequest = 16
@@ -61,11 +192,14 @@ public struct RequestedExclusion: Equatable, Sendable {
         var members: [(key: String, value: JSONValue)] = [("edge", .string(edge.rawValue))]
         if !edge.isCorner { members += [("from", .double(from)), ("to", .double(to))] }
         if let device { members.append(("device", .string(device))) }
+        if let app { members.append(("app", .string(app))) }
         return .object(members)
     }
 
     static func decodeList(_ value: JSONValue?) throws(ProtocolDecodingError) -> [RequestedExclusion] {
-        guard let value else { throw ProtocolDecodingError("an exclude request needs \"exclusions\": an array of {\"edge\", \"from\", \"to\", \"device\"} (empty to clear)") }
+        guard let value else {
+            throw ProtocolDecodingError("an exclude request needs \"exclusions\": an array of {\"edge\", \"from\", \"to\", \"device\", \"app\"} (empty to clear)")
+        }
         guard let items = value.arrayValue else { throw ProtocolDecodingError("\"exclusions\" must be an array, not \(value.typeNameWithArticle)") }
         guard items.count <= maximumPerRequest else {
             throw ProtocolDecodingError("\"exclusions\" holds \(items.count) exclusions; at most \(maximumPerRequest) in one request")
@@ -73,8 +207,8 @@ public struct RequestedExclusion: Equatable, Sendable {
         var list: [RequestedExclusion] = []
         for item in items {
             guard case .object(let members) = item else { throw ProtocolDecodingError("an exclusion is an object, not \(item.typeNameWithArticle)") }
-            if let unknown = members.first(where: { !["edge", "from", "to", "device"].contains($0.key) }) {
-                throw ProtocolDecodingError("unknown field \"\(unknown.key)\" in an exclusion (allowed: device, edge, from, to)")
+            if let unknown = members.first(where: { !keys.contains($0.key) }) {
+                throw ProtocolDecodingError("unknown field \"\(unknown.key)\" in an exclusion (allowed: \(keys.sorted().joined(separator: ", ")))")
             }
             guard let name = item["edge"]?.stringValue, let edge = Edge(rawValue: name) else {
                 throw ProtocolDecodingError(
@@ -95,7 +229,14 @@ public struct RequestedExclusion: Equatable, Sendable {
                 guard let s = d.stringValue, !s.isEmpty else { throw ProtocolDecodingError("an exclusion's \"device\" is a device's id, name or vvvv:pppp") }
                 device = s
             }
-            list.append(RequestedExclusion(edge: edge, from: from, to: to, device: device))
+            var app: String?
+            if let a = item["app"] {
+                guard let s = a.stringValue, !s.isEmpty, s.utf8.count <= 512 else {
+                    throw ProtocolDecodingError("an exclusion's \"app\" is the app_id (or a glob of app_ids, as an [[exclusion]] section's app) it holds for, at most 512 bytes")
+                }
+                app = s
+            }
+            list.append(RequestedExclusion(edge: edge, from: from, to: to, device: device, app: app))
         }
         return list
     }
@@ -141,19 +282,9 @@ public struct RequestMessage: Equatable, Sendable {
 
     /// One line of JSON, without the newline.
     public var encoded: String {
-        var members: [(key: String, value: JSONValue)] = [("type", .string(request.typeName))]
+        var members: [(key: String, value: JSONValue)] = [("type", .string(request.type.rawValue))]
         if let id { members.append(("id", id)) }
-        switch request {
-        case .subscribe(let filter): members += filter.jsonMembers
-        case .orientation(let orientation, let device):
-            members.append(("orientation", .integer(orientation.rawValue)))
-            if let device { members.append(("device", .string(device))) }
-        case .focus(let app):
-            members.append(("app_id", app.map(JSONValue.string) ?? .null))
-        case .exclude(let list):
-            members.append(("exclusions", .array(list.map(\.json))))
-        case .unsubscribe, .devices, .ping: break
-        }
+        members += request.jsonMembers
         return JSONValue.object(members).serialized
     }
 
@@ -182,70 +313,47 @@ public struct RequestMessage: Equatable, Sendable {
         guard let typeValue = value["type"] else {
             return .failure(ProtocolError(.invalidRequest, "the request has no \"type\"", id: id))
         }
-        guard let type = typeValue.stringValue else {
+        guard let typeName = typeValue.stringValue else {
             return .failure(
                 ProtocolError(.invalidRequest, "\"type\" must be a string, not \(typeValue.typeNameWithArticle)", id: id))
         }
-        let allowed: Set<String>
-        switch type {
-        case "subscribe": allowed = ["type", "id", "kinds", "edges", "fingers", "devices", "updates", "app_touches", "explanations"]
-        case "unsubscribe", "devices", "ping": allowed = ["type", "id"]
-        case "orientation": allowed = ["type", "id", "orientation", "device"]
-        case "focus": allowed = ["type", "id", "app_id"]
-        case "exclude": allowed = ["type", "id", "exclusions"]
-        default:
+        guard let type = RequestType(rawValue: typeName) else {
             return .failure(
                 ProtocolError(
                     .unknownRequest,
-                    "unknown request type \"\(type)\" (known: \(Request.typeNames.joined(separator: ", ")))", id: id))
+                    "unknown request type \"\(typeName)\" (known: \(RequestType.allCases.map(\.rawValue).joined(separator: ", ")))", id: id))
         }
+        let allowed = type.allowedKeys
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
             return .failure(
                 ProtocolError(
                     .invalidRequest,
-                    "unknown field \"\(unknown.key)\" in a \(type) request (allowed: \(allowed.sorted().joined(separator: ", ")))",
+                    "unknown field \"\(unknown.key)\" in a \(typeName) request (allowed: \(allowed.sorted().joined(separator: ", ")))",
                     id: id))
         }
-        switch type {
-        case "subscribe":
-            do {
-                return .success(RequestMessage(id: id, .subscribe(try decodeFilter(value))))
-            } catch {
-                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
-            }
-        case "orientation":
-            do {
-                let (orientation, device) = try decodeOrientation(value)
-                return .success(RequestMessage(id: id, .orientation(orientation, device: device)))
-            } catch {
-                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
-            }
-        case "focus":
-            switch value["app_id"] {
-            case .none:
-                return .failure(ProtocolError(.invalidRequest, "a focus request needs \"app_id\": the focused app's app_id, or null when none is", id: id))
-            case .some(.null):
-                return .success(RequestMessage(id: id, .focus(appID: nil)))
-            case .some(let app):
-                guard let s = app.stringValue, !s.isEmpty, s.utf8.count <= 512 else {
-                    return .failure(
-                        ProtocolError(.invalidRequest, "\"app_id\" must be a non-empty string of at most 512 bytes, or null, not \(app.serialized)", id: id))
-                }
-                return .success(RequestMessage(id: id, .focus(appID: s)))
-            }
-        case "exclude":
-            do {
-                return .success(RequestMessage(id: id, .exclude(try RequestedExclusion.decodeList(value["exclusions"]))))
-            } catch {
-                return .failure(ProtocolError(.invalidRequest, error.message, id: id))
-            }
-        case "unsubscribe": return .success(RequestMessage(id: id, .unsubscribe))
-        case "devices": return .success(RequestMessage(id: id, .devices))
-        default: return .success(RequestMessage(id: id, .ping))
+        do {
+            return .success(RequestMessage(id: id, try type.decode(value)))
+        } catch {
+            return .failure(ProtocolError(.invalidRequest, error.message, id: id))
         }
     }
 
-    private static func decodeOrientation(_ value: JSONValue) throws(ProtocolDecodingError) -> (DeviceOrientation, String?) {
+    /// A focus request's `app_id`: a non-empty string of at most 512 bytes, or null for none.
+    static func decodeFocus(_ value: JSONValue) throws(ProtocolDecodingError) -> String? {
+        switch value["app_id"] {
+        case .none:
+            throw ProtocolDecodingError("a focus request needs \"app_id\": the focused app's app_id, or null when none is")
+        case .some(.null):
+            return nil
+        case .some(let app):
+            guard let s = app.stringValue, !s.isEmpty, s.utf8.count <= 512 else {
+                throw ProtocolDecodingError("\"app_id\" must be a non-empty string of at most 512 bytes, or null, not \(app.serialized)")
+            }
+            return s
+        }
+    }
+
+    static func decodeOrientation(_ value: JSONValue) throws(ProtocolDecodingError) -> (DeviceOrientation, String?) {
         guard let angle = value["orientation"] else {
             throw ProtocolDecodingError(
                 "an orientation request needs \"orientation\": \(DeviceOrientation.allowedText) (degrees clockwise)")
@@ -263,7 +371,7 @@ public struct RequestMessage: Equatable, Sendable {
         return (orientation, name)
     }
 
-    private static func decodeFilter(_ value: JSONValue) throws(ProtocolDecodingError) -> SubscriptionFilter {
+    static func decodeFilter(_ value: JSONValue) throws(ProtocolDecodingError) -> SubscriptionFilter {
         var filter = SubscriptionFilter()
         filter.kinds = try decodeSet(value, "kinds", names: GestureKind.allCases.map(\.rawValue)) {
             GestureKind(rawValue: $0)
@@ -346,9 +454,15 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         case tooManyClients = "too-many-clients"
         /// A request named a device the daemon does not read (none has that id, name or vvvv:pppp).
         case unknownDevice = "unknown-device"
-        /// A request that changes the daemon's state came faster than the daemon takes them from one user
-        /// (docs/protocol.md, "What a client may do"); it was not carried out.
+        /// A request that changes the daemon's state came faster than the daemon takes them from one seat
+        /// (docs/protocol.md, "Who may set and see what"); it was not carried out.
         case rateLimited = "rate-limited"
+        /// The client may not send that request (its declaration's `RequestRight`: a request that changes
+        /// what the seat's user gets is the seat user's, root's and the daemon's own user's; `reload` is
+        /// root's and the daemon's own user's); nothing was changed.
+        case notPermitted = "not-permitted"
+        /// A `reload` found a configuration that does not load: the running one stays; `problems` says where.
+        case reloadFailed = "reload-failed"
     }
 
     public var code: Code
@@ -357,12 +471,15 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
     /// For `rate-limited`: how long until the same request would be taken (seconds, `retry_after` on the
     /// wire); nil otherwise, and from daemons that do not say.
     public var retryAfter: Double?
+    /// For `reload-failed`: each problem of the file, "path:line:column: message" (`problems` on the wire).
+    public var problems: [String]
 
-    public init(_ code: Code, _ message: String, id: JSONValue? = nil, retryAfter: Double? = nil) {
+    public init(_ code: Code, _ message: String, id: JSONValue? = nil, retryAfter: Double? = nil, problems: [String] = []) {
         self.code = code
         self.message = message
         self.id = id
         self.retryAfter = retryAfter
+        self.problems = problems
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

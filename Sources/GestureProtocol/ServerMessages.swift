@@ -52,6 +52,8 @@ public enum ServerMessage: Equatable, Sendable {
     case focused(id: JSONValue?, appID: String?)
     /// The reply to `exclude`: the exclusions taken (the client's set now) and those refused, with why.
     case excluded(id: JSONValue?, accepted: [RequestedExclusion], refused: [RefusedExclusion])
+    /// The reply to `reload`, once the configuration file `path` was read again and applied.
+    case reloaded(id: JSONValue?, path: String)
     case error(ProtocolError)
     case deviceAdded(DeviceInfo)
     case deviceRemoved(DeviceInfo)
@@ -66,6 +68,19 @@ public enum ServerMessage: Equatable, Sendable {
     /// A message type this client does not know (a newer daemon); clients ignore these.
     case unknown(type: String, JSONValue)
 
+    /// Whether this is a reply to a request (each request gets exactly one: its declared reply, or `error`),
+    /// and the id it echoes (nil when the request had none).
+    public var reply: (isReply: Bool, id: JSONValue?) {
+        switch self {
+        case .subscribed(let id, _, _), .unsubscribed(let id), .devices(let id, _), .pong(let id), .oriented(let id, _, _),
+            .focused(let id, _), .excluded(let id, _, _), .reloaded(let id, _):
+            return (true, id)
+        case .error(let error): return (true, error.id)
+        case .hello, .deviceAdded, .deviceRemoved, .deviceChanged, .gesture, .appTouchAccessChanged, .explanation, .unknown:
+            return (false, nil)
+        }
+    }
+
     /// The `type` of each message on the wire.
     public enum TypeName {
         public static let hello = "hello"
@@ -76,6 +91,7 @@ public enum ServerMessage: Equatable, Sendable {
         public static let oriented = "oriented"
         public static let focused = "focused"
         public static let excluded = "excluded"
+        public static let reloaded = "reloaded"
         public static let error = "error"
         public static let deviceAdded = "device-added"
         public static let deviceRemoved = "device-removed"
@@ -123,11 +139,15 @@ public enum ServerMessage: Equatable, Sendable {
             members = withID(TypeName.excluded, id)
             members.append(("accepted", .array(accepted.map(\.json))))
             members.append(("refused", .array(refused.map(\.json))))
+        case .reloaded(let id, let path):
+            members = withID(TypeName.reloaded, id)
+            members.append(("path", .string(path)))
         case .error(let error):
             members = withID(TypeName.error, error.id)
             members.append(("code", .string(error.code.rawValue)))
             members.append(("message", .string(error.message)))
             if let retryAfter = error.retryAfter { members.append(("retry_after", .double(retryAfter))) }
+            if !error.problems.isEmpty { members.append(("problems", .array(error.problems.map(JSONValue.string)))) }
         case .deviceAdded(let device):
             members = [("type", .string(TypeName.deviceAdded)), ("device", device.json)]
         case .deviceRemoved(let device):
@@ -209,7 +229,9 @@ public enum ServerMessage: Equatable, Sendable {
         case TypeName.excluded:
             func exclusion(_ v: JSONValue) -> RequestedExclusion? {
                 guard let edge = v["edge"]?.stringValue.flatMap(Edge.init(rawValue:)) else { return nil }
-                return RequestedExclusion(edge: edge, from: v["from"]?.doubleValue ?? 0, to: v["to"]?.doubleValue ?? 1, device: v["device"]?.stringValue)
+                return RequestedExclusion(
+                    edge: edge, from: v["from"]?.doubleValue ?? 0, to: v["to"]?.doubleValue ?? 1, device: v["device"]?.stringValue,
+                    app: v["app"]?.stringValue)
             }
             let accepted = (value["accepted"]?.arrayValue ?? []).compactMap(exclusion)
             let refused = (value["refused"]?.arrayValue ?? []).compactMap { v -> RefusedExclusion? in
@@ -217,6 +239,8 @@ public enum ServerMessage: Equatable, Sendable {
                 return RefusedExclusion(exclusion: e, reason: reason, message: v["message"]?.stringValue ?? "")
             }
             return .excluded(id: id, accepted: accepted, refused: refused)
+        case TypeName.reloaded:
+            return .reloaded(id: id, path: value["path"]?.stringValue ?? "")
         case TypeName.error:
             let codeText = value["code"]?.stringValue ?? ""
             let message = value["message"]?.stringValue ?? "(no message)"
@@ -225,7 +249,8 @@ public enum ServerMessage: Equatable, Sendable {
                 return .error(ProtocolError(.invalidRequest, "\(codeText): \(message)", id: id))
             }
             let retryAfter = value["retry_after"]?.doubleValue.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-            return .error(ProtocolError(code, message, id: id, retryAfter: retryAfter))
+            let problems = (value["problems"]?.arrayValue ?? []).compactMap(\.stringValue)
+            return .error(ProtocolError(code, message, id: id, retryAfter: retryAfter, problems: problems))
         case TypeName.deviceAdded:
             return .deviceAdded(try DeviceInfo(json: value["device"] ?? .null))
         case TypeName.deviceRemoved:

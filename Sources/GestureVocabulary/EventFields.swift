@@ -210,7 +210,7 @@ extension GestureEvent {
     }
 }
 
-/// What a kind declares beside its rule: its name and the fields its events carry. Made once per kind (a
+/// What a kind declares beside its rule: its name, the fields its events carry and who receives them. Made once per kind (a
 /// `static let`), and never freed: a `GestureKind` refers to it without counting references, so that an
 /// event copies as plain bytes.
 public final class KindDescriptor: Sendable {
@@ -221,8 +221,10 @@ public final class KindDescriptor: Sendable {
     public let beforeCommitted: [EventField]
     public let atEnd: [EventField]
     public let afterMotion: [EventField]
+    /// Who receives its gestures (`GestureAudience`, decided at each `begin`).
+    public let audience: KindAudience
 
-    init(name: StaticString, fields: [EventField]) {
+    init(name: StaticString, fields: [EventField], audience: KindAudience) {
         for (i, f) in fields.enumerated() {
             precondition(
                 !f.name.isEmpty && f.name.utf8.allSatisfy { (0x61...0x7a).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f },
@@ -240,10 +242,11 @@ public final class KindDescriptor: Sendable {
         beforeCommitted = fields.filter { $0.place == .beforeCommitted }
         atEnd = fields.filter { $0.place == .atEnd }
         afterMotion = fields.filter { $0.place == .afterMotion }
+        self.audience = audience
     }
 
-    /// The descriptor of a kind declared with no fields of its own.
-    static let bare = KindDescriptor(name: "", fields: [])
+    /// The descriptor of a kind declared with no fields of its own: private.
+    static let bare = KindDescriptor(name: "", fields: [], audience: .seat)
 }
 
 /// The fields of the kinds gestured ships. One home for each: `edge` is the edge swipe's, `start_edge` the

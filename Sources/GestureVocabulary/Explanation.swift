@@ -465,6 +465,15 @@ public struct Explanation: Equatable, Sendable {
     /// The near misses among the reasons.
     public var nearMisses: [Reason] { reasons.filter(\.isNearMiss) }
 
+    /// The same explanation with every gesture id as `id` maps it: the daemon gives each client the ids it
+    /// knows the gestures by (docs/protocol.md, "Gesture events").
+    public func renumberingGestures(_ id: (UInt64) -> UInt64) -> Explanation {
+        var copy = self
+        for i in copy.gestures.indices { copy.gestures[i].id = id(copy.gestures[i].id) }
+        for i in copy.reasons.indices { copy.reasons[i].gestureID = copy.reasons[i].gestureID.map(id) }
+        return copy
+    }
+
     /// Every finger of the sequence: the listed landings, those left out, those already down.
     public var fingerCount: Int { fingers.count + unlisted.fingers + fingersAlreadyDown }
 

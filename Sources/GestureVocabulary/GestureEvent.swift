@@ -35,17 +35,19 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, CustomStrin
     /// Sendable: the descriptor is immutable and lives as long as the process.)
     @usableFromInline let declaration: Unmanaged<KindDescriptor>
 
-    /// A kind named `name`, known or not, with no fields of its own.
+    /// A kind named `name`, known or not, with no fields of its own, whose gestures go only to the seat's
+    /// audience (`KindAudience.seat`: a kind is private unless it is declared public).
     public init(_ name: StaticString) {
         self.name = name
         declaration = .passUnretained(KindDescriptor.bare)
     }
 
-    /// A kind named `name` whose events carry `fields` (docs/architecture.md, "Adding a gesture kind").
-    /// Its declaration is kept for the life of the process: declare a kind once, as a `static let`.
-    public init(_ name: StaticString, fields: [EventField]) {
+    /// A kind named `name` whose events carry `fields` (docs/architecture.md, "Adding a gesture kind") and go
+    /// to `audience` (private, the seat's, unless declared otherwise). Its declaration is kept for the life of
+    /// the process: declare a kind once, as a `static let`.
+    public init(_ name: StaticString, fields: [EventField], audience: KindAudience = .seat) {
         self.name = name
-        declaration = .passRetained(KindDescriptor(name: name, fields: fields))
+        declaration = .passRetained(KindDescriptor(name: name, fields: fields, audience: audience))
     }
 
     /// What the kind declares: its fields, by place.
@@ -74,20 +76,57 @@ public struct GestureKind: RawRepresentable, CaseIterable, Hashable, CustomStrin
         name.withUTF8Buffer { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
-    /// An edge swipe: fingers landing in an edge zone (or a corner) and moving inward.
+    /// An edge swipe: fingers landing in an edge zone (or a corner) and moving inward. Only a system layer
+    /// makes it: public.
     public static let edgeSwipe = GestureKind(
-        "edge-swipe", fields: [EventFields.edge, EventFields.edgePosition, EventFields.progress])
-    /// A pan (and swipe): 1...N fingers moving together.
-    public static let pan = GestureKind("pan", fields: [EventFields.startEdge, EventFields.direction])
-    /// A pinch with rotation: two or more fingers moving apart, together or around.
-    public static let pinch = GestureKind("pinch", fields: [EventFields.scale, EventFields.rotation, EventFields.spanMM])
-    /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`).
-    public static let tap = GestureKind("tap", fields: [EventFields.taps])
-    /// Fingers that stay still for the hold time (a long press); moving afterwards drags.
-    public static let hold = GestureKind("hold", fields: [EventFields.downSeconds])
+        "edge-swipe", fields: [EventFields.edge, EventFields.edgePosition, EventFields.progress], audience: .everyone)
+    /// A pan (and swipe): 1...N fingers moving together. One finger away from the edges is an app's input
+    /// (swipe typing, a stroke): public only by where it landed.
+    public static let pan = GestureKind("pan", fields: [EventFields.startEdge, EventFields.direction], audience: .byLanding)
+    /// A pinch with rotation: two or more fingers moving apart, together or around. Public.
+    public static let pinch = GestureKind(
+        "pinch", fields: [EventFields.scale, EventFields.rotation, EventFields.spanMM], audience: .everyone)
+    /// 1–5 fingers landing and lifting without moving; a sequence of taps is one gesture (`taps`). One
+    /// finger away from the edges is a key press: public only by where it landed.
+    public static let tap = GestureKind("tap", fields: [EventFields.taps], audience: .byLanding)
+    /// Fingers that stay still for the hold time (a long press); moving afterwards drags. Public only by
+    /// where it landed.
+    public static let hold = GestureKind("hold", fields: [EventFields.downSeconds], audience: .byLanding)
 
     /// Every kind gestured recognizes, in the order the docs list them.
     public static let allCases: [GestureKind] = [.edgeSwipe, .pan, .pinch, .tap, .hold]
+}
+
+/// Who may receive a gesture's events, decided where its touches landed (docs/protocol.md, "Who may set
+/// and see what"): fixed at its `begin`, for all its events (a touch that would change it does not continue
+/// the gesture).
+public enum GestureAudience: Equatable, Sendable {
+    /// Every client of the socket: a gesture only a system layer makes.
+    case everyone
+    /// The app's input: only clients that may see the app touches of the device's seat (its user, root,
+    /// the daemon's own user and those the configuration names).
+    case seat
+}
+
+/// What a kind declares of its gestures' audience. A kind is private (`seat`) unless declared otherwise.
+public enum KindAudience: Equatable, Sendable {
+    /// Always public (edge swipes, pinches).
+    case everyone
+    /// Public when it has two or more fingers, or when every touch of it landed in an edge zone or a corner
+    /// in force; otherwise the app's (taps, holds, pans).
+    case byLanding
+    /// Always the seat's audience.
+    case seat
+
+    /// The audience of a gesture of `fingers` fingers whose touches landed in an edge zone or corner
+    /// (`landedInEdgeZone`) or not.
+    public func resolve(fingers: Int, landedInEdgeZone: Bool) -> GestureAudience {
+        switch self {
+        case .everyone: return .everyone
+        case .seat: return .seat
+        case .byLanding: return fingers >= 2 || landedInEdgeZone ? .everyone : .seat
+        }
+    }
 }
 
 public enum GesturePhase: String, CaseIterable, Sendable {

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 extension SystemCall {
@@ -19,9 +20,40 @@ extension SystemCall {
         Glibc.unlink(path) == 0 ? nil : SystemError(errno: errno, operation: "unlink", path: path)
     }
 
-    /// `kill(2)`: sends `signal` to `pid`.
-    public static func kill(_ pid: pid_t, _ signal: Int32) throws(SystemError) {
-        if Glibc.kill(pid, signal) != 0 { throw SystemError(errno: errno, operation: "kill") }
+    /// `realpath(3)`: the path with every symbolic link, `.` and `..` resolved (the file must exist).
+    public static func realPath(_ path: String) throws(SystemError) -> String {
+        guard let resolved = Glibc.realpath(path, nil) else { throw SystemError(errno: errno, operation: "realpath", path: path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `mkstemp(3)`: a new file `prefix` followed by six random characters, created with O_EXCL (never an
+    /// existing file or link, whoever made it), mode 0600; its descriptor (close-on-exec) and its path.
+    public static func makeTemporaryFile(prefix: String) throws(SystemError) -> (fd: Int32, path: String) {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { CLinux.mkostemp($0.baseAddress!, O_CLOEXEC) }
+        guard fd >= 0 else { throw SystemError(errno: errno, operation: "mkostemp", path: prefix + "XXXXXX") }
+        return (fd, String(cString: template))
+    }
+
+    /// `fchmod(2)`.
+    public static func changeMode(_ fd: Int32, _ mode: mode_t, path: String? = nil) throws(SystemError) {
+        if Glibc.fchmod(fd, mode) != 0 { throw SystemError(errno: errno, operation: "fchmod", path: path) }
+    }
+
+    /// `fchown(2)`.
+    public static func changeOwner(_ fd: Int32, uid: uid_t, gid: gid_t, path: String? = nil) throws(SystemError) {
+        if Glibc.fchown(fd, uid, gid) != 0 { throw SystemError(errno: errno, operation: "fchown", path: path) }
+    }
+
+    /// `flock(2)` with LOCK_EX | LOCK_NB: true when the lock was taken, false when another holds it.
+    public static func tryLockExclusively(_ fd: Int32, path: String? = nil) throws(SystemError) -> Bool {
+        while gestured_flock(fd, gestured_lock_ex | gestured_lock_nb) != 0 {
+            if errno == EINTR { continue }
+            if errno == EWOULDBLOCK { return false }
+            throw SystemError(errno: errno, operation: "flock", path: path)
+        }
+        return true
     }
 }
 

@@ -10,6 +10,9 @@
 //                              MESSAGE} (GestureProtocol's JSON parser), then what RequestMessage.decode
 //                              makes of the line: "request": THE REQUEST AS ENCODED, or "code": THE ERROR
 //                              CODE with "id" when the error carries one.
+//   conformance-dump declarations  (no input) One line: every request type's declaration, {"TYPE":
+//                              {"fields": [...], "right": ..., "reply": ...}, ...}, so that the differential
+//                              knows every request the daemon takes from its one declaration.
 //   conformance-dump numbers   Lines "fixed HEXBITS DECIMALS", "int N", "uint N" or "seconds MICROSECONDS":
 //                              the text JSONObjectWriter writes for that number (a Double by its bit pattern).
 import GestureConfig
@@ -97,6 +100,18 @@ func requests(_ input: [UInt8], into output: inout String) {
     }
 }
 
+func declarations(_ input: [UInt8], into output: inout String) {
+    let members = RequestType.allCases.map { type -> (key: String, value: JSONValue) in
+        let d = type.declaration
+        return (
+            type.rawValue,
+            .object([("fields", .array(d.fields.map(JSONValue.string))), ("right", .string(d.right.rawValue)), ("reply", .string(d.reply))])
+        )
+    }
+    JSONSerializer.write(.object(members), into: &output)
+    output += "\n"
+}
+
 /// The writer's text for one number: what it puts between `{"v":` and `}`.
 func written(_ write: (inout JSONObjectWriter) -> Void) -> String {
     var writer = JSONObjectWriter(capacity: 64)
@@ -128,9 +143,11 @@ func numbers(_ input: [UInt8], into output: inout String) {
     }
 }
 
-let modes: [String: ([UInt8], inout String) -> Void] = ["toml": toml, "requests": requests, "numbers": numbers]
+let modes: [String: ([UInt8], inout String) -> Void] = [
+    "toml": toml, "requests": requests, "numbers": numbers, "declarations": declarations,
+]
 guard CommandLine.arguments.count == 2, let mode = modes[CommandLine.arguments[1]] else {
-    fail("usage: conformance-dump toml|requests|numbers < input")
+    fail("usage: conformance-dump toml|requests|numbers|declarations < input")
 }
 var output = ""
 mode(readStandardInput(), &output)

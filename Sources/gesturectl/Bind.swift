@@ -287,7 +287,7 @@ private func appTouchNotes(for file: BindingsFile, socket: String?) -> [String] 
     } catch {
         return [
             "cannot ask the daemon whether it sends this user app touches (\(error)); bindings with region match "
-                + "only for a user who may see them (docs/protocol.md, \"What a client may do\")"
+                + "only for a user who may see them (docs/protocol.md, \"Who may set and see what\")"
         ]
     }
     defer { client.close() }

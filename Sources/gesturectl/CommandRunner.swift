@@ -445,7 +445,8 @@ final class CommandRunner<Source: ActionSource> {
             let name = g.device.flatMap { devices[$0]?.name }
             let t = SystemCall.monotonicMicroseconds()
             let age = ages.age(
-                eventTime: g.event.timeMicroseconds, device: g.device, source: g.device.flatMap { devices[$0]?.source }, now: t,
+                eventTime: g.event.timeMicroseconds, device: g.device, source: g.device.flatMap { devices[$0]?.source },
+                replayClock: g.device.flatMap { devices[$0]?.replayClock }, now: t,
                 bound: Self.maximumActionAgeMilliseconds * 1000)
             let happened = (t - age) / 1000
             let actions = source.actions(for: g.event, deviceID: g.device, deviceName: name, happenedAt: happened)
@@ -483,7 +484,7 @@ final class CommandRunner<Source: ActionSource> {
             }
             if e.id == nil, e.code == .tooManyClients { throw .daemon(e) }
             log.info("the daemon says: \(e.message)")
-        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
+        case .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .explanation:
             break
         }
     }

@@ -163,7 +163,7 @@ func runExplain(_ args: [String]) -> Int32 {
                     explained += 1
                     _ = printer.print(x, jsonLine: ExplanationJSON.encode(x))
                 case .warning(let w): printError("warning: \(w.message)\n")
-                case .gesture, .trace, .stopped, .reason: break
+                case .gesture, .trace, .stopped, .reason, .audience: break
                 }
             }
         }
@@ -203,7 +203,7 @@ private func explainLive(socket: String?, devices: [String], printer: Explanatio
                 printError("gesturectl explain: the daemon says: \(shown(e.message))\n")
             case .appTouchAccessChanged(let access):
                 printError("gesturectl explain: \(shown(access.description))\n")
-            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .gesture, .deviceAdded,
+            case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .gesture, .deviceAdded,
                 .deviceRemoved, .deviceChanged:
                 break
             }

@@ -32,8 +32,17 @@ private let monitorUsage = """
 private let devicesUsage = """
     usage: gesturectl devices [--socket PATH] [--json]
 
-    Lists the devices the running gestured reads: id, name, vendor:product, touch slots, source, device
-    node and the orientation set at run time, separated by tabs.
+    Lists the devices the running gestured reads, one line each, its fields separated by tabs: id, name,
+    vendor:product, touch slots, source (evdev or replay), device node (or recording), the orientation set
+    at run time, the panel's size in use and where it came from, then when they apply: `passthrough` and
+    the node of its virtual copy, `focused` and the app the session companion (or a `focus` request) says
+    has the focus, `pen arbitration off`, and the seat when not seat0. Under a device's line:
+      pen PATH "NAME"  paired by HOW        a pen it makes no gestures near, and how it was found
+      excluded EDGE FROM...TO  from SOURCE  a part of an edge that is no edge zone now (a corner whole),
+                                            and who keeps it: an [[exclusion]] section (file:line:column)
+                                            or a client ("client 3 (uid 1000, pid 4242 sketch)")
+    The focused app and the exclusions are shown only to the user of the active session on the device's
+    seat, root and the daemon's own user (others are not told what that user is doing).
 
       --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
                        else \(ProtocolConstants.defaultSocketPath))
@@ -128,6 +137,9 @@ func runMonitor(_ args: [String]) -> Int32 {
         }
         fflush(nil)
         var gestures = 0
+        // The devices as last seen, so a change says what changed.
+        var seen: [String: DeviceInfo] = [:]
+        for d in client.hello.devices { seen[d.id] = d }
         while let message = try client.next() {
             if json {
                 print(message.encoded)
@@ -136,16 +148,19 @@ func runMonitor(_ args: [String]) -> Int32 {
                 case .gesture(let g):
                     print(GestureEventText.format(g.event, device: g.device.map { shown($0) }))
                 case .deviceAdded(let d):
+                    seen[d.id] = d
                     print("device added: \(shown(d.id)) \"\(shown(d.name))\" (\(shown(d.vendorProduct))) from \(shown(d.path ?? "?"))")
                 case .deviceRemoved(let d):
+                    seen[d.id] = nil
                     print("device removed: \(shown(d.id)) \"\(shown(d.name))\"")
                 case .deviceChanged(let d):
-                    print("device changed: \(shown(d.id)) \"\(shown(d.name))\" orientation \(d.orientation.rawValue)")
+                    print("device changed: \(shown(d.id)) \"\(shown(d.name))\": " + deviceChanges(from: seen[d.id], to: d).joined(separator: "; "))
+                    seen[d.id] = d
                 case .error(let e):
                     printError("gesturectl monitor: the daemon says: \(shown(e.message))\n")
                 case .appTouchAccessChanged(let access):
                     printError("gesturectl monitor: \(shown(access.description))\n")
-                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .unknown, .explanation:
+                case .hello, .subscribed, .unsubscribed, .devices, .pong, .oriented, .focused, .excluded, .reloaded, .unknown, .explanation:
                     break
                 }
             }
@@ -157,6 +172,33 @@ func runMonitor(_ args: [String]) -> Int32 {
         }
         return 0
     }
+}
+
+/// What changed of a device, for `monitor`'s line: its orientation, passthrough, focused app, exclusions
+/// (each with who keeps it), pens and pen arbitration; everything it has when the earlier state is unknown.
+func deviceChanges(from before: DeviceInfo?, to after: DeviceInfo) -> [String] {
+    var changes: [String] = []
+    if before?.orientation != after.orientation { changes.append("orientation \(after.orientation.rawValue)") }
+    if before?.virtualPath != after.virtualPath {
+        changes.append(after.virtualPath.map { "passthrough on (copy \(shown($0)))" } ?? "passthrough off")
+    }
+    if before?.focusedApp != after.focusedApp {
+        changes.append("focused app \(after.focusedApp.map { "'\(shown($0))'" } ?? "none")")
+    }
+    if before?.exclusions != after.exclusions {
+        changes.append(
+            after.exclusions.isEmpty
+                ? "no exclusions"
+                : "excluded " + after.exclusions.map { e in
+                    e.edge.rawValue + (e.edge.isCorner ? "" : " \(e.from)...\(e.to)") + " (from \(shown(e.source)))"
+                }.joined(separator: ", "))
+    }
+    if before?.pens != after.pens { changes.append(after.pens.isEmpty ? "no pens" : "pens " + after.pens.map { shown($0.path) }.joined(separator: ", ")) }
+    if before?.penArbitration != after.penArbitration, let arbitration = after.penArbitration {
+        changes.append("pen arbitration \(arbitration.rawValue)")
+    }
+    if before?.size != after.size, let size = after.size { changes.append("panel \(size)") }
+    return changes.isEmpty ? ["nothing this client can see"] : changes
 }
 
 /// Runs `body`, a command following the daemon's messages, and ends it with exit status 1 on an error:

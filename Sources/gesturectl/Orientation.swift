@@ -36,7 +36,11 @@ private let orientationUsage = """
     It also tells gestured which app is focused (wlr-foreign-toplevel's activated toplevel's app_id, none
     when no app is), for the [[exclusion]] sections that name apps: the latest focus, sent again after a
     refusal by the rate limit and after a reconnection. A compositor without wlr-foreign-toplevel-management
-    is said once in the log, and no focus is sent (exclusions by app do not apply).
+    is said once in the log, and no focus is sent (exclusions by app do not apply). --follow is the session
+    companion, `gesturectl session`.
+
+    gestured takes an orientation only from the user of the active session on the touchscreen's seat, root
+    and its own user.
 
       --output NAME    the output of the touchscreens without WL_OUTPUT ("DSI-1"; `swaymsg -t get_outputs`)
       --verbose        also log each orientation and focus set and how long after the compositor's change
@@ -86,19 +90,7 @@ func runOrientation(_ args: [String]) -> Int32 {
             printError("gesturectl orientation: --json is for setting an ANGLE once, not for --follow\n")
             return 2
         }
-        let log = Logger(prefix: "gesturectl orientation", verbose: verbose)
-        let compositor: Compositor
-        do {
-            compositor = try Compositor()
-        } catch {
-            log.info("\(error)")
-            return 1
-        }
-        guard compositor.offersOutputNames else {
-            log.info("the compositor at '\(compositor.displayName)' names no outputs (neither wl_output 4 nor xdg-output 2): cannot tell which output is which")
-            return 1
-        }
-        return OrientationFollower(compositor: compositor, socketPath: socket, device: device, output: output, log: log).run()
+        return followSession(socket: socket, device: device, output: output, log: Logger(prefix: "gesturectl orientation", verbose: verbose))
     }
     if output != nil || verbose {
         printError("gesturectl orientation: --output and --verbose go with --follow\n")
@@ -129,6 +121,74 @@ func runOrientation(_ args: [String]) -> Int32 {
         printError("gesturectl orientation: \(shown("\(error)"))\n")
         return 1
     }
+}
+
+/// The session companion (`gesturectl session`, `gesturectl orientation --follow`): connects to the
+/// compositor and follows it until it goes (status 1 when it cannot start).
+func followSession(socket: String?, device: String?, output: String?, log: Logger) -> Int32 {
+    let compositor: Compositor
+    do {
+        compositor = try Compositor()
+    } catch {
+        log.info("\(error)")
+        return 1
+    }
+    guard compositor.offersOutputNames else {
+        log.info("the compositor at '\(compositor.displayName)' names no outputs (neither wl_output 4 nor xdg-output 2): cannot tell which output is which")
+        return 1
+    }
+    return OrientationFollower(compositor: compositor, socketPath: socket, device: device, output: output, log: log).run()
+}
+
+private let sessionUsage = """
+    usage: gesturectl session [--socket PATH] [--device ID] [--output NAME] [--verbose]
+
+    The session companion: runs in the user's Wayland session and keeps the running gestured following it,
+    until the compositor goes away (status 1). It keeps each touchscreen's orientation equal to its
+    output's transform (wl_output: normal 0, 90, 180, 270), so edges and directions follow the picture,
+    and tells gestured which app is focused (wlr-foreign-toplevel's activated toplevel), so the
+    [[exclusion]] sections and the exclusions clients keep for an app apply while it is. It sets both again
+    when a device is added, an output comes back or the daemon restarts (reconnecting with backoff), and
+    sends the latest again when the daemon's rate limit refuses one. gestured takes both only from the user
+    of the active session on the touchscreen's seat (and root): run it as yourself, in your session (the
+    user unit gesturectl-orientation.service does). `gesturectl orientation --follow` is the same.
+
+      --socket PATH    the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                       else \(ProtocolConstants.defaultSocketPath))
+      --device ID      only this device: its id, its name or vvvv:pppp (default: every device)
+      --output NAME    the output of the touchscreens without WL_OUTPUT ("DSI-1"; `swaymsg -t get_outputs`)
+      --verbose        also log each orientation and focus set and how long after the compositor's change
+
+    A touchscreen's output is its WL_OUTPUT udev property, else --output, else the only output; with several
+    outputs and neither, none is followed. A compositor without wlr-foreign-toplevel-management is said once
+    in the log, and no focus is sent (exclusions by app do not apply).
+
+    """
+
+func runSession(_ args: [String]) -> Int32 {
+    var socket: String?
+    var device: String?
+    var output: String?
+    var verbose = false
+    var arguments = Arguments(args, command: "session", usage: sessionUsage)
+    if let status = arguments.read({ (a, option) throws(UsageError) in
+        switch option {
+        case "--socket": socket = try a.value(of: option)
+        case "--device":
+            let v = try a.value(of: option)
+            guard !v.isEmpty else { throw UsageError("--device needs a device's id, name or vvvv:pppp (see gesturectl devices)") }
+            device = v
+        case "--output":
+            let v = try a.value(of: option)
+            guard !v.isEmpty else { throw UsageError("--output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)") }
+            output = v
+        case "--verbose", "-v": verbose = true
+        default: throw a.unknown(option)
+        }
+    }) {
+        return status
+    }
+    return followSession(socket: socket, device: device, output: output, log: Logger(prefix: "gesturectl session", verbose: verbose))
 }
 
 /// `gesturectl orientation --follow`: the compositor's outputs and the daemon's devices in one poll loop.

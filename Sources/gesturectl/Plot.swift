@@ -270,7 +270,7 @@ struct RecordingPlot {
                     }
                 case .warning(let w): warnings.append(w)
                 case .explanation(let x): explanations.append(x)
-                case .trace, .stopped, .reason: break
+                case .trace, .stopped, .reason, .audience: break
                 }
             }
         }

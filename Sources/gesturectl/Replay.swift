@@ -110,7 +110,7 @@ func runReplay(_ args: [String]) -> Int32 {
                 case .warning(let w): printError("warning: \(w.message)\n")
                 case .trace(let t): printError("trace: \(t)\n")
                 case .stopped(let stop): printError("trace: \(stop)\n")
-                case .explanation, .reason: break
+                case .explanation, .reason, .audience: break
                 }
             }
         }

@@ -611,25 +611,32 @@ struct TuneSession {
     }
 }
 
-/// Writes the proposal into `path` (DeviceSectionEdit: kept whole, read back) and tells the daemon to
-/// reload: SIGHUP to the process at the other end of its socket (what `systemctl reload gestured`
-/// sends); one that is not ours to signal, or no daemon, is said with what to run.
+/// Writes the proposal into `path` (`DeviceSectionEdit.editFile`: kept whole, read back, through a link to
+/// its target, owner and mode kept, locked against a second edit) and asks the daemon over its socket to
+/// reload (the `reload` request, root's and the daemon's own user's), reporting its answer: applied, the
+/// file's problems, or that this user may not ask. It never signals a process: the socket's peer may be
+/// systemd (socket activation) or a process that reused a pid.
 private func writeProposal(_ proposal: TuneProposal, device: DeviceDescription, to path: String, socket: String?) -> Int32 {
+    let written: String
     do {
-        let original = try DeviceSectionEdit.readText(path: path) ?? ""
-        let edit = try DeviceSectionEdit(
-            text: original, fileName: path, device: device, paths: [], values: proposal.changes.map { ($0.key, $0.to) },
-            expected: proposal.settings)
-        try DeviceSectionEdit.replaceFile(path, with: edit.text)
-        print("Wrote \(shown(path)) (\(edit.addedSection ? "a new [[device]] section at line" : "the [[device]] section at line") \(edit.sectionLine)).")
-    } catch let error as ConfigError {
-        printError("gesturectl tune: \(error)\n")
-        return 1
+        var section: (added: Bool, line: Int) = (false, 0)
+        written = try DeviceSectionEdit.editFile(path) { original throws(ConfigError) in
+            let edit = try DeviceSectionEdit(
+                text: original, fileName: path, device: device, paths: [], values: proposal.changes.map { ($0.key, $0.to) },
+                expected: proposal.settings)
+            section = (edit.addedSection, edit.sectionLine)
+            return edit.text
+        }
+        let through = written == path ? "" : " (through the link \(shown(path)))"
+        print("Wrote \(shown(written))\(through) (\(section.added ? "a new [[device]] section at line" : "the [[device]] section at line") \(section.line)).")
     } catch {
-        printError("gesturectl tune: cannot write \(shown(path)): \(error)\n")
+        switch error {
+        case .config(let problems): printError("gesturectl tune: \(problems)\n")
+        case .system, .busy: printError("gesturectl tune: cannot write \(shown(path)): \(error)\n")
+        }
         return 1
     }
-    let advice = "run `systemctl reload gestured` (or send gestured SIGHUP) if it reads \(shown(path))"
+    let advice = "run `systemctl reload gestured` (as root) if it reads \(shown(written))"
     let client: GestureClient
     do {
         client = try GestureClient.connect(path: socket)
@@ -639,11 +646,31 @@ private func writeProposal(_ proposal: TuneProposal, device: DeviceDescription, 
     }
     defer { client.close() }
     do {
-        let peer = try SystemCall.peerCredentials(client.fd)
-        try SystemCall.kill(peer.pid, SIGHUP)
-        print("Told gestured (pid \(peer.pid)) to reload; it applies the file if it reads \(shown(path)) (gestured --config).")
+        let reply = try client.request(.reload, timeoutMilliseconds: 10_000)
+        if case .reloaded(_, let daemonPath) = reply {
+            if daemonPath == written || daemonPath == path {
+                print("gestured reloaded \(shown(daemonPath)): the new settings are in force.")
+            } else {
+                print("gestured reloaded, but it reads \(shown(daemonPath)), not \(shown(written)): the settings apply to a gestured started with --config \(shown(written)).")
+            }
+        } else {
+            print("gestured answered the reload with \(shown(reply.encoded)); \(advice).")
+        }
     } catch {
-        print("Cannot tell gestured to reload (\(error)): \(advice).")
+        guard case .daemon(let refusal) = error else {
+            print("Cannot ask gestured to reload (\(shown("\(error)"))): \(advice).")
+            return 0
+        }
+        switch refusal.code {
+        case .notPermitted:
+            print("gestured did not reload: \(shown(refusal.message)); \(advice).")
+        case .reloadFailed:
+            printError("gesturectl tune: gestured did not reload: \(shown(refusal.message))\n")
+            for problem in refusal.problems { printError("  \(shown(problem))\n") }
+            return 1
+        default:
+            print("gestured did not reload (\(shown(refusal.description))); \(advice).")
+        }
     }
     return 0
 }

@@ -12,7 +12,10 @@ let commands: [(name: String, summary: String, run: ([String]) -> Int32)] = [
     ("explain", "say why each touch became what it did, with the numbers and the settings (a recording, or live)", runExplain),
     ("monitor", "print the running daemon's gesture events as they happen", runMonitor),
     ("devices", "list the devices the running daemon reads", runDevices),
+    ("session", "follow the Wayland session: keep the daemon's orientation and focused app the compositor's", runSession),
     ("orientation", "tell the running daemon how the screen is turned (0, 90, 180, 270)", runOrientation),
+    ("focus", "tell the running daemon which app is focused, until stopped (for testing exclusions)", runFocus),
+    ("exclude", "keep parts of the edges for an app, until stopped: no edge swipe starts there", runExclude),
     ("bind", "run commands for gestures, as a bindings file says", runBind),
     ("lisgd", "run lisgd's -g gesture bindings on gestured's events (a drop-in for lisgd)", runLisgd),
 ]

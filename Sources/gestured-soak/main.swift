@@ -233,6 +233,7 @@ final class Client {
         case .oriented(let id, _, _): reply("orientation", id)
         case .focused(let id, _): reply("focus", id)
         case .excluded(let id, _, _): reply("exclude", id)
+        case .reloaded(let id, _): reply("reload", id)
         case .error(let error): problem("error from the daemon: \(error)")
         case .deviceAdded, .deviceRemoved, .deviceChanged, .appTouchAccessChanged, .unknown, .explanation: break
         case .gesture(let g): gesture(g)

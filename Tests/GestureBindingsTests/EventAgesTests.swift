@@ -58,4 +58,25 @@ import Testing
         ages.forget(device: "replay1")
         #expect(ages.age(eventTime: 5 * second, device: "replay1", source: .replay, now: 30 * second, bound: second) == 0)
     }
+
+    /// A daemon that says a replay's clock (issue 36, hole 8): a gesturectl stopped before the replay's
+    /// first event finds that event and its backlog old, and at `--speed 4` an event read late is as old as
+    /// it is late (the learned mapping made it look younger by twice the time since the last fresh event).
+    @Test func aReplaysClockAgesItsEventsExactlyAtAnySpeed() {
+        var ages = EventAges()
+        let second: Int64 = 1_000_000
+        // The replay started at 500 s CLOCK_MONOTONIC; its recording's clock starts at 1000 s; speed 4.
+        let clock = ReplayClock(speed: 4, offsetMicroseconds: 500 * second - 1000 * second / 4)
+        func age(_ eventTime: Int64, readAt now: Int64) -> Int64 {
+            ages.age(eventTime: eventTime, device: "replay1", source: .replay, replayClock: clock, now: now, bound: second)
+        }
+        // The first event, due at 500 s, read 20 s late: 20 s old (not 0, as the first event of a learned clock).
+        #expect(age(1000 * second, readAt: 520 * second) == 20 * second)
+        // In time, then 4 s of the recording later (1 s of ours), read 2 s late: 2 s old.
+        #expect(age(1040 * second, readAt: 510 * second) == 0)
+        #expect(age(1044 * second, readAt: 513 * second) == 2 * second)
+        // A clock that maps nowhere (a forged speed) falls back to the learned mapping.
+        let forged = ReplayClock(speed: .infinity, offsetMicroseconds: 0)
+        #expect(forged.monotonicMicroseconds(forEventTime: 1) == nil)
+    }
 }

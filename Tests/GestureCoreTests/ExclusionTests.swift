@@ -80,20 +80,13 @@ import TouchForwarding
     @Test func appTouchesAreOneFingerTouchesAwayFromTheZonesInForce() throws {
         var tap = TouchScript()
         tap.down(0, 50, 120); tap.frame(); tap.up(0); tap.frame()
-        let middle = try Self.run(tap, exclusions: EdgeExclusions(), passthrough: false)
-        let t = try #require(middle.gestures.first { $0.kind == .tap && $0.phase == .begin })
-        #expect(middle.engine.isAppTouch(t))
+        #expect(try AudienceTests.begins(tap).first?.audience == .seat)
         var edgeTap = TouchScript()
         edgeTap.down(0, 1, 120); edgeTap.frame(); edgeTap.up(0); edgeTap.frame()
-        let atEdge = try Self.run(edgeTap, exclusions: EdgeExclusions(), passthrough: false)
-        let e = try #require(atEdge.gestures.first { $0.kind == .tap && $0.phase == .begin })
-        #expect(!atEdge.engine.isAppTouch(e))
+        #expect(try AudienceTests.begins(edgeTap).first?.audience == .everyone)
         // Excluded, the edge is the app's: its tap there is an app touch.
-        let excluded = try Self.run(edgeTap, exclusions: Self.lowerLeft, passthrough: false)
-        let x = try #require(excluded.gestures.first { $0.kind == .tap && $0.phase == .begin })
-        #expect(excluded.engine.isAppTouch(x))
-        let swipe = try Self.run(Self.swipe(fromY: 40), exclusions: EdgeExclusions(), passthrough: false)
-        #expect(!swipe.engine.isAppTouch(try #require(swipe.gestures.first)))
+        #expect(try AudienceTests.begins(edgeTap, exclusions: Self.lowerLeft).first?.audience == .seat)
+        #expect(try AudienceTests.begins(Self.swipe(fromY: 40)).first?.audience == .everyone)
     }
 
     @Test func reconfigureKeepsTheExclusions() throws {

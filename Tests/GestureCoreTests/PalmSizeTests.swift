@@ -63,6 +63,30 @@ import TouchForwarding
         #expect(assumed.units == Int32((25 * perMM).rounded(.up)))
     }
 
+    /// A forged or broken panel's resolutions (issue 36, hole 8): a contact-size axis at 2147483647
+    /// units/mm, and position axes that would make the panel a micrometre wide, are not used: each is said
+    /// in a warning naming the device, and an ordinary finger is still a finger.
+    @Test func implausibleResolutionsAreNotUsed() throws {
+        let device = Self.panel(sizeAxis: ABS.mtTouchMajor, sizeResolution: Int32.max)
+        let engine = try GestureEngine(device: device)
+        let palm = try #require(engine.palmSize)
+        #expect(palm.ignoredResolution == Int32.max)
+        #expect(palm.units == 250, "25 mm through the position axes' 10 units/mm")
+        #expect(engine.deviceWarnings.contains { $0.message.contains("Test Panel reports a contact-size resolution of 2147483647 units/mm") })
+        var s = TouchScript(device: device)
+        s.down(0, 30, 80); Self.size(&s, 0, 90); s.frame()
+        s.drag([0], by: 40, 0)
+        s.up(0); s.frame()
+        #expect(try s.run().phases == ["pan:begin", "pan:update", "pan:end"])
+
+        let tiny = Self.panel(sizeAxis: ABS.mtTouchMajor, positionResolution: Int32.max)
+        let forged = try GestureEngine(device: tiny)
+        #expect(forged.geometry.sizeSource == .assumed)
+        #expect(forged.geometry.screenSizeMM.width > 20)
+        #expect(forged.deviceWarnings.contains { $0.message.contains("reports an axis resolution of 2147483647 x 2147483647 units/mm") })
+        #expect(!forged.deviceWarnings.contains { $0.message.contains("reports no axis resolution") })
+    }
+
     @Test func noSizeAxisNoThreshold() throws {
         let device = Self.panel(sizeAxis: nil)
         #expect(try GestureEngine(device: device).palmSize == nil)

@@ -1,4 +1,5 @@
 import GestureConfig
+import GestureProtocol
 import Testing
 
 @testable import GestureDaemon
@@ -27,29 +28,43 @@ import Testing
         #expect(ClientHub.refusal(uid: 0, connected: full, limits: Self.limits, ownUID: 105)?.contains("(max_clients)") == true)
     }
 
-    @Test func oneUserMayTurnTheScreenABurstThenTwiceASecond() {
-        var rate = RequestRate()
+    static let orientation = RequestType.orientation.declaration.rate!
+
+    @Test func oneSeatMayTurnTheScreenABurstThenTwiceASecond() {
+        var rates = SeatRates()
         let t0: Int64 = 1_000_000_000
-        for _ in 0..<4 { #expect(rate.admit(uid: 1000, now: t0).admitted) }
-        let refused = rate.admit(uid: 1000, now: t0)
+        for _ in 0..<4 { #expect(rates.admit(.orientation, Self.orientation, seats: ["seat0"], now: t0).admitted) }
+        let refused = rates.admit(.orientation, Self.orientation, seats: ["seat0"], now: t0)
         #expect(!refused.admitted && refused.retryAfterMicroseconds == 500_000)
-        // Another user has its own bucket.
-        #expect(rate.admit(uid: 1001, now: t0).admitted)
-        #expect(!rate.admit(uid: 1000, now: t0 + 400_000).admitted)
-        #expect(rate.admit(uid: 1000, now: t0 + 500_000).admitted)
+        // Another seat has its own bucket, and so has another request type.
+        #expect(rates.admit(.orientation, Self.orientation, seats: ["seat1"], now: t0).admitted)
+        #expect(rates.admit(.focus, RequestType.focus.declaration.rate!, seats: ["seat0"], now: t0).admitted)
+        #expect(!rates.admit(.orientation, Self.orientation, seats: ["seat0"], now: t0 + 400_000).admitted)
+        #expect(rates.admit(.orientation, Self.orientation, seats: ["seat0"], now: t0 + 500_000).admitted)
         // A flood of 60 000 requests over 12 s gets through about 4 + 2 a second.
         var admitted = 0
-        for i in 0..<60_000 where rate.admit(uid: 2000, now: t0 + Int64(i) * 200).admitted { admitted += 1 }
+        for i in 0..<60_000 where rates.admit(.orientation, Self.orientation, seats: ["seat2"], now: t0 + Int64(i) * 200).admitted {
+            admitted += 1
+        }
         #expect(admitted <= 4 + 25)
     }
 
-    @Test func theUsersKeptAreBounded() {
-        var rate = RequestRate()
-        for uid in 0..<UInt32(10_000) { _ = rate.admit(uid: uid, now: Int64(uid)) }
+    @Test func aRequestOverTwoSeatsTakesFromBothOrFromNeither() {
+        var rates = SeatRates()
+        let t0: Int64 = 1_000_000_000
+        for _ in 0..<4 { #expect(rates.admit(.orientation, Self.orientation, seats: ["seat1"], now: t0).admitted) }
+        // seat1 is empty: the request over both is refused and seat0 keeps its whole burst.
+        #expect(!rates.admit(.orientation, Self.orientation, seats: ["seat0", "seat1"], now: t0).admitted)
+        for _ in 0..<4 { #expect(rates.admit(.orientation, Self.orientation, seats: ["seat0"], now: t0).admitted) }
+    }
+
+    @Test func theBucketsKeptAreBounded() {
+        var rates = SeatRates()
+        for seat in 0..<10_000 { _ = rates.admit(.orientation, Self.orientation, seats: ["seat\(seat)"], now: Int64(seat)) }
         // Each used one change of its burst: busy, but never more than four times 256 are kept.
-        #expect(rate.userCount <= 4 * RequestRate.keptUsers)
-        _ = rate.admit(uid: 99_999, now: 60_000_000)
-        #expect(rate.userCount <= RequestRate.keptUsers + 1)
-        #expect(rate.admit(uid: 5, now: 60_000_000).admitted)
+        #expect(rates.count <= 4 * SeatRates.keptBuckets)
+        _ = rates.admit(.orientation, Self.orientation, seats: ["other"], now: 60_000_000)
+        #expect(rates.count <= SeatRates.keptBuckets + 1)
+        #expect(rates.admit(.orientation, Self.orientation, seats: ["seat5"], now: 60_000_000).admitted)
     }
 }

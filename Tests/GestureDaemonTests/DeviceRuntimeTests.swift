@@ -134,11 +134,15 @@ final class RecordingDelivery: DeviceDelivery {
     private(set) var notifications: [ServerMessage] = []
     init(log: ServiceLog) { self.log = log }
 
-    func publish(_ event: GestureEvent, appTouch: Bool, from device: @autoclosure () -> DeviceInfo) {
+    func publish(_ event: GestureEvent, audience: GestureAudience, from device: @autoclosure () -> DeviceInfo) {
         log.entries.append("\(device().id) \(event.kind) \(event.phase)")
     }
 
-    func notify(_ message: ServerMessage, about device: DeviceInfo) { notifications.append(message) }
+    func deviceAdded(_ device: PolicyDevice, devices: DeviceRequests) { notifications.append(.deviceAdded(device.info)) }
+    func deviceChanged(_ device: PolicyDevice, before: DeviceInfo, devices: DeviceRequests?) {
+        if device.info != before { notifications.append(.deviceChanged(device.info)) }
+    }
+    func deviceRemoved(_ info: DeviceInfo, devices: DeviceRequests) { notifications.append(.deviceRemoved(info)) }
     func explain(_ explanation: Explanation, from device: DeviceInfo) {
         log.entries.append("\(device.id) explanation of \(explanation.fingers.count) finger(s)")
     }

@@ -38,7 +38,7 @@ import GestureVocabulary
         ("[1,2]", .invalidRequest, "a request is a JSON object, not an array", false),
         ("{\"id\":1}", .invalidRequest, "the request has no \"type\"", true),
         ("{\"type\":3,\"id\":1}", .invalidRequest, "\"type\" must be a string, not a number", true),
-        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation, focus, exclude)", true),
+        ("{\"type\":\"dance\",\"id\":1}", .unknownRequest, "unknown request type \"dance\" (known: subscribe, unsubscribe, devices, ping, orientation, focus, exclude, reload)", true),
         ("{\"type\":\"orientation\",\"id\":1}", .invalidRequest, "an orientation request needs \"orientation\": 0, 90, 180 or 270 (degrees clockwise)", true),
         ("{\"type\":\"orientation\",\"id\":1,\"orientation\":-90}", .invalidRequest, "\"orientation\" holds -90; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
         ("{\"type\":\"orientation\",\"id\":1,\"orientation\":null}", .invalidRequest, "\"orientation\" holds null; it is one of 0, 90, 180 or 270 (degrees clockwise)", true),
@@ -377,5 +377,25 @@ import GestureVocabulary
         #expect(e[count] == .integer(.min))
         e[count] = .integer(41)
         #expect(e[count] == .integer(41))
+    }
+}
+
+/// A device's public view (issue 36, hole 8): the focused app and the exclusions are the seat's; every
+/// other field a client of any user sees.
+@Suite struct DevicePublicViewTests {
+    @Test func theSeatsDetailsAreLeftOutAndTheRestKept() {
+        var d = DeviceInfo(
+            id: "event5", name: "Panel", vendorProduct: "04f3:2234", path: "/dev/input/event5", source: .evdev, slots: 10,
+            orientation: .clockwise90, virtualPath: "/dev/input/event9", output: "DSI-1",
+            size: PanelSize(widthMM: 70, heightMM: 150, source: .resolution))
+        d.penArbitration = .on
+        d.pens = [PairedPen(path: "/dev/input/event6", name: "Pen", pairedBy: .group)]
+        d.seat = "seat1"
+        d.replayClock = ReplayClock(speed: 2, offsetMicroseconds: 5)
+        var full = d
+        full.focusedApp = "org.secret.Diary"
+        full.exclusions = [ExclusionInForce(edge: .left, from: 0, to: 0.2, source: "client 3 (uid 1000, pid 4242 diary)")]
+        #expect(full.publicView == d)
+        #expect(!full.publicView.json.serialized.contains("Diary") && !full.publicView.json.serialized.contains("4242"))
     }
 }

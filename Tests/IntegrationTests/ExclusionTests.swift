@@ -57,7 +57,7 @@ import GestureVocabulary
         setter.close()
         let forgotten = try nextDeviceChange(client, from: daemon)
         #expect(forgotten.focusedApp == nil && forgotten.exclusions.isEmpty)
-        try daemon.waitForLog("focused app none (was \"foot\")")
+        try daemon.waitForLog("focused app on seat0: none (was \"foot\")")
     }
 
     /// A bad focus request is refused with a reason; a burst past the rate is refused with rate-limited.

@@ -157,6 +157,23 @@ class DecodingTests(unittest.TestCase):
         self.assertIsInstance(changed, gestured.AppTouchAccessChanged)
         self.assertEqual(changed.access.reason, "seat-user")
 
+    def test_every_reply_is_a_reply_whatever_its_type(self):
+        for line, kind in (('{"type":"focused","id":3,"app_id":"foot"}', "focused"),
+                           ('{"type":"excluded","id":4,"accepted":[{"edge":"left","from":0,"to":0.5}],"refused":[]}', "excluded"),
+                           ('{"type":"reloaded","id":5,"path":"/etc/gestured/gestured.toml"}', "reloaded"),
+                           ('{"type":"paused","id":6,"until":12.5}', "paused")):
+            message = gestured.decode(line)
+            self.assertIsInstance(message, gestured.Reply, line)
+            self.assertEqual((message.type, message.id), (kind, json.loads(line)["id"]))
+        self.assertEqual(gestured.decode('{"type":"focused","id":3,"app_id":"foot"}').app_id, "foot")
+        self.assertEqual(gestured.decode('{"type":"excluded","id":4,"accepted":[{"edge":"left"}],"refused":[]}').accepted,
+                         [{"edge": "left"}])
+        failed = gestured.decode('{"type":"error","id":7,"code":"reload-failed","message":"x","problems":["f:1:2: y"]}')
+        self.assertEqual((failed.code, failed.problems), ("reload-failed", ["f:1:2: y"]))
+        # A gesture event carries an id too (its gesture's): it stays a GestureEvent; a notification stays one.
+        self.assertIsInstance(gestured.decode('{"type":"gesture","gesture":"tap","phase":"begin","id":1}'), gestured.GestureEvent)
+        self.assertIsInstance(gestured.decode('{"type":"explanation","start":1,"end":2}'), gestured.Unknown)
+
     def test_lines_that_are_not_messages_are_protocol_errors(self):
         for line in ("hello?", "[1,2]", '{"no":"type"}', '{"type":3}', b"\xff\xfe"):
             with self.subTest(line=line):
@@ -370,6 +387,49 @@ class DaemonTests(unittest.TestCase):
         self.assertEqual(connected[0].filter, {"updates": False})
         self.assertIsInstance(messages[-1], gestured.GestureEvent)
         self.assertEqual(client.retry_delay(), 0.05)  # a working connection resets the backoff
+        client.close()
+
+    def test_exclusions_focus_and_reload_are_answered_and_kept_across_a_restart(self):
+        daemon = self.start()
+        client = gestured.Client(daemon.socket, kinds=[], backoff_initial=0.05, backoff_max=0.2)
+        stream = client.events(timeout=10)
+        self.assertIsInstance(next(stream), gestured.Connected)
+        # Each request gets its reply (before, `exclude` and `focus` timed out: their replies were Unknown).
+        # On the 27-inch panel (334 mm high): 16.7 mm of the left edge, 10 mm of the right one for an app, and
+        # the whole top edge, over the 32 mm cap.
+        reply = client.exclude([{"edge": "left", "from": 0.25, "to": 0.3}, {"edge": "right", "from": 0.5, "to": 0.53, "app": "org.example.Sketch"},
+                                {"edge": "top"}])
+        self.assertEqual(reply.type, "excluded")
+        self.assertEqual([e["edge"] for e in reply.accepted], ["left", "right"])
+        self.assertEqual([(e["edge"], e["reason"]) for e in reply.refused], [("top", "over-cap")])
+        self.assertEqual(client.exclusions, reply.accepted)
+        self.assertEqual(client.focus("org.example.Sketch").app_id, "org.example.Sketch")
+        self.assertEqual(client.reload().path, os.path.join(self.directory.name, "test.toml"))
+        device = client.devices()[0]
+        self.assertEqual(device.focused_app, "org.example.Sketch")
+        self.assertEqual(sorted(e["edge"] for e in device.exclusions), ["left", "right"])
+        # The daemon restarts: the client reconnects and sets its exclusions and focus again.
+        daemon.stop()
+        for message in stream:
+            if isinstance(message, gestured.Disconnected):
+                break
+        self.start()
+        for message in stream:
+            if isinstance(message, gestured.Connected):
+                break
+        deadline = time.monotonic() + 10
+        while True:
+            client.read()
+            device = client.devices()[0]
+            if len(device.exclusions) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(sorted(e["edge"] for e in device.exclusions), ["left", "right"])
+        self.assertEqual(device.focused_app, "org.example.Sketch")
+        self.assertTrue(all("uid" in e["source"] for e in device.exclusions))
+        client.clear_exclusions()
+        self.assertEqual(client.exclusions, [])
+        self.assertEqual(client.devices()[0].exclusions, [])
         client.close()
 
     def test_without_reconnect_a_missing_socket_raises_with_errno(self):

@@ -33,6 +33,7 @@ SECTIONS = {
     "Run the daemon, with or without a touchscreen": RUN,
     "Gestures that run commands": RUN_WITHOUT_SYSTEMCTL,
     "On a phone or convertible": RUN_WITHOUT_SYSTEMCTL,
+    "Keep an edge for your app": RUN,
 }
 # Programs the README's bindings run that a build machine need not have: bind --check warns that they are
 # not on PATH, which is true here and no fault of the README.

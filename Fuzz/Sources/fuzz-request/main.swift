@@ -63,7 +63,21 @@ func handleRequestLine(_ line: [UInt8]) {
                 }
             }
             reply = .excluded(id: message.id, accepted: accepted, refused: refused)
+        case .reload:
+            // Applied, or refused with the file's problems (every other line), both read back.
+            if line.count % 2 == 0 {
+                reply = .reloaded(id: message.id, path: "/etc/gestured/gestured.toml")
+            } else {
+                reply = .error(
+                    ProtocolError(.reloadFailed, "does not load", id: message.id, problems: ["gestured.toml:1:1: \(String(decoding: line.prefix(40), as: UTF8.self))"]))
+            }
         }
+        // Each request is answered by the reply its declaration names (or an error).
+        if case .error = reply {} else {
+            let type = (try? JSONParser.parse(Array(reply.encoded.utf8)))?["type"]?.stringValue
+            fuzzCheck(type == message.request.type.declaration.reply, "\(message.request.type) answered with \(type ?? "?")")
+        }
+        fuzzCheck(reply.reply.isReply && reply.reply.id == message.id, "a reply that does not echo its request's id: \(reply)")
     case .failure(let error):
         fuzzCheck(!error.message.isEmpty, "an error without a message")
         reply = .error(error)

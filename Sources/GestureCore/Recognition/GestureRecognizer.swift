@@ -38,6 +38,9 @@ struct GestureRecognizer: Sendable {
         var id: UInt64
         /// Where the fingers were when it began.
         var start: GestureStart
+        /// Who receives its events, decided where its touches landed (fixed at its begin: a touch whose
+        /// landing would change it does not continue it).
+        var audience: GestureAudience
     }
 
     /// What comes before an attempt's fingers.
@@ -563,7 +566,7 @@ struct GestureRecognizer: Sendable {
         let e = beginEvent(index, attempt, start: start, time: time, &out)
         start.positionMM = e.positionMM
         event = e
-        let active = ActiveGesture(rule: index, id: e.id, start: start)
+        let active = ActiveGesture(rule: index, id: e.id, start: start, audience: audience(of: e, attempt))
         let reason = rules[index].beginReason(e)
         transition(to: .active(active), reason, &out)
         armVelocityStop(after: e, time: time)
@@ -578,7 +581,22 @@ struct GestureRecognizer: Sendable {
                 syncWithheld(wanted: [], &out)
             }
         }
+        out.events.append(.audience(active.audience))
         out.events.append(.gesture(e))
+    }
+
+    /// Who receives the gesture that begins with `e` for the attempt's fingers: what its kind declares,
+    /// given its finger count and whether its touch landed in an edge zone or corner in force
+    /// (`KindAudience.byLanding`). The fingers' landing, never where the event is now: a hold may have crept
+    /// out of the zone within the slop, a tap sequence's later taps land elsewhere.
+    private func audience(of e: GestureEvent, _ attempt: Attempt) -> GestureAudience {
+        e.kind.descriptor.audience.resolve(fingers: e.fingers, landedInEdgeZone: landedInEdgeZone(attempt))
+    }
+
+    /// Whether the attempt's hand landed in an edge zone or corner in force (the parts apps keep taken out).
+    private func landedInEdgeZone(_ attempt: Attempt) -> Bool {
+        !settings.edgeZones.zones(at: attempt.hand.landingAtMostMM, screenSizeMM: context.screenSizeMM, excluding: context.exclusions)
+            .isEmpty
     }
 
     /// Every finger lifted and rule `index`'s gesture happened (a tap): it continues the gesture waiting
@@ -588,7 +606,8 @@ struct GestureRecognizer: Sendable {
         if explaining { explainAttemptEnd(attempt, .lifted, winner: index, time: time, &out) }
         let gesture: ActiveGesture
         if case .waiting(let waiting) = attempt.preceding, waiting.rule == index,
-            rule.continues(event, start: waiting.start, facts(attempt, time: time), context: context)
+            rule.continues(event, start: waiting.start, facts(attempt, time: time), context: context),
+            continuesAudience(waiting, attempt)
         {
             event.phase = .update
             event.timeMicroseconds = time
@@ -597,7 +616,9 @@ struct GestureRecognizer: Sendable {
         } else {
             endPreceding(attempt, time: time, successor: index, &out)
             event = beginEvent(index, attempt, start: currentStart(positionMM: .zero), time: time, &out)
-            gesture = ActiveGesture(rule: index, id: event.id, start: currentStart(positionMM: event.positionMM))
+            gesture = ActiveGesture(
+                rule: index, id: event.id, start: currentStart(positionMM: event.positionMM), audience: audience(of: event, attempt))
+            out.events.append(.audience(gesture.audience))
         }
         out.events.append(.gesture(event))
         switch rule.afterLift(event, context: context) {
@@ -610,6 +631,14 @@ struct GestureRecognizer: Sendable {
             transition(to: .waitingForTouch(gesture), reason, &out)
             deadlines.arm(.nextTouch, at: until)
         }
+    }
+
+    /// Whether the attempt's touch keeps the audience of the gesture `waiting` for it: a touch that landed
+    /// elsewhere (an app's key after a tap in the edge zone, or the reverse) never continues it, so no
+    /// event of a public gesture carries a private touch's position or count (docs/protocol.md).
+    private func continuesAudience(_ waiting: ActiveGesture, _ attempt: Attempt) -> Bool {
+        rules[waiting.rule].kind.descriptor.audience.resolve(fingers: event.fingers, landedInEdgeZone: landedInEdgeZone(attempt))
+            == waiting.audience
     }
 
     /// A gesture waiting for the attempt's touch ends before something else happens, or is cancelled when

@@ -135,10 +135,11 @@ class IdleTimeout(GesturedError, TimeoutError):
 
 
 class RequestError(GesturedError):
-    """The daemon answered a request with an error. `code` is the protocol's error code."""
+    """The daemon answered a request with an error. `code` is the protocol's error code ("not-permitted":
+    this client's user may not send it; "rate-limited"; "reload-failed", with the file's `problems`)."""
 
-    def __init__(self, code, message, id=None):
-        self.code, self.message, self.id = code, message, id
+    def __init__(self, code, message, id=None, problems=None):
+        self.code, self.message, self.id, self.problems = code, message, id, list(problems or [])
         super().__init__(f"gestured refused the request ({code}): {message}")
 
 
@@ -189,9 +190,13 @@ class _Message:
 class Device(_Message):
     """A device in `hello`, a `devices` or `oriented` reply or a notification: id, name, vendor_product,
     path, source, slots, orientation (0, 90, 180 or 270; 0 from a daemon that does not send it), for a
-    device in passthrough virtual_path (its virtual copy's node; None otherwise), and output (the WL_OUTPUT
-    udev property naming its output, "DSI-1"; None when unset)."""
-    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path", "output")
+    device in passthrough virtual_path (its virtual copy's node; None otherwise), output (the WL_OUTPUT
+    udev property naming its output, "DSI-1"; None when unset), seat ("seat0" unless said), and, for a
+    client that may see the seat's app touches (the seat's user, root), focused_app (the focused app the
+    session companion said; None) and exclusions (the parts of the edges that are no edge zone now: dicts
+    with edge, from, to and source, who keeps it; [] for others and when none)."""
+    __slots__ = ("id", "name", "vendor_product", "path", "source", "slots", "orientation", "virtual_path", "output",
+                 "seat", "focused_app", "exclusions")
 
     def __init__(self, fields):
         self.fields = fields
@@ -204,6 +209,10 @@ class Device(_Message):
         self.orientation = _typed(fields.get("orientation"), int) or 0
         self.virtual_path = _typed(fields.get("virtual_path"), str)
         self.output = _typed(fields.get("output"), str)
+        self.seat = _typed(fields.get("seat"), str) or "seat0"
+        self.focused_app = _typed(fields.get("focused_app"), str)
+        exclusions = fields.get("exclusions")
+        self.exclusions = [e for e in exclusions if isinstance(e, dict)] if isinstance(exclusions, list) else []
 
 
 def _devices(value):
@@ -212,8 +221,8 @@ def _devices(value):
 
 class AppTouchAccess(_Message):
     """Whether this client receives app touches (one-finger taps, holds and pans away from the edge zones:
-    an app's own input, such as the keys of an on-screen keyboard), and why (protocol.md, "What a client may
-    do"): `granted` (bool), `reason` ("root", "daemon-user", "seat-user", "configured-user",
+    an app's own input, such as the keys of an on-screen keyboard), and why (protocol.md, "Who may set and see
+    what"): `granted` (bool), `reason` ("root", "daemon-user", "seat-user", "configured-user",
     "configured-group"; "other-seat-user", "no-active-session", "no-seat-state", "unknown-peer", or a code a
     newer daemon adds), `seat` or `name` when the reason has one, and `message`, a sentence for people."""
     __slots__ = ("granted", "reason", "seat", "name", "message")
@@ -311,9 +320,13 @@ class DeviceChanged(_Message):
 
 
 class Reply(_Message):
-    """A reply to a request: `subscribed` (filter, app_touch_access), `unsubscribed`, `devices` (devices),
-    `pong`, `oriented` (devices), `error` (code, message). `id` is the request's id as sent."""
-    __slots__ = ("id", "filter", "app_touch_access", "devices", "code", "message")
+    """A reply to a request (each request gets one, with its id): `subscribed` (filter, app_touch_access),
+    `unsubscribed`, `devices` (devices), `pong`, `oriented` (devices, claimed_touches), `focused` (app_id),
+    `excluded` (accepted, refused: lists of exclusion dicts, a refused one with reason and message),
+    `reloaded` (path), a reply type a newer daemon adds, or `error` (code, message, retry_after, problems).
+    `id` is the request's id as sent."""
+    __slots__ = ("id", "filter", "app_touch_access", "devices", "claimed_touches", "app_id", "accepted", "refused",
+                 "path", "code", "message", "retry_after", "problems")
 
     def __init__(self, fields):
         self.fields = fields
@@ -321,8 +334,20 @@ class Reply(_Message):
         self.filter = fields.get("filter") if isinstance(fields.get("filter"), dict) else None
         self.app_touch_access = _access(fields.get("app_touch_access"))
         self.devices = _devices(fields.get("devices"))
+        self.claimed_touches = _typed(fields.get("claimed_touches"), int)
+        self.app_id = _typed(fields.get("app_id"), str)
+        self.accepted = _dicts(fields.get("accepted"))
+        self.refused = _dicts(fields.get("refused"))
+        self.path = _typed(fields.get("path"), str)
         self.code = _typed(fields.get("code"), str)
         self.message = _typed(fields.get("message"), str)
+        self.retry_after = _typed(fields.get("retry_after"), float)
+        problems = fields.get("problems")
+        self.problems = [p for p in problems if isinstance(p, str)] if isinstance(problems, list) else []
+
+
+def _dicts(value):
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 class AppTouchAccessChanged(_Message):
@@ -360,7 +385,9 @@ class Disconnected(_Message):
         self.fields, self.reason, self.retry_in = {"type": "disconnected"}, reason, retry_in
 
 
-_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "oriented", "error"}
+_REPLIES = {"subscribed", "unsubscribed", "devices", "pong", "oriented", "focused", "excluded", "reloaded", "error"}
+#: Messages that are no reply to a request (gesture events carry an `id` too: their gesture's).
+_NOT_REPLIES = {"gesture", "hello", "device-added", "device-removed", "device-changed", "app-touch-access", "explanation"}
 
 
 def decode(line):
@@ -383,7 +410,8 @@ def decode(line):
         return DeviceRemoved(fields)
     if kind == "device-changed":
         return DeviceChanged(fields)
-    if kind in _REPLIES:
+    if kind in _REPLIES or (kind not in _NOT_REPLIES and "id" in fields):
+        # Every reply echoes its request's id, whatever its type: one a newer daemon adds is a Reply too.
         return Reply(fields)
     if kind == "app-touch-access":
         return AppTouchAccessChanged(fields)
@@ -433,6 +461,9 @@ class Client:
         self._backoff = backoff_initial
         self._last_delay = backoff_initial
         self._refusal = None        # an error the daemon sent instead of `hello` (too-many-clients)
+        self.exclusions = []        # the exclusions this client keeps (`exclude`), asked for again on every connection
+        self._focus = None          # the focus this client said (`focus`), said again on every connection
+        self._restoring = {}        # id -> request type, of the requests that restore them after a reconnection
 
     # -- connection ---------------------------------------------------------------------------------------
 
@@ -467,6 +498,12 @@ class Client:
         sock.setblocking(False)
         self._sock, self._buffer, self.hello, self.subscribed, self._refusal = sock, b"", None, None, None
         self._awaiting = self._send("subscribe", **self.filter)
+        # What this client set goes with a connection (docs/protocol.md): a new one sets it again.
+        self._restoring = {}
+        if self.exclusions:
+            self._restoring[self._send("exclude", exclusions=self.exclusions)] = "exclude"
+        if self._focus is not None:
+            self._restoring[self._send("focus", app_id=self._focus[0])] = "focus"
 
     def close(self):
         if self._sock:
@@ -545,6 +582,13 @@ class Client:
             self.app_touch_access = message.app_touch_access or self.app_touch_access
             self._backoff = self.backoff_initial
             return [Connected(self.hello, message.filter)]
+        if isinstance(message, Reply) and message.id in self._restoring:
+            # The reply to setting the exclusions (or the focus) again after a reconnection: the daemon may
+            # take fewer (the cap on a panel that came meanwhile), or refuse them (another user has the seat).
+            kind = self._restoring.pop(message.id)
+            if kind == "exclude":
+                self.exclusions = message.accepted if message.type == "excluded" else []
+            return [message] if message.type == "error" or message.refused else []
         if isinstance(message, AppTouchAccessChanged) and message.access is not None:
             self.app_touch_access = message.access
         return [message]
@@ -570,9 +614,11 @@ class Client:
     # -- blocking use -------------------------------------------------------------------------------------
 
     def request(self, request_type, timeout=None, **fields):
-        """Sends a request (`devices`, `ping`, `unsubscribe`, or `subscribe` with new filter fields) and
-        returns its Reply; other messages that arrive meanwhile are kept for `read`/`events`. Raises
-        RequestError for an error reply and TimeoutError when no reply comes in `timeout` seconds."""
+        """Sends a request (any type the protocol has: `devices`, `ping`, `unsubscribe`, `subscribe` with new
+        filter fields, `orientation`, `focus`, `exclude`, `reload`; `exclude` and `focus` have helpers that
+        also keep them across reconnections) and returns its Reply, matched by its id; other messages that
+        arrive meanwhile are kept for `read`/`events`. Raises RequestError for an error reply and
+        TimeoutError when no reply comes in `timeout` seconds."""
         if not self._sock:
             self.connect()
         request_id = self._send(request_type, **fields)
@@ -583,7 +629,7 @@ class Client:
                 for message in self.read():
                     if isinstance(message, Reply) and message.id == request_id:
                         if message.type == "error":
-                            raise RequestError(message.code, message.message, message.id)
+                            raise RequestError(message.code, message.message, message.id, message.problems)
                         if request_type == "subscribe":
                             self.subscribed = message.filter
                         return message
@@ -611,6 +657,40 @@ class Client:
         if device is not None:
             fields["device"] = device
         return self.request("orientation", timeout, **fields).devices
+
+    def exclude(self, exclusions, timeout=None):
+        """Keeps parts of the edges for this client's app (docs/protocol.md, `exclude`): no edge swipe starts
+        there and, with passthrough, touches landing there reach the app at once. `exclusions` is a list of
+        dicts: `edge` ("left", "right", "top", "bottom" or a corner), `from` and `to` (the part of a side,
+        0 <= from < to <= 1 from the top along left and right, from the left along top and bottom; the whole
+        side without them; a corner is excluded whole), `device` (an id, a name or "vvvv:pppp"; every
+        device without it) and `app` (an app_id or glob: only while that app has the focus; always
+        without it). Replaces what this client kept; [] clears. Returns the Reply: `accepted` (kept, and
+        asked for again after each reconnection) and `refused` (each with `reason`, "over-cap" or
+        "unknown-device", and `message`). The seat's clients may take at most 32 mm of each edge together;
+        only the seat's user, root and the daemon's own user may exclude (RequestError "not-permitted")."""
+        reply = self.request("exclude", timeout, exclusions=list(exclusions))
+        self.exclusions = reply.accepted
+        return reply
+
+    def clear_exclusions(self, timeout=None):
+        """Gives back every part of an edge this client kept."""
+        return self.exclude([], timeout)
+
+    def focus(self, app_id, timeout=None):
+        """Tells the daemon which app is focused (its app_id; None for none), as a session companion does:
+        the [[exclusion]] sections and the exclusions clients keep for that app apply while it is. It holds
+        while this client is connected (and is said again after each reconnection); only the seat's user,
+        root and the daemon's own user may."""
+        reply = self.request("focus", timeout, app_id=app_id)
+        self._focus = (app_id,) if app_id is not None else None
+        return reply
+
+    def reload(self, timeout=10.0):
+        """Asks the daemon to read its configuration again; returns once it is in force (`path`: the file).
+        A file that does not load raises RequestError "reload-failed" whose `problems` says where. Only root
+        and the daemon's own user may."""
+        return self.request("reload", timeout)
 
     def events(self, timeout=None):
         """Yields every message: GestureEvent, DeviceAdded, DeviceRemoved, DeviceChanged, Unknown, Reply to requests sent
