@@ -444,9 +444,12 @@ public struct Explanation: Equatable, Sendable {
     public var unlisted: Unlisted
 
     /// The most fingers, gestures and touches one explanation lists; the rest are counted (`unlisted`).
-    public static let listLimit = 32
+    /// A touch sequence of a hand has at most ten fingers and a few gestures; a longer one (a finger resting
+    /// while another taps) is summarised. With `reasonLimit`, a line stays under 32 KiB whatever the
+    /// sequence, half the smallest `client_buffer_bytes` (64 KiB), so no explanation drops its client.
+    public static let listLimit = 16
     /// The most reasons one explanation lists.
-    public static let reasonLimit = 64
+    public static let reasonLimit = 32
 
     public init(
         startMicroseconds: Int64, endMicroseconds: Int64, fingers: [Landing] = [], gestures: [ExplainedGesture] = [], reasons: [Reason] = [],

@@ -64,6 +64,36 @@ import GestureVocabulary
         #expect(decoded.fingers.count == x.fingers.count && decoded.gestures == x.gestures && decoded.touches.count == x.touches.count)
     }
 
+    /// The largest explanation the bounds allow: every list full, every reason with three measurements,
+    /// a landing and an exclusion named by a long source. Its line is under 32 KiB, half the smallest
+    /// client_buffer_bytes (64 KiB), so no explanation can drop the client it is sent to.
+    @Test func theLargestExplanationFitsHalfTheSmallestClientBuffer() throws {
+        let landing = Landing(positionMM: Vector2(123.4567, 234.5678), screenSizeMM: (345.6789, 456.7891), zones: [.left, .top])
+        let measurement = Measurement(.distanceFromEdge, 12345.6789, key: "edge_swipe.bottom-right.zone_mm", setting: 123.456789)
+        let reason = Reason(
+            kind: .edgeSwipe, cause: .excluded, edge: .bottomRight, measurements: [measurement, measurement, measurement],
+            gestureID: UInt64.max, other: .edgeSwipe, excludedRange: 0.123456...0.987654,
+            exclusionSource: "client 123456 (uid 4294967294, pid 4194304 org.example.a-very-long-app-name)", landing: landing,
+            timeMicroseconds: Int64.max / 2)
+        let touch = TouchMeasurement(
+            fingers: 10, startMicroseconds: Int64.max / 2, endMicroseconds: Int64.max / 2,
+            landingDistanceMM: SideDistances(left: 1234.5678, right: 1234.5678, top: 1234.5678, bottom: 1234.5678), moveAtSlopMM: Vector2(-123.4567, -123.4567),
+            measuredAtSlopMM: 12.3456, travelMM: Vector2(-1234.5678, -1234.5678), releaseVelocityMMPerSecond: Vector2(-12345.6789, -12345.6789),
+            maximumMoveMM: 1234.5678)
+        let gesture = ExplainedGesture(
+            kind: .edgeSwipe, id: UInt64.max, fingers: 10, edge: .bottomRight, direction: .downRight, taps: 10, outcome: .notCommitted,
+            beganBeforeExplaining: true)
+        let x = Explanation(
+            startMicroseconds: Int64.max / 2, endMicroseconds: Int64.max / 2, fingers: Array(repeating: landing, count: Explanation.listLimit),
+            gestures: Array(repeating: gesture, count: Explanation.listLimit), reasons: Array(repeating: reason, count: Explanation.reasonLimit),
+            touches: Array(repeating: touch, count: Explanation.listLimit), fingersAlreadyDown: 10,
+            unlisted: Unlisted(
+                fingers: Int.max, gestures: GestureKind.allCases.map { GestureTally(kind: $0, outcome: .notCommitted, count: Int.max) },
+                touches: Int.max, reasons: Int.max))
+        let bytes = ExplanationJSON.encode(x, device: "event123").utf8.count
+        #expect(bytes < 32 * 1024, "\(bytes) bytes")
+    }
+
     @Test func theTextSaysWhatIsNotListed() throws {
         let (xs, _) = try ExplanationTests.explain(Self.restingFingerTapping(100))
         let x = try #require(xs.first)
