@@ -291,7 +291,16 @@ man: $(MAN_PAGES)
 # notice); libstdc++, which that runtime needs, linked in from its static archive (static-libstdcxx below);
 # and -z relro -z now.
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xlinker -L$(STATIC_LIBSTDCXX_DIR) \
-                     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+                     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(SWIFT_CROSS_FLAGS)
+# Cross-compiling (make deb ARCH=arm64, through debian/rules): SWIFT_SYSROOT is a directory of the target's
+# Debian packages unpacked (tools/arm64-sysroot.sh), SWIFT_TRIPLE the target. The target's Swift runtime
+# and modules are the sysroot's swiftlang's: -resource-dir names its static ones (--static-swift-stdlib);
+# -sdk goes to swiftc as well, or the link step does not see the sysroot (SwiftPM's --sdk alone stops at
+# the compile steps); lld links, which knows every target (the build machine's binutils know its own).
+SWIFT_SYSROOT ?=
+SWIFT_TRIPLE  ?= aarch64-unknown-linux-gnu
+SWIFT_CROSS_FLAGS = $(if $(SWIFT_SYSROOT),--triple $(SWIFT_TRIPLE) --sdk $(SWIFT_SYSROOT) -Xswiftc -sdk -Xswiftc $(SWIFT_SYSROOT) \
+                    -Xswiftc -resource-dir -Xswiftc $(SWIFT_SYSROOT)/usr/libexec/swift/lib/swift_static -Xswiftc -use-ld=lld)
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 # systemd user units (gesturectl-bind.service, gesturectl-orientation.service): the user manager's search
@@ -326,10 +335,12 @@ print-swift-build-flags:
 # the `-lstdc++` swiftc passes finds the archive before the shared library. On a device where nothing else
 # uses libstdc++ (a shell or kiosk written in C), the shared library made 1 MB of the idle daemon's PSS; the
 # code the runtime takes from the archive is under 100 KB resident (docs/architecture.md, "Memory").
-STATIC_LIBSTDCXX_DIR := .build/static-libstdc++
+# Cross-compiling, the sysroot's archive (libstdc++-NN-dev of the target).
+STATIC_LIBSTDCXX_DIR := .build/static-libstdc++$(if $(SWIFT_SYSROOT),-$(SWIFT_TRIPLE))
+LIBSTDCXX_ARCHIVE = $(if $(SWIFT_SYSROOT),$(lastword $(sort $(wildcard $(SWIFT_SYSROOT)/usr/lib/gcc/*-linux-gnu/*/libstdc++.a))),$$($(CC) -print-file-name=libstdc++.a))
 static-libstdcxx:
-	@archive=$$($(CC) -print-file-name=libstdc++.a); \
-	[ -f "$$archive" ] || { echo "make: no libstdc++.a ('$(CC) -print-file-name=libstdc++.a' says '$$archive'): install g++ (make deb-deps does)" >&2; exit 1; }; \
+	@archive=$(LIBSTDCXX_ARCHIVE); \
+	[ -f "$$archive" ] || { echo "make: no libstdc++.a ('$$archive'): install g++ (make deb-deps does), or for a cross build libstdc++-NN-dev of the target in SWIFT_SYSROOT" >&2; exit 1; }; \
 	mkdir -p $(STATIC_LIBSTDCXX_DIR) && ln -sfn "$$archive" $(STATIC_LIBSTDCXX_DIR)/libstdc++.a
 
 # g++ for libstdc++'s static archive (static-libstdcxx).
@@ -455,17 +466,36 @@ uninstall:
 DEB_DIR  := .build/deb
 DEB_ARCH  = $(shell dpkg --print-architecture)
 DEB_BASE  = $(DEB_DIR)/gestured_$(VERSION)_$(DEB_ARCH)
+# Without Debian's swiftlang installed (bookworm has none), the build profile that takes swift from PATH
+# (debian/control).
+DEB_SWIFT_PROFILE = $(if $(shell dpkg-query -W -f='$${Status}' swiftlang 2>/dev/null | grep 'ok installed'),,-Ppkg.gestured.swift-from-path)
 
-.PHONY: deb deb-package
+#
+# `make deb ARCH=arm64`: the arm64 packages (gestured and python3-gestured), cross-compiled by Debian
+# trixie's Swift in a clean trixie root against a sysroot of trixie's arm64 packages (tools/arm64-sysroot.sh),
+# lintian there; into .build/deb/trixie-arm64/ (tests/debian/package.sh). `make deb-debian`: the source
+# package and the amd64 packages built the same way, natively, as a Debian builder would build them
+# (dpkg-buildpackage in a trixie root with debian/control's build dependencies: swiftlang), into
+# .build/deb/trixie-amd64/. Both cache their roots under .build/debian/ (docs/testing.md, "Debian's Swift").
+ARCH ?=
+.PHONY: deb deb-package deb-debian
+ifneq ($(filter-out $(shell dpkg --print-architecture),$(ARCH)),)
+deb:
+	tests/debian/package.sh $(ARCH)
+else
 deb: deb-package
 	lintian --fail-on error $(DEB_BASE).changes \
 	  || { echo "make deb: lintian reports errors (above)" >&2; exit 1; }
 	@echo "make deb: $(DEB_BASE).deb"
+endif
+
+deb-debian:
+	tests/debian/package.sh amd64
 
 # The package without lintian (the QEMU rig uses this).
 deb-package: deb-deps
 	@mkdir -p $(DEB_DIR); rm -f $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
-	DEB_OUTPUT_DIR=$(CURDIR)/$(DEB_DIR) SWIFT="$(SWIFT)" dpkg-buildpackage -b -us -uc \
+	DEB_OUTPUT_DIR=$(CURDIR)/$(DEB_DIR) SWIFT="$(SWIFT)" dpkg-buildpackage -b -us -uc $(DEB_SWIFT_PROFILE) \
 	  --buildinfo-option=-u$(DEB_DIR) --changes-option=-u$(DEB_DIR) \
 	  --buildinfo-file=$(DEB_BASE).buildinfo --changes-file=$(DEB_BASE).changes
 
@@ -476,3 +506,18 @@ deb-package: deb-deps
 .PHONY: test-vm
 test-vm: deps
 	tests/vm/run.sh
+
+# --- Debian's own Swift, arm64 ----------------------------------------------------------------------------
+# `make test-debian`: built with Debian trixie's swiftlang (6.0.3) against trixie's headers in a trixie root,
+# and every Swift test run there, the compositor tests against sway, labwc, phoc and cage as trixie ships
+# them (tests/debian/test.sh). `make test-arm64`: the arm64 package (make deb ARCH=arm64) checked: its
+# binaries replay every golden recording under qemu-aarch64 byte for byte as the amd64 build does, and it
+# installs and runs in an emulated arm64 trixie root (tests/debian/test-arm64.sh). Both install their own
+# host packages (mmdebstrap, qemu-user-static) and cache their roots under .build/debian/; docs/testing.md,
+# "Debian's Swift", says what they cost.
+.PHONY: test-debian test-arm64
+test-debian:
+	tests/debian/test.sh
+
+test-arm64:
+	tests/debian/test-arm64.sh

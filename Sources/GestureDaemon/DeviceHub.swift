@@ -293,8 +293,10 @@ final class DeviceHub {
     func nextWake() -> (earliest: Int64?, latestEvent: Int64?) {
         var earliest = retiringCopies.nextMicroseconds
         var latestEvent: Int64?
-        for pen in pens {
-            if let check = pen.nextStillnessCheck { earliest = min(earliest ?? check, check) }
+        if !pens.isEmpty {
+            for pen in pens {
+                if let check = pen.nextStillnessCheck { earliest = min(earliest ?? check, check) }
+            }
         }
         for runtime in runtimes {
             if let wake = runtime.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
@@ -316,9 +318,15 @@ final class DeviceHub {
         for (_, index) in due { handle(serving[index].serveDue(now: now), of: serving[index]) }
         if !due.isEmpty { due.removeAll(keepingCapacity: true) }
         retiringCopies.retire(now: now)
+        if !pens.isEmpty { checkStillPens(now: now) }
+    }
+
+    /// The pens near whose stillness check is due: one that counts as gone (still for too long) or as near
+    /// again (it moved) is followed by its touchscreens. Out of the frame's path (no pen, no call).
+    @inline(never)
+    private func checkStillPens(now: Int64) {
         for pen in pens {
             guard let check = pen.nextStillnessCheck, check <= now, pen.checkStillness(now: now) != nil else { continue }
-            // A still pen counts as gone (or one that moved again as near): its touchscreens follow.
             for runtime in runtimes where runtime.penLink.pens.contains(where: { $0.path == pen.path }) {
                 syncPenProximity(runtime, atMicroseconds: runtime.source.eventMicroseconds(forMonotonic: now))
             }

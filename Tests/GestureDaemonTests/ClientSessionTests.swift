@@ -60,7 +60,10 @@ final class TestHub {
     }
 
     /// Lets every client's queue go out.
-    func flush() { hub.flush(devices: devices) }
+    func flush() {
+        hub.flush()
+        hub.applyDeferred(devices: devices)
+    }
 }
 
 /// A session on one end of a socketpair; the test plays the client on the other end.
