@@ -449,7 +449,7 @@ public struct Explanation: Equatable, Sendable {
     /// sequence, half the smallest `client_buffer_bytes` (64 KiB), so no explanation drops its client.
     public static let listLimit = 16
     /// The most reasons one explanation lists.
-    public static let reasonLimit = 32
+    public static let reasonLimit = 20
 
     public init(
         startMicroseconds: Int64, endMicroseconds: Int64, fingers: [Landing] = [], gestures: [ExplainedGesture] = [], reasons: [Reason] = [],
