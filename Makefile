@@ -29,7 +29,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++ \
                           dh-python python3-all pybuild-plugin-pyproject
 
-.PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
+.PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket bench-explain frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -145,6 +145,20 @@ frame-cost: deps
 	SWIFT=$(SWIFT) $(PYTHON) tools/frame-cost.py --gestured $$($(SWIFT) build -c release --show-bin-path)/gestured \
 	  $(if $(BASELINE),--baseline $(BASELINE)) $(FRAME_COST_ARGS)
 
+# What explaining one long touch sequence costs (issue 36): a finger resting while another taps N times
+# (tools/resting-taps.py), explained offline by `gesturectl explain` (2 500, 10 000, 20 000 taps) and by
+# the daemon for one client while another pings it: the longest loop turn (strace's epoll_wait) and the
+# ping round trips. BASELINE_BIN=DIR, another build's directory of gestured and gesturectl (say main's
+# release), is measured in the same run. docs/testing.md, "Explanations' cost".
+BASELINE_BIN ?=
+BENCH_EXPLAIN_ARGS ?=
+bench-explain: deps
+	$(call apt_install,strace)
+	$(SWIFT) build -c release --product gestured
+	$(SWIFT) build -c release --product gesturectl
+	$(PYTHON) tools/explain-bench.py --bin $$($(SWIFT) build -c release --show-bin-path) \
+	  $(if $(BASELINE_BIN),--baseline-bin $(BASELINE_BIN)) $(BENCH_EXPLAIN_ARGS)
+
 # Coverage-guided fuzzing (libFuzzer + address sanitizer) of the evemu parser, the request decoder, the
 # configuration loader and the engine; FUZZ_SECONDS per target (docs/testing.md, "Fuzzing").
 FUZZ_SECONDS ?= 60
@@ -165,11 +179,15 @@ soak: deps
 # `gesturectl replay` shows what the recognizer makes of more recordings, offline.
 DEMO_DIR        := Tests/Fixtures/recordings
 DEMO_DAEMON     := dell_canvas_touch.evemu
-# Offline replays: "events-file:device-file" (device-file "-" when the events file has its own header).
+# Offline replays: "events-file:device-file[:configuration]" (device-file "-" when the events file has its own
+# header; the configuration from Tests/Fixtures/golden/configs). The Wacom top swipe with 15 mm zones is an
+# edge swipe from the left, which `gesturectl explain` then explains.
 DEMO_RECORDINGS := Wacom_ISDv4_E6_Finger.single-center-scroll.events:Wacom_ISDv4_E6_Finger.desc \
                    Wacom_ISDv4_E6_Finger.double-top-swipe.events:Wacom_ISDv4_E6_Finger.desc \
+                   Wacom_ISDv4_E6_Finger.single-top-swipe.events:Wacom_ISDv4_E6_Finger.desc:wacom-zones-15-rot0.toml \
                    Atmel_maXTouch_Touchscreen.4-finger-drag-down.events:Atmel_maXTouch_Touchscreen.desc \
                    n4.events:n4.desc
+DEMO_CONFIGS    := Tests/Fixtures/golden/configs
 
 # The gestures to expect (a pass's worth) are counted offline before the daemon starts replaying, and the
 # replay loops: the recording's first gesture comes 0.18 s after the daemon starts, and on a busy machine
@@ -189,11 +207,16 @@ demo: deps
 	kill $$pid; wait $$pid; echo "== the daemon's log"; cat $$dir/gestured.log; rm -rf $$dir; \
 	[ $$status = 0 ] || { echo "make demo: the client did not receive the gestures (status $$status)" >&2; exit 1; }; \
 	for pair in $(DEMO_RECORDINGS); do \
-	  events=$${pair%%:*}; desc=$${pair##*:}; \
-	  echo; echo "== gesturectl replay --pretty --no-updates $$events (offline; drop --no-updates to see every update)"; \
-	  if [ "$$desc" = - ]; then $$bin/gesturectl replay --pretty --no-updates "$(DEMO_DIR)/$$events"; \
-	  else $$bin/gesturectl replay --pretty --no-updates --device "$(DEMO_DIR)/$$desc" "$(DEMO_DIR)/$$events"; fi \
-	  || exit 1; \
+	  events=$${pair%%:*}; rest=$${pair#*:}; desc=$${rest%%:*}; config=""; \
+	  case "$$rest" in *:*) config=$${rest#*:} ;; esac; \
+	  args=""; [ "$$desc" = - ] || args="--device $(DEMO_DIR)/$$desc"; \
+	  [ -z "$$config" ] || args="$$args --config $(DEMO_CONFIGS)/$$config"; \
+	  echo; echo "== gesturectl replay --pretty --no-updates $${config:+--config $$config }$$events (offline; drop --no-updates to see every update)"; \
+	  $$bin/gesturectl replay --pretty --no-updates $$args "$(DEMO_DIR)/$$events" || exit 1; \
+	  if [ -n "$$config" ]; then \
+	    echo "== gesturectl explain --config $$config $$events (why each touch became what it did)"; \
+	    $$bin/gesturectl explain $$args "$(DEMO_DIR)/$$events" || exit 1; \
+	  fi; \
 	done
 
 # --- the GTK examples (examples/) ----------------------------------------------------------------------------

@@ -193,6 +193,7 @@ final class DeviceHub {
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
         info.seat = seat
+        info.edgeZones = EdgeZonesInForce(engine)
         info.replayClock = replayClock
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
@@ -385,6 +386,7 @@ extension DeviceHub: DeviceRequests {
                 $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1)
                 claimedTouches += $1.touches.claimedCount
             }
+            runtime.info.edgeZones = EdgeZonesInForce(runtime.engine)
             logChange("\(runtime.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")
             runtime.announceChange(devices: self)
         }
