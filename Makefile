@@ -29,7 +29,7 @@ DEB_PACKAGES := pkg-config libevdev-dev libudev-dev evemu-tools socat python3 \
 DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++ \
                           dh-python python3-all pybuild-plugin-pyproject
 
-.PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
+.PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket bench-explain frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
 # $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
 define apt_install
@@ -145,6 +145,20 @@ frame-cost: deps
 	SWIFT=$(SWIFT) $(PYTHON) tools/frame-cost.py --gestured $$($(SWIFT) build -c release --show-bin-path)/gestured \
 	  $(if $(BASELINE),--baseline $(BASELINE)) $(FRAME_COST_ARGS)
 
+# What explaining one long touch sequence costs (issue 36): a finger resting while another taps N times
+# (tools/resting-taps.py), explained offline by `gesturectl explain` (2 500, 10 000, 20 000 taps) and by
+# the daemon for one client while another pings it: the longest loop turn (strace's epoll_wait) and the
+# ping round trips. BASELINE_BIN=DIR, another build's directory of gestured and gesturectl (say main's
+# release), is measured in the same run. docs/testing.md, "Explanations' cost".
+BASELINE_BIN ?=
+BENCH_EXPLAIN_ARGS ?=
+bench-explain: deps
+	$(call apt_install,strace)
+	$(SWIFT) build -c release --product gestured
+	$(SWIFT) build -c release --product gesturectl
+	$(PYTHON) tools/explain-bench.py --bin $$($(SWIFT) build -c release --show-bin-path) \
+	  $(if $(BASELINE_BIN),--baseline-bin $(BASELINE_BIN)) $(BENCH_EXPLAIN_ARGS)
+
 # Coverage-guided fuzzing (libFuzzer + address sanitizer) of the evemu parser, the request decoder, the
 # configuration loader and the engine; FUZZ_SECONDS per target (docs/testing.md, "Fuzzing").
 FUZZ_SECONDS ?= 60
@@ -165,11 +179,15 @@ soak: deps
 # `gesturectl replay` shows what the recognizer makes of more recordings, offline.
 DEMO_DIR        := Tests/Fixtures/recordings
 DEMO_DAEMON     := dell_canvas_touch.evemu
-# Offline replays: "events-file:device-file" (device-file "-" when the events file has its own header).
+# Offline replays: "events-file:device-file[:configuration]" (device-file "-" when the events file has its own
+# header; the configuration from Tests/Fixtures/golden/configs). The Wacom top swipe with 15 mm zones is an
+# edge swipe from the left, which `gesturectl explain` then explains.
 DEMO_RECORDINGS := Wacom_ISDv4_E6_Finger.single-center-scroll.events:Wacom_ISDv4_E6_Finger.desc \
                    Wacom_ISDv4_E6_Finger.double-top-swipe.events:Wacom_ISDv4_E6_Finger.desc \
+                   Wacom_ISDv4_E6_Finger.single-top-swipe.events:Wacom_ISDv4_E6_Finger.desc:wacom-zones-15-rot0.toml \
                    Atmel_maXTouch_Touchscreen.4-finger-drag-down.events:Atmel_maXTouch_Touchscreen.desc \
                    n4.events:n4.desc
+DEMO_CONFIGS    := Tests/Fixtures/golden/configs
 
 # The gestures to expect (a pass's worth) are counted offline before the daemon starts replaying, and the
 # replay loops: the recording's first gesture comes 0.18 s after the daemon starts, and on a busy machine
@@ -189,11 +207,16 @@ demo: deps
 	kill $$pid; wait $$pid; echo "== the daemon's log"; cat $$dir/gestured.log; rm -rf $$dir; \
 	[ $$status = 0 ] || { echo "make demo: the client did not receive the gestures (status $$status)" >&2; exit 1; }; \
 	for pair in $(DEMO_RECORDINGS); do \
-	  events=$${pair%%:*}; desc=$${pair##*:}; \
-	  echo; echo "== gesturectl replay --pretty --no-updates $$events (offline; drop --no-updates to see every update)"; \
-	  if [ "$$desc" = - ]; then $$bin/gesturectl replay --pretty --no-updates "$(DEMO_DIR)/$$events"; \
-	  else $$bin/gesturectl replay --pretty --no-updates --device "$(DEMO_DIR)/$$desc" "$(DEMO_DIR)/$$events"; fi \
-	  || exit 1; \
+	  events=$${pair%%:*}; rest=$${pair#*:}; desc=$${rest%%:*}; config=""; \
+	  case "$$rest" in *:*) config=$${rest#*:} ;; esac; \
+	  args=""; [ "$$desc" = - ] || args="--device $(DEMO_DIR)/$$desc"; \
+	  [ -z "$$config" ] || args="$$args --config $(DEMO_CONFIGS)/$$config"; \
+	  echo; echo "== gesturectl replay --pretty --no-updates $${config:+--config $$config }$$events (offline; drop --no-updates to see every update)"; \
+	  $$bin/gesturectl replay --pretty --no-updates $$args "$(DEMO_DIR)/$$events" || exit 1; \
+	  if [ -n "$$config" ]; then \
+	    echo "== gesturectl explain --config $$config $$events (why each touch became what it did)"; \
+	    $$bin/gesturectl explain $$args "$(DEMO_DIR)/$$events" || exit 1; \
+	  fi; \
 	done
 
 # --- the GTK examples (examples/) ----------------------------------------------------------------------------
@@ -268,7 +291,16 @@ man: $(MAN_PAGES)
 # notice); libstdc++, which that runtime needs, linked in from its static archive (static-libstdcxx below);
 # and -z relro -z now.
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib -Xlinker -L$(STATIC_LIBSTDCXX_DIR) \
-                     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+                     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now $(SWIFT_CROSS_FLAGS)
+# Cross-compiling (make deb ARCH=arm64, through debian/rules): SWIFT_SYSROOT is a directory of the target's
+# Debian packages unpacked (tools/arm64-sysroot.sh), SWIFT_TRIPLE the target. The target's Swift runtime
+# and modules are the sysroot's swiftlang's: -resource-dir names its static ones (--static-swift-stdlib);
+# -sdk goes to swiftc as well, or the link step does not see the sysroot (SwiftPM's --sdk alone stops at
+# the compile steps); lld links, which knows every target (the build machine's binutils know its own).
+SWIFT_SYSROOT ?=
+SWIFT_TRIPLE  ?= aarch64-unknown-linux-gnu
+SWIFT_CROSS_FLAGS = $(if $(SWIFT_SYSROOT),--triple $(SWIFT_TRIPLE) --sdk $(SWIFT_SYSROOT) -Xswiftc -sdk -Xswiftc $(SWIFT_SYSROOT) \
+                    -Xswiftc -resource-dir -Xswiftc $(SWIFT_SYSROOT)/usr/libexec/swift/lib/swift_static -Xswiftc -use-ld=lld)
 BINDIR        ?= $(PREFIX)/bin
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 # systemd user units (gesturectl-bind.service, gesturectl-orientation.service): the user manager's search
@@ -303,10 +335,12 @@ print-swift-build-flags:
 # the `-lstdc++` swiftc passes finds the archive before the shared library. On a device where nothing else
 # uses libstdc++ (a shell or kiosk written in C), the shared library made 1 MB of the idle daemon's PSS; the
 # code the runtime takes from the archive is under 100 KB resident (docs/architecture.md, "Memory").
-STATIC_LIBSTDCXX_DIR := .build/static-libstdc++
+# Cross-compiling, the sysroot's archive (libstdc++-NN-dev of the target).
+STATIC_LIBSTDCXX_DIR := .build/static-libstdc++$(if $(SWIFT_SYSROOT),-$(SWIFT_TRIPLE))
+LIBSTDCXX_ARCHIVE = $(if $(SWIFT_SYSROOT),$(lastword $(sort $(wildcard $(SWIFT_SYSROOT)/usr/lib/gcc/*-linux-gnu/*/libstdc++.a))),$$($(CC) -print-file-name=libstdc++.a))
 static-libstdcxx:
-	@archive=$$($(CC) -print-file-name=libstdc++.a); \
-	[ -f "$$archive" ] || { echo "make: no libstdc++.a ('$(CC) -print-file-name=libstdc++.a' says '$$archive'): install g++ (make deb-deps does)" >&2; exit 1; }; \
+	@archive=$(LIBSTDCXX_ARCHIVE); \
+	[ -f "$$archive" ] || { echo "make: no libstdc++.a ('$$archive'): install g++ (make deb-deps does), or for a cross build libstdc++-NN-dev of the target in SWIFT_SYSROOT" >&2; exit 1; }; \
 	mkdir -p $(STATIC_LIBSTDCXX_DIR) && ln -sfn "$$archive" $(STATIC_LIBSTDCXX_DIR)/libstdc++.a
 
 # g++ for libstdc++'s static archive (static-libstdcxx).
@@ -432,17 +466,36 @@ uninstall:
 DEB_DIR  := .build/deb
 DEB_ARCH  = $(shell dpkg --print-architecture)
 DEB_BASE  = $(DEB_DIR)/gestured_$(VERSION)_$(DEB_ARCH)
+# Without Debian's swiftlang installed (bookworm has none), the build profile that takes swift from PATH
+# (debian/control).
+DEB_SWIFT_PROFILE = $(if $(shell dpkg-query -W -f='$${Status}' swiftlang 2>/dev/null | grep 'ok installed'),,-Ppkg.gestured.swift-from-path)
 
-.PHONY: deb deb-package
+#
+# `make deb ARCH=arm64`: the arm64 packages (gestured and python3-gestured), cross-compiled by Debian
+# trixie's Swift in a clean trixie root against a sysroot of trixie's arm64 packages (tools/arm64-sysroot.sh),
+# lintian there; into .build/deb/trixie-arm64/ (tests/debian/package.sh). `make deb-debian`: the source
+# package and the amd64 packages built the same way, natively, as a Debian builder would build them
+# (dpkg-buildpackage in a trixie root with debian/control's build dependencies: swiftlang), into
+# .build/deb/trixie-amd64/. Both cache their roots under .build/debian/ (docs/testing.md, "Debian's Swift").
+ARCH ?=
+.PHONY: deb deb-package deb-debian
+ifneq ($(filter-out $(shell dpkg --print-architecture),$(ARCH)),)
+deb:
+	tests/debian/package.sh $(ARCH)
+else
 deb: deb-package
 	lintian --fail-on error $(DEB_BASE).changes \
 	  || { echo "make deb: lintian reports errors (above)" >&2; exit 1; }
 	@echo "make deb: $(DEB_BASE).deb"
+endif
+
+deb-debian:
+	tests/debian/package.sh amd64
 
 # The package without lintian (the QEMU rig uses this).
 deb-package: deb-deps
 	@mkdir -p $(DEB_DIR); rm -f $(DEB_DIR)/*.deb $(DEB_DIR)/*.changes $(DEB_DIR)/*.buildinfo
-	DEB_OUTPUT_DIR=$(CURDIR)/$(DEB_DIR) SWIFT="$(SWIFT)" dpkg-buildpackage -b -us -uc \
+	DEB_OUTPUT_DIR=$(CURDIR)/$(DEB_DIR) SWIFT="$(SWIFT)" dpkg-buildpackage -b -us -uc $(DEB_SWIFT_PROFILE) \
 	  --buildinfo-option=-u$(DEB_DIR) --changes-option=-u$(DEB_DIR) \
 	  --buildinfo-file=$(DEB_BASE).buildinfo --changes-file=$(DEB_BASE).changes
 
@@ -453,3 +506,18 @@ deb-package: deb-deps
 .PHONY: test-vm
 test-vm: deps
 	tests/vm/run.sh
+
+# --- Debian's own Swift, arm64 ----------------------------------------------------------------------------
+# `make test-debian`: built with Debian trixie's swiftlang (6.0.3) against trixie's headers in a trixie root,
+# and every Swift test run there, the compositor tests against sway, labwc, phoc and cage as trixie ships
+# them (tests/debian/test.sh). `make test-arm64`: the arm64 package (make deb ARCH=arm64) checked: its
+# binaries replay every golden recording under qemu-aarch64 byte for byte as the amd64 build does, and it
+# installs and runs in an emulated arm64 trixie root (tests/debian/test-arm64.sh). Both install their own
+# host packages (mmdebstrap, qemu-user-static) and cache their roots under .build/debian/; docs/testing.md,
+# "Debian's Swift", says what they cost.
+.PHONY: test-debian test-arm64
+test-debian:
+	tests/debian/test.sh
+
+test-arm64:
+	tests/debian/test-arm64.sh

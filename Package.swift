@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "RecordingFormats", dependencies: ["GestureCore", "GestureVocabulary", "PlainText", "SystemCalls"]),
         // Passthrough's touch ownership: the forwarder that turns a panel's events and the recognizer's touch
         // decisions into what its virtual copy receives, and the replay of a recording through it.
-        .target(name: "TouchForwarding", dependencies: ["GestureCore", "GestureVocabulary"]),
+        .target(name: "TouchForwarding", dependencies: ["GestureCore", "GestureVocabulary", "PlainText"]),
         // Wire messages and their JSON-lines encoding, shared by the daemon and its clients; needs the
         // vocabulary, not the recognizer.
         .target(name: "GestureProtocol", dependencies: ["GestureVocabulary", "PlainText"]),
@@ -74,7 +74,7 @@ let package = Package(
         // focused app (wlr-foreign-toplevel-management), keys typed through zwp_virtual_keyboard_v1 with a
         // keymap compiled by libxkbcommon. Driven from the caller's poll loop; no thread.
         .target(
-            name: "WaylandSession", dependencies: ["CWaylandProtocols", "CXkbCommon", "GestureBindings", "SystemCalls"]),
+            name: "WaylandSession", dependencies: ["CWaylandProtocols", "CXkbCommon", "GestureBindings", "GestureProtocol", "SystemCalls"]),
         // Client library for Swift programs that subscribe to gestures.
         .target(name: "GestureClient", dependencies: ["GestureVocabulary", "GestureProtocol", "SystemCalls"]),
 
@@ -95,8 +95,11 @@ let package = Package(
             name: "gesturectl",
             dependencies: [
                 "GestureVocabulary", "GestureCore", "GestureProtocol", "GestureConfig", "GestureBindings", "GestureClient",
-                "SystemCalls", "RecordingFormats", "TouchForwarding", "WaylandSession", "CommandLineArguments", "PlainText",
-            ]
+                "SystemCalls", "RecordingFormats", "TouchForwarding", "WaylandSession", "CommandLineArguments", "PlainText", "CLinux",
+            ],
+            // Linked by lld, as gestured is: with Debian trixie's Swift 6.0.3 the default linker (gold) left
+            // gesturectl without its RELRO segment in spite of `-z relro` (lintian: hardening-no-relro).
+            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
         ),
         // A small Wayland client for the tests: a window with a given app_id that prints the keys it
         // receives, decoded with the keymap the compositor sends (Tests/IntegrationTests/WaylandTests.swift).
@@ -133,8 +136,8 @@ let package = Package(
         .testTarget(
             name: "GestureDaemonTests",
             dependencies: [
-                "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "SystemCalls", "RecordingFormats",
-                "CommandLineArguments", "TouchForwarding",
+                "GestureVocabulary", "GestureDaemon", "GestureCore", "GestureProtocol", "GestureConfig", "SystemCalls", "RecordingFormats",
+                "CommandLineArguments", "CLibevdev", "CLinux", "TouchForwarding",
             ]),
         .testTarget(
             name: "IntegrationTests",

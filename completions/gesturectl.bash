@@ -46,7 +46,7 @@ _gesturectl() {
             lisgd:-[gtTrmwhso]) ;;   # a binding or a number: nothing to offer
             orientation:--device | session:--device | exclude:--device)
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur") ;;
-            lisgd:-d | monitor:--device | explain:--device | tune:--device)   # the daemon's ids, or a file (a node, a symlink, explain's and tune's description)
+            lisgd:-d | monitor:--device | explain:--device | tune:--device | plot:--device)   # the daemon's ids, or a file (a node, a symlink, a description for a recording)
                 compopt -o filenames 2>/dev/null
                 mapfile -t COMPREPLY < <(compgen -W "$(gesturectl devices 2>/dev/null | cut -f1)" -- "$cur"; compgen -f -- "$cur") ;;
             orientation:--output | session:--output)   # the connectors' names, as wlroots compositors name outputs

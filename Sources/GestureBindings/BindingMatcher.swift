@@ -161,6 +161,7 @@ public struct BindingMatcher {
             "GESTURE_PHASE=\(e.phase.rawValue)",
             "GESTURE_FINGERS=\(e.fingers)",
             "GESTURE_ID=\(e.id)",
+            "GESTURE_TIME=\(GestureEventJSON.seconds(e.timeMicroseconds))",
             "GESTURE_X=\(decimal(e.position.x))",
             "GESTURE_Y=\(decimal(e.position.y))",
             "GESTURE_X_MM=\(decimal(e.positionMM.x))",

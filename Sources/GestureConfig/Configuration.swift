@@ -1,6 +1,7 @@
 import GestureVocabulary
 import GestureCore
 import GestureProtocol
+import PlainText
 
 /// How much the daemon logs; each level includes the ones above it. The raw values are the
 /// configuration's spellings; `syslogPriority` is the sd-daemon / syslog priority of the level.
@@ -214,6 +215,32 @@ public struct PointerSection: Equatable, Sendable {
     public func applies(to description: DeviceDescription) -> Bool {
         guard let pattern = device else { return true }
         return DeviceNamePattern.matches(pattern, name: description.name, vendorProduct: description.vendorProduct)
+    }
+}
+
+extension Configuration {
+    /// What to say when `app`, given as the focused app (`--focus`), puts no [[exclusion]] section in force
+    /// on `device`: that none names it, which names it for other devices only, or which would name it but
+    /// for case (app_id globs are case-sensitive, as app_ids are: "Sketch" is not "sketch"). Nil when a
+    /// section holds for it.
+    public func focusAdvice(_ app: String, device: DeviceDescription) -> String? {
+        let naming = exclusions.filter { $0.apps != nil }
+        if naming.contains(where: { $0.holds(forApp: app) && $0.applies(to: device) }) { return nil }
+        let shown = "\"\(escapingControlCharacters(app))\""
+        if let other = naming.first(where: { $0.holds(forApp: app) }) {
+            return "the [[exclusion]] section at \(other.location) names \(shown) for devices matching "
+                + "\"\(escapingControlCharacters(other.device ?? ""))\", not this one; no section applies it here"
+        }
+        let lowered = app.lowercased()
+        for section in naming {
+            for pattern in section.apps ?? [] where Glob(pattern.lowercased(), pathname: false).matches(lowered) {
+                return "no [[exclusion]] section names \(shown): app_id globs are case-sensitive; did you mean "
+                    + "\"\(escapingControlCharacters(pattern))\" (the section at \(section.location))?"
+            }
+        }
+        let names = naming.flatMap { $0.apps ?? [] }.map { "\"\(escapingControlCharacters($0))\"" }
+        return "no [[exclusion]] section names \(shown)"
+            + (names.isEmpty ? " (the file has none with an app)" : " (the sections name \(names.joined(separator: ", ")))")
     }
 }
 

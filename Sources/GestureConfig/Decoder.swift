@@ -268,6 +268,7 @@ struct ConfigDecoder {
 
         var recognizer = RecognizerSettings()
         recognizer.apply(recognizerOverrides)
+        warnShadowedShorthands(recognizerPositions, displayPrefix: "recognizer")
         checkFingers(
             recognizer, setKeys: recognizerPositions, displayPrefix: "recognizer", base: "the built-in defaults")
         configuration.recognizer = recognizer
@@ -455,6 +456,28 @@ struct ConfigDecoder {
         return true
     }
 
+    /// Warns about a shorthand (`edge_swipe.zone_mm`) written in a table that also sets keys it covers
+    /// (`edge_swipe.left.zone_mm`): those win, whatever the order, so the shorthand changes nothing for
+    /// them (or nothing at all, when it covers no other key).
+    private mutating func warnShadowedShorthands(_ setKeys: [String: SourcePosition], displayPrefix: String) {
+        for shorthand in recognizerShorthandKeys {
+            guard let position = setKeys[shorthand.key] else { continue }
+            let covered = RecognizerSettings.keys(coveredBy: shorthand.key)
+            let winners = covered.filter { setKeys[$0] != nil }
+            guard !winners.isEmpty else { continue }
+            let lines = winners.compactMap { setKeys[$0].map { "\($0.line)" } }
+            let rest = covered.filter { setKeys[$0] == nil }
+            let what =
+                rest.isEmpty
+                ? "so it changes nothing: remove it, or set the value in those keys"
+                : "so it sets only " + rest.map { "\(displayPrefix).\($0)" }.joined(separator: ", ")
+            warn(
+                position, "\(displayPrefix).\(shorthand.key)",
+                "is shadowed by \(winners.map { "\(displayPrefix).\($0)" }.joined(separator: ", ")) "
+                    + "(line\(lines.count == 1 ? "" : "s") \(lines.joined(separator: ", "))), which win\(winners.count == 1 ? "s" : "") over it wherever \(winners.count == 1 ? "it is" : "they are") written, \(what)")
+        }
+    }
+
     /// Reports what the kinds' rules find wrong with values each within its range (pan.directions must be
     /// 4 or 8), and pairs out of order (min_fingers above max_fingers, claim_min_fingers above
     /// claim_max_fingers) for the tables whose keys this table sets.
@@ -629,6 +652,7 @@ struct ConfigDecoder {
         }
         var combined = base
         combined.apply(section.recognizerOverrides)
+        warnShadowedShorthands(overridePositions, displayPrefix: prefix)
         checkFingers(combined, setKeys: overridePositions, displayPrefix: prefix, base: "[recognizer]")
         return problemCount == errorsBefore ? section : nil
     }

@@ -16,12 +16,14 @@ package enum TOMLDocument {
                 ConfigDiagnostic(location: ConfigLocation(file: path), keyPath: nil, message: describe(error.message))
             ])
         }
-        do {
-            return try bytes.withUnsafeBufferPointer { buffer throws(TOMLSyntaxError) in
-                try TOMLReader.parse(bytes: buffer, sourceName: path)
-            }
-        } catch {
-            throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: path, modeKeys: modeKeys)])
+        // The closure returns a Result: Swift 6.0's withUnsafeBufferPointer rethrows any Error, not the
+        // closure's typed error.
+        let parsed = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(TOMLSyntaxError) in try TOMLReader.parse(bytes: buffer, sourceName: path) }
+        }
+        switch parsed {
+        case .success(let value): return value
+        case .failure(let error): throw ConfigError(diagnostics: [syntaxDiagnostic(error, fileName: path, modeKeys: modeKeys)])
         }
     }
 

@@ -302,6 +302,9 @@ public struct GestureEngine: Sendable {
     public var explaining: Bool {
         get { recognizer.explaining }
         set {
+            // Fingers down when explaining starts landed unseen: the explainer says so rather than giving
+            // them a landing where they are now.
+            if newValue && !recognizer.explaining { explainer = Explainer(fingersDown: assembler.frame) }
             recognizer.explaining = newValue
             if !newValue { explainer = Explainer() }
             refreshPlainFrames()
@@ -563,6 +566,8 @@ public struct GestureEngine: Sendable {
     private mutating func rebuild() {
         penArbitration = .clear
         assembler = FrameAssembler(geometry: geometry, touchProtocol: device.touchProtocol, palmSize: assembler.palmSize)
+        // The new assembler numbers contacts from 1 again (the sequence was finished by `cancelAll`).
+        explainer = Explainer()
         renewRecognizer()
     }
 

@@ -8,6 +8,11 @@ public struct RecognizerSettings: Equatable, Sendable {
     /// Distance a finger must move before anything is recognized: below it a touch is a tap or a resting
     /// finger with jitter.
     public var slopMM: Double = 3
+    /// How far a finger may roll as it presses and still tap: twice the slop. A contact that passed the
+    /// slop by less and lifted before any gesture began is a tap (a finger rolling a few millimetres on a
+    /// large, imprecise panel), on every panel size; one that went farther is not (docs/gestures.md).
+    public var rollLimitMM: Double { 2 * slopMM }
+
     /// How far off an axis a movement may point and still count as along it: edge swipes inward, and
     /// pan swipe directions.
     public var angleToleranceDegrees: Double = 30
@@ -76,6 +81,18 @@ public struct RecognizerSettings: Equatable, Sendable {
 
     /// Keys that set several `keys` at once (`edge_swipe.zone_mm`).
     public static let shorthandKeys: [RecognizerKey] = tables.flatMap(\.shorthands)
+
+    /// The keys a shorthand sets (`edge_swipe.zone_mm`: `edge_swipe.left.zone_mm`, right, top and
+    /// bottom): the keys of its table one sub-table down with its name, each of which wins over it.
+    public static func keys(coveredBy shorthand: String) -> [String] {
+        let parts = shorthand.split(separator: ".")
+        guard let name = parts.last else { return [] }
+        let table = parts.dropLast()
+        return keys.map(\.key).filter { key in
+            let k = key.split(separator: ".")
+            return k.count == parts.count + 1 && k.last == name && k.prefix(table.count).elementsEqual(table)
+        }
+    }
 
     /// Sets what a configuration's table gives (key relative to [recognizer] -> value): shorthands first,
     /// then every key, so that a key beats a shorthand that covers it, whatever their order in the file.

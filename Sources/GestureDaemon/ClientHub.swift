@@ -152,6 +152,9 @@ final class ClientHub {
         run(.seatUsers(seatUsers), devices: devices)
     }
 
+    /// Whether a `reload` request waits (asked at every turn of the loop: a read, no copy).
+    var hasReloadRequests: Bool { !reloadRequests.isEmpty }
+
     /// The `reload` requests since the last call, for the daemon to carry out once and answer
     /// (`answerReload`).
     func takeReloadRequests() -> [(client: ClientID, id: JSONValue?, by: String)] {
@@ -386,14 +389,15 @@ final class ClientHub {
         Log.info(line + (heldBack > 0 ? " (\(heldBack) more changes since the last such line were not logged)" : ""))
     }
 
-    /// Writes what each client has queued and watches for writability only where something is left.
-    func flush(devices: DeviceRequests) {
+    /// Writes what each client has queued and watches for writability only where something is left. A
+    /// client found gone leaves what it set to the devices (`applyDeferred`, which the daemon calls next).
+    func flush() {
         // Over the dictionary as it is now (a value: disconnecting below changes `sessions`, not this
         // iteration), without copying it into an array every wake-up.
         for session in sessions.values {
             if session.wantsWrite {
                 if case .close(let reason) = session.flush() {
-                    disconnect(session, reason: reason, devices: devices)
+                    disconnect(session, reason: reason, devices: nil)
                     continue
                 }
             }
@@ -405,7 +409,7 @@ final class ClientHub {
                     try watches.loop.modify(session.fd, token: session.token, interest: interest)
                     session.registeredInterest = interest
                 } catch {
-                    disconnect(session, reason: .cannotWatch(error), devices: devices)
+                    disconnect(session, reason: .cannotWatch(error), devices: nil)
                 }
             }
         }
@@ -458,7 +462,10 @@ final class ClientHub {
         for session in sessions.values {
             guard let id = session.accept(event, audience: audience, from: device()) else { continue }
             let bytes = line()
-            if !session.enqueue(gestureLine: bytes, idRange: idRange, clientID: id) { slowClient(session) }
+            // A client that has received every gesture since the daemon started knows them by the engine's
+            // ids: its line is the one encoded.
+            let queued = id == event.id ? session.enqueue(bytes: bytes) : session.enqueue(gestureLine: bytes, idRange: idRange, clientID: id)
+            if !queued { slowClient(session) }
         }
     }
 

@@ -93,7 +93,8 @@ public final class Daemon {
                 return running
             }
             answerReloadRequests()
-            clients.flush(devices: devices)
+            clients.flush()
+            if clients.hasDeferred { clients.applyDeferred(devices: devices) }
         }
         shutDown()
     }
@@ -192,6 +193,7 @@ public final class Daemon {
     /// The `reload` requests of this turn of the loop: one reload, answered to each once it is applied or
     /// refused.
     private func answerReloadRequests() {
+        guard clients.hasReloadRequests else { return }
         let asked = clients.takeReloadRequests()
         guard let first = asked.first else { return }
         let result = reload(cause: "\(first.by) asked" + (asked.count > 1 ? " (and \(asked.count - 1) more)" : ""))
@@ -204,7 +206,7 @@ public final class Daemon {
     private func shutDown() {
         SystemdNotifier.stopping()
         devices.closeAll()
-        clients.flush(devices: devices)
+        clients.flush()
         clients.closeAll(devices: devices)
         // The loop is over: waiting here holds up nothing but the exit, and lets the compositor read the
         // cancels written to the copies before they go.

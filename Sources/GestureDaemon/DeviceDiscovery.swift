@@ -1,3 +1,4 @@
+import GestureConfig
 import GestureCore
 import GestureProtocol
 import SystemCalls
@@ -175,6 +176,31 @@ enum DeviceAddFailure: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unsupported(let error): return error.description
         case .cannotWatch(let error): return "cannot watch it: \(error)"
+        }
+    }
+}
+
+extension UdevDiscovery {
+    /// The touchscreens udev knows, as `gestured --check-config` says the values in force for them: their
+    /// name and ids from udev (no device is opened), their node and links. Empty, with why, when udev
+    /// cannot be asked.
+    public static func touchscreensToCheck() -> (devices: [CheckedDevice], problem: String?) {
+        do {
+            let devices = try touchscreens().map { device -> CheckedDevice in
+                var description = DeviceDescription(name: device.name)
+                let ids = device.vendorProduct?.split(separator: ":").compactMap { UInt16($0, radix: 16) } ?? []
+                if ids.count == 2 {
+                    (description.vendor, description.product) = (ids[0], ids[1])
+                } else if let vendor = device.properties["ID_VENDOR_ID"].flatMap({ UInt16($0, radix: 16) }),
+                    let product = device.properties["ID_MODEL_ID"].flatMap({ UInt16($0, radix: 16) })
+                {
+                    (description.vendor, description.product) = (vendor, product)
+                }
+                return CheckedDevice(label: device.devnode, description: description, paths: DeviceDiscovery.paths(of: device))
+            }
+            return (devices, nil)
+        } catch {
+            return ([], "\(error)")
         }
     }
 }

@@ -195,6 +195,7 @@ final class DeviceHub {
             id: id, name: description.name, vendorProduct: description.vendorProduct, path: source.path,
             source: source.source, slots: slotCount, output: output, size: PanelSize(engine.geometry))
         info.seat = seat
+        info.edgeZones = EdgeZonesInForce(engine)
         info.replayClock = replayClock
         let runtime = DeviceRuntime(
             token: watches.upcomingToken, info: info, source: source, paths: paths, settings: settings, engine: engine,
@@ -294,8 +295,10 @@ final class DeviceHub {
     func nextWake() -> (earliest: Int64?, latestEvent: Int64?) {
         var earliest = retiringCopies.nextMicroseconds
         var latestEvent: Int64?
-        for pen in pens {
-            if let check = pen.nextStillnessCheck { earliest = min(earliest ?? check, check) }
+        if !pens.isEmpty {
+            for pen in pens {
+                if let check = pen.nextStillnessCheck { earliest = min(earliest ?? check, check) }
+            }
         }
         for runtime in runtimes {
             if let wake = runtime.nextWakeMicroseconds { earliest = min(earliest ?? wake, wake) }
@@ -317,9 +320,15 @@ final class DeviceHub {
         for (_, index) in due { handle(serving[index].serveDue(now: now), of: serving[index]) }
         if !due.isEmpty { due.removeAll(keepingCapacity: true) }
         retiringCopies.retire(now: now)
+        if !pens.isEmpty { checkStillPens(now: now) }
+    }
+
+    /// The pens near whose stillness check is due: one that counts as gone (still for too long) or as near
+    /// again (it moved) is followed by its touchscreens. Out of the frame's path (no pen, no call).
+    @inline(never)
+    private func checkStillPens(now: Int64) {
         for pen in pens {
             guard let check = pen.nextStillnessCheck, check <= now, pen.checkStillness(now: now) != nil else { continue }
-            // A still pen counts as gone (or one that moved again as near): its touchscreens follow.
             for runtime in runtimes where runtime.penLink.pens.contains(where: { $0.path == pen.path }) {
                 syncPenProximity(runtime, atMicroseconds: runtime.source.eventMicroseconds(forMonotonic: now))
             }
@@ -379,6 +388,7 @@ extension DeviceHub: DeviceRequests {
                 $0.reconfigure(settings: $0.settings, geometry: geometry, atMicroseconds: time, into: &$1)
                 claimedTouches += $1.touches.claimedCount
             }
+            runtime.info.edgeZones = EdgeZonesInForce(runtime.engine)
             // The pointer releases what it holds, where the finger is, as gestures in flight are cancelled.
             runtime.cancelPointer()
             logChange("\(runtime.info.id): orientation \(orientation.rawValue) (was \(previous.rawValue)), set by \(label)")

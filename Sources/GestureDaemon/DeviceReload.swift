@@ -1,5 +1,6 @@
 import GestureCore
 import GestureProtocol
+import GestureVocabulary
 
 // A reload's new settings, applied to a device that stays.
 extension DeviceRuntime {
@@ -34,9 +35,11 @@ extension DeviceRuntime {
         // Gestures in flight were cancelled: the pointer releases what it holds too.
         cancelPointer()
         let size = PanelSize(engine.geometry)
-        if size != info.size {
+        let zones = EdgeZonesInForce(engine)
+        if size != info.size || zones != info.edgeZones {
+            if size != info.size { Log.info("\(info.id): panel \(size)") }
             info.size = size
-            Log.info("\(info.id): panel \(size)")
+            info.edgeZones = zones
         }
         // The screen and zones the exclusion cap is measured on may have changed, whether or not clients see it.
         announceChange()
@@ -44,6 +47,18 @@ extension DeviceRuntime {
         refreshPointer(retryingFailed: true)
         if info != announcedInfo { announceChange() }
         Log.info("\(info.id): new settings applied")
+    }
+}
+
+extension EdgeZonesInForce {
+    /// The screen and the zones an engine runs with, as clients are told them.
+    init(_ engine: GestureEngine) {
+        let zones = engine.settings.edgeZones
+        func side(_ edge: Edge) -> Double? { zones[edge].enabled ? zones[edge].widthMM : nil }
+        let screen = engine.geometry.screenSizeMM
+        self.init(
+            screenWidthMM: screen.width, screenHeightMM: screen.height, left: side(.left), right: side(.right), top: side(.top),
+            bottom: side(.bottom), cornerSwipes: engine.settings.edgeSwipe.enabled && engine.settings.edgeSwipe.corners)
     }
 }
 

@@ -39,7 +39,7 @@ final class PenDevice {
 
     var path: String { udev.devnode }
     /// Near the glass, as arbitration takes it: its keys say so and it has not been still for 30 s.
-    var inProximity: Bool { proximity.inProximity && stillness.countsAsNear }
+    var inProximity: Bool { stillness.countsAsNear }
     /// When the pen, said to be near, is next sampled for stillness (CLOCK_MONOTONIC µs).
     var nextStillnessCheck: Int64? { stillness.nextCheck }
 
@@ -164,18 +164,16 @@ final class PenDevice {
         guard !changes.isEmpty else { return changes }
         var reported: [(inProximity: Bool, atMicroseconds: Int64)] = []
         for change in changes {
-            let before = inProximity
-            stillness.proximity(near: change.inProximity, sample: motionSample(), now: SystemCall.monotonicMicroseconds())
-            if inProximity != before { reported.append((inProximity, change.atMicroseconds)) }
+            if let near = stillness.proximity(near: change.inProximity, sample: motionSample(), now: SystemCall.monotonicMicroseconds()) {
+                reported.append((near, change.atMicroseconds))
+            }
         }
         return reported
     }
 
     /// The pen went (removed, or its read failed): out of proximity, nil when it was already.
     func lost() -> Bool? {
-        let before = inProximity
         _ = proximity.lost()
-        stillness.proximity(near: false, sample: [], now: 0)
-        return before ? false : nil
+        return stillness.proximity(near: false, sample: [], now: 0)
     }
 }

@@ -47,9 +47,15 @@ struct PenStillness: Equatable {
         }
     }
 
-    /// The pen's keys say it came near (`sample`: its position now) or went away.
-    mutating func proximity(near: Bool, sample: [Int32], now: Int64) {
+    /// The pen's keys say it came near (`sample`: its position now) or went away. Returns whether it counts
+    /// as near now when that changed (nil when it did not: a still pen lifted away was already taken as
+    /// gone). The keys' state is this value's own (`away` or not), never read from elsewhere, so a batch of
+    /// changes read in one go is taken one change at a time.
+    @discardableResult
+    mutating func proximity(near: Bool, sample: [Int32], now: Int64) -> Bool? {
+        let before = countsAsNear
         transition(near ? .near(sample: sample, same: 0, nextCheck: now + PenStillness.intervalMicroseconds) : .away)
+        return countsAsNear != before ? countsAsNear : nil
     }
 
     /// A sample at its time; returns what changed.

@@ -20,6 +20,8 @@ public enum ExplanationJSON {
             ("reasons", .array(x.reasons.map(reason))),
             ("touches", .array(x.touches.map(touch))),
         ]
+        if x.fingersAlreadyDown > 0 { members.append(("fingers_already_down", .integer(x.fingersAlreadyDown))) }
+        if !x.unlisted.isEmpty { members.append(("unlisted", unlisted(x.unlisted))) }
         return JSONValue.object(members).serialized
     }
 
@@ -34,7 +36,9 @@ public enum ExplanationJSON {
         let reasons = (value["reasons"]?.arrayValue ?? []).compactMap(decodeReason)
         let touches = (value["touches"]?.arrayValue ?? []).compactMap(decodeTouch)
         return (
-            Explanation(startMicroseconds: start, endMicroseconds: end, fingers: fingers, gestures: gestures, reasons: reasons, touches: touches),
+            Explanation(
+                startMicroseconds: start, endMicroseconds: end, fingers: fingers, gestures: gestures, reasons: reasons, touches: touches,
+                fingersAlreadyDown: max(0, value["fingers_already_down"]?.intValue ?? 0), unlisted: decodeUnlisted(value["unlisted"])),
             value["device"]?.stringValue
         )
     }
@@ -97,7 +101,24 @@ public enum ExplanationJSON {
         if let taps = g.taps { members.append(("taps", .integer(taps))) }
         if let direction = g.direction { members.append(("direction", .string(direction.rawValue))) }
         members.append(("outcome", .string(g.outcome.rawValue)))
+        if g.beganBeforeExplaining { members.append(("began_before_explaining", .bool(true))) }
         return .object(members)
+    }
+
+    /// What the lists leave out: counts, and the gestures by kind and outcome.
+    static func unlisted(_ u: Unlisted) -> JSONValue {
+        .object([
+            ("fingers", .integer(u.fingers)),
+            (
+                "gestures",
+                .array(
+                    u.gestures.map {
+                        .object([("gesture", .string($0.kind.rawValue)), ("outcome", .string($0.outcome.rawValue)), ("count", .integer($0.count))])
+                    })
+            ),
+            ("touches", .integer(u.touches)),
+            ("reasons", .integer(u.reasons)),
+        ])
     }
 
     static func reason(_ r: Reason) -> JSONValue {
@@ -171,7 +192,21 @@ public enum ExplanationJSON {
         else { return nil }
         return ExplainedGesture(
             kind: kind, id: UInt64(max(id, 0)), fingers: fingers, edge: v["edge"]?.stringValue.flatMap(Edge.init(rawValue:)),
-            direction: v["direction"]?.stringValue.flatMap(SwipeDirection.init(rawValue:)), taps: v["taps"]?.intValue, outcome: outcome)
+            direction: v["direction"]?.stringValue.flatMap(SwipeDirection.init(rawValue:)), taps: v["taps"]?.intValue, outcome: outcome,
+            beganBeforeExplaining: v["began_before_explaining"]?.boolValue ?? false)
+    }
+
+    static func decodeUnlisted(_ v: JSONValue?) -> Unlisted {
+        guard let v else { return Unlisted() }
+        let gestures = (v["gestures"]?.arrayValue ?? []).compactMap { g -> GestureTally? in
+            guard let kind = g["gesture"]?.stringValue.flatMap(GestureKind.init(rawValue:)),
+                let outcome = g["outcome"]?.stringValue.flatMap(ExplainedGesture.Outcome.init(rawValue:)), let count = g["count"]?.intValue, count > 0
+            else { return nil }
+            return GestureTally(kind: kind, outcome: outcome, count: count)
+        }
+        return Unlisted(
+            fingers: max(0, v["fingers"]?.intValue ?? 0), gestures: gestures, touches: max(0, v["touches"]?.intValue ?? 0),
+            reasons: max(0, v["reasons"]?.intValue ?? 0))
     }
 
     static func decodeReason(_ v: JSONValue) -> Reason? {

@@ -99,80 +99,105 @@ public enum JSONValue: Equatable, Sendable {
         return nil
     }
 
-    /// The value as compact JSON text on one line (no newline at the end).
+    /// The value as compact JSON text on one line (no newline at the end). Written as bytes and made a
+    /// String once, so its cost is linear in its length (appending to a String piece by piece copied it
+    /// as it grew: an explanation of 2 MB took minutes, issue 36).
     public var serialized: String {
-        var out = ""
+        var out: [UInt8] = []
         JSONSerializer.write(self, into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
 /// Writes JSON text. Strings are escaped so a serialized value never contains a raw newline.
 public enum JSONSerializer {
     public static func write(_ value: JSONValue, into out: inout String) {
+        var bytes: [UInt8] = []
+        write(value, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` as JSON text's UTF-8 bytes.
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let text): out += text
+        case .null: append("null", to: &out)
+        case .bool(let b): append(b ? "true" : "false", to: &out)
+        case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 write(item, into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(member.key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 write(member.value, into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static func append(_ s: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
     /// Appends `s` as a quoted JSON string: `"` and `\` escaped, control characters as `\n`, `\t` or
     /// `\u00XX`; everything else (all of Unicode) as UTF-8.
     public static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        var plainStart = s.unicodeScalars.startIndex
-        var index = plainStart
-        let scalars = s.unicodeScalars
-        while index != scalars.endIndex {
-            let scalar = scalars[index]
-            let escape: String?
-            switch scalar {
-            case "\"": escape = "\\\""
-            case "\\": escape = "\\\\"
-            case "\n": escape = "\\n"
-            case "\r": escape = "\\r"
-            case "\t": escape = "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7f || scalar.value == 0x2028 || scalar.value == 0x2029 {
-                    escape = "\\u" + hex4(scalar.value)
-                } else {
-                    escape = nil
-                }
-            }
-            if let escape {
-                out.unicodeScalars.append(contentsOf: scalars[plainStart..<index])
-                out += escape
-                index = scalars.index(after: index)
-                plainStart = index
-            } else {
-                index = scalars.index(after: index)
-            }
-        }
-        out.unicodeScalars.append(contentsOf: scalars[plainStart..<scalars.endIndex])
-        out += "\""
+        var bytes: [UInt8] = []
+        writeString(s, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func hex4(_ v: UInt32) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    /// As `writeString(_:into:)` for a String, appending UTF-8 bytes: DEL, U+2028 and U+2029 are escaped
+    /// too (`\u007f`, `\u2028`, `\u2029`: a line separator would end a line in some readers).
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            var plainStart = 0
+            var i = 0
+            while i < utf8.count {
+                let byte = utf8[i]
+                var escape: StaticString?
+                var length = 1
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0a: escape = "\\n"
+                case 0x0d: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0xe2 where i + 2 < utf8.count && utf8[i + 1] == 0x80 && (utf8[i + 2] == 0xa8 || utf8[i + 2] == 0xa9):
+                    escape = utf8[i + 2] == 0xa8 ? "\\u2028" : "\\u2029"
+                    length = 3
+                default:
+                    guard byte < 0x20 || byte == 0x7f else {
+                        i += 1
+                        continue
+                    }
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<i]))
+                if let escape {
+                    append(escape, to: &out)
+                } else {
+                    // \u00XX for the other control characters and DEL.
+                    let hex: StaticString = "0123456789abcdef"
+                    append("\\u00", to: &out)
+                    out.append(hex.utf8Start[Int(byte >> 4)])
+                    out.append(hex.utf8Start[Int(byte & 0xf)])
+                }
+                i += length
+                plainStart = i
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<utf8.count]))
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -219,6 +219,9 @@ public struct DeviceInfo: Equatable, Sendable {
     public var penArbitration: PenArbitrationSetting?
     /// The pens found belonging with the device while arbitration is on, and how each was found.
     public var pens: [PairedPen] = []
+    /// The screen as the user sees it now and the edge zones in force on it (what `gesturectl plot --socket`
+    /// draws); absent from daemons that do not say.
+    public var edgeZones: EdgeZonesInForce?
     /// For a replay: how its clock maps onto CLOCK_MONOTONIC (`ReplayClock`); nil for a kernel device.
     public var replayClock: ReplayClock?
     /// The seat the touchscreen belongs to (udev's `ID_SEAT`, seat0 when unset, as logind assigns it): whose
@@ -245,14 +248,22 @@ public struct DeviceInfo: Equatable, Sendable {
         self.size = size
     }
 
-    /// The device as a client that may not see its seat's private details sees it: without the focused
-    /// app (what the seat's user is doing), the exclusions (which follow the focused app, and name the
-    /// clients that keep them) and the pointer's mode (which follows the focused app).
+    /// The device as a client that may not see its seat's private details sees it: the fields declared
+    /// public here and no other, so a field added to a device is private until it is declared here. Left
+    /// out: the focused app (what the seat's user is doing), the exclusions (which follow the focused app,
+    /// and name the clients that keep them) and the pointer's mode (which follows the focused app).
     public var publicView: DeviceInfo {
-        var view = self
-        view.focusedApp = nil
-        view.exclusions = []
-        view.pointerMode = nil
+        var view = DeviceInfo(
+            id: id, name: name, vendorProduct: vendorProduct, path: path, source: source, slots: slots, orientation: orientation,
+            virtualPath: virtualPath, output: output, size: size)
+        view.penArbitration = penArbitration
+        view.pens = pens
+        view.seat = seat
+        view.replayClock = replayClock
+        // The screen and its zones are the configuration's and the orientation's, public as the size is.
+        view.edgeZones = edgeZones
+        // The virtual pointer's node is the configuration's, public as the copy's is.
+        view.pointerPath = pointerPath
         return view
     }
 
@@ -283,6 +294,7 @@ public struct DeviceInfo: Equatable, Sendable {
         if let penArbitration { members.append(("pen_arbitration", .string(penArbitration.rawValue))) }
         if !pens.isEmpty { members.append(("pens", .array(pens.map(\.json)))) }
         if seat != DeviceInfo.defaultSeat { members.append(("seat", .string(seat))) }
+        if let edgeZones { members += edgeZones.members }
         if let replayClock { members.append(("replay_clock", replayClock.json)) }
         return .object(members)
     }
@@ -319,6 +331,67 @@ public struct DeviceInfo: Equatable, Sendable {
         self.pens = (json["pens"]?.arrayValue ?? []).compactMap(PairedPen.init(json:))
         self.seat = json["seat"]?.stringValue ?? DeviceInfo.defaultSeat
         self.replayClock = json["replay_clock"].flatMap(ReplayClock.init(json:))
+        self.edgeZones = EdgeZonesInForce(json: json)
+    }
+}
+
+/// The screen as the user sees it now (after the configured rotation and calibration and the orientation
+/// set at run time) and its edge zones in force: `screen_mm`, `edge_zones_mm` (the width of each side's
+/// zone whose side is on; a side that is off is absent) and `corner_swipes` in a device object.
+public struct EdgeZonesInForce: Equatable, Sendable {
+    public var screenWidthMM: Double
+    public var screenHeightMM: Double
+    /// Each side's zone width, nil for a side that is off.
+    public var left: Double?
+    public var right: Double?
+    public var top: Double?
+    public var bottom: Double?
+    /// Whether corner swipes are on (where two sides' zones meet).
+    public var cornerSwipes: Bool
+
+    public init(
+        screenWidthMM: Double, screenHeightMM: Double, left: Double?, right: Double?, top: Double?, bottom: Double?, cornerSwipes: Bool
+    ) {
+        self.screenWidthMM = screenWidthMM
+        self.screenHeightMM = screenHeightMM
+        self.left = left
+        self.right = right
+        self.top = top
+        self.bottom = bottom
+        self.cornerSwipes = cornerSwipes
+    }
+
+    /// A side's zone width, nil when the side is off (or for a corner).
+    public subscript(edge: Edge) -> Double? {
+        switch edge {
+        case .left: return left
+        case .right: return right
+        case .top: return top
+        case .bottom: return bottom
+        case .topLeft, .topRight, .bottomLeft, .bottomRight: return nil
+        }
+    }
+
+    var members: [(key: String, value: JSONValue)] {
+        var zones: [(key: String, value: JSONValue)] = []
+        for edge in Edge.sides { if let w = self[edge] { zones.append((edge.rawValue, .double(w))) } }
+        return [
+            ("screen_mm", .object([("width", .double(screenWidthMM)), ("height", .double(screenHeightMM))])),
+            ("edge_zones_mm", .object(zones)),
+            ("corner_swipes", .bool(cornerSwipes)),
+        ]
+    }
+
+    /// Read from a device object; nil when it has no `screen_mm` (an older daemon).
+    init?(json: JSONValue) {
+        guard let width = json["screen_mm"]?["width"]?.doubleValue, let height = json["screen_mm"]?["height"]?.doubleValue,
+            width.isFinite, height.isFinite, width > 0, height > 0
+        else { return nil }
+        let zones = json["edge_zones_mm"]
+        func side(_ edge: Edge) -> Double? { zones?[edge.rawValue]?.doubleValue.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }
+        self.init(
+            screenWidthMM: width, screenHeightMM: height, left: side(.left), right: side(.right), top: side(.top), bottom: side(.bottom),
+            cornerSwipes: json["corner_swipes"]?.boolValue ?? false)
     }
 }
 

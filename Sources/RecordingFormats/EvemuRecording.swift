@@ -56,7 +56,11 @@ public struct EvemuParser: Sendable {
         var parser = EvemuParser(fileName: fileName)
         let bytes = Array(text.utf8)
         parser.reserve(forBytes: bytes.count)
-        try bytes.withUnsafeBufferPointer { (b) throws(RecordingError) in try parser.parse(lines: b) }
+        // The closure returns a Result: Swift 6.0's withUnsafeBufferPointer rethrows any Error, not the
+        // closure's typed error.
+        try bytes.withUnsafeBufferPointer { b in
+            Result { () throws(RecordingError) in try parser.parse(lines: b) }
+        }.get()
         return parser.finish()
     }
 

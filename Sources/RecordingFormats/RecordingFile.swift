@@ -111,16 +111,18 @@ public enum RecordingFile {
             }
             guard format == .evemu else { continue }
             try parsing { () throws(RecordingError) in
-                try pending.withUnsafeBufferPointer { (b) throws(RecordingError) in
-                    try evemu.parse(lines: UnsafeBufferPointer(rebasing: b[...lastNewline]))
-                }
+                try pending.withUnsafeBufferPointer { b in
+                    Result { () throws(RecordingError) in try evemu.parse(lines: UnsafeBufferPointer(rebasing: b[...lastNewline])) }
+                }.get()
             }
             pending.removeSubrange(...lastNewline)
         }
         switch format ?? pending.withUnsafeBufferPointer({ RecordingFormat.of(bytes: $0, complete: true) }) {
         case .evemu, nil:
             try parsing { () throws(RecordingError) in
-                try pending.withUnsafeBufferPointer { (b) throws(RecordingError) in try evemu.parse(lines: b) }
+                try pending.withUnsafeBufferPointer { b in
+                    Result { () throws(RecordingError) in try evemu.parse(lines: b) }
+                }.get()
             }
             return evemu.finish()
         case .libinputRecord:

@@ -27,9 +27,12 @@ extension SystemCall {
     public static func epollWait(
         _ epollFD: Int32, into buffer: UnsafeMutableBufferPointer<epoll_event>, timeoutMilliseconds: Int32
     ) throws(SystemError) -> Int {
-        Int(
+        // glibc 2.41 (Debian trixie) declares the buffer non-null: pass a pointer, not an Optional (an empty
+        // buffer is epoll_wait's EINVAL).
+        guard let events = buffer.baseAddress, !buffer.isEmpty else { throw SystemError(errno: EINVAL, operation: "epoll_wait") }
+        return Int(
             try retryingInterrupts("epoll_wait") {
-                epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
+                epoll_wait(epollFD, events, Int32(buffer.count), timeoutMilliseconds)
             })
     }
 

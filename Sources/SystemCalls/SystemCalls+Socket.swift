@@ -139,9 +139,11 @@ extension SystemCall {
     /// left, so a caller's loop sees a wake-up only for a descriptor or its own deadline.
     public static func poll(_ fds: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemError) -> Int {
         let count = fds.count
-        return try fds.withUnsafeMutableBufferPointer { (buffer) throws(SystemError) -> Int in
-            try pollRetrying(buffer.baseAddress!, count, timeoutMilliseconds)
-        }
+        // The closure returns a Result: Swift 6.0's withUnsafeMutableBufferPointer rethrows any Error, not
+        // the closure's typed error.
+        return try fds.withUnsafeMutableBufferPointer { buffer in
+            Result { () throws(SystemError) in try pollRetrying(buffer.baseAddress!, count, timeoutMilliseconds) }
+        }.get()
     }
 
     private static func pollRetrying(

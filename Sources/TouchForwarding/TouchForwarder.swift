@@ -46,7 +46,7 @@ public struct TouchForwarder: Sendable {
     /// ABS_MT_* codes whose values a slot holds: ABS_MT_TOUCH_MAJOR (0x30) ... ABS_MT_TOOL_Y (0x3d), less
     /// ABS_MT_TRACKING_ID, which is kept apart.
     private static let firstValueCode: UInt16 = 0x30
-    private static let valueCount = 14
+    private static let valueCount = SlotValues.count
     private static let unknown = Int32.min
 
     /// BTN_TOOL_FINGER, _DOUBLETAP, _TRIPLETAP, _QUADTAP, _QUINTTAP: the tool keys of 1...5 contacts.
@@ -89,9 +89,6 @@ public struct TouchForwarder: Sendable {
     private let hasAbsX: Bool
     private let hasAbsY: Bool
     private let hasAbsPressure: Bool
-
-    /// A slot's values: ABS_MT_TOUCH_MAJOR ... ABS_MT_TOOL_Y, `unknown` until set.
-    typealias SlotValues = InlineArray<14, Int32>
 
     /// Everything about one slot: the panel's contact, what the copy shows of it, and what happened to it
     /// in the frame being written.

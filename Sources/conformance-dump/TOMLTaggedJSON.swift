@@ -8,12 +8,14 @@ import GestureProtocol
 public enum TOMLTaggedJSON {
     /// The tagged tree of `bytes`, or the syntax error as "line:column: message".
     public static func render(bytes: [UInt8]) -> Result<JSONValue, TOMLTaggedJSONError> {
-        do {
-            let root = try bytes.withUnsafeBufferPointer { buffer throws(TOMLSyntaxError) in
-                try TOMLReader.parse(bytes: buffer, sourceName: "document")
-            }
-            return .success(tagged(root))
-        } catch {
+        // The closure returns a Result: Swift 6.0's withUnsafeBufferPointer rethrows any Error, not the
+        // closure's typed error.
+        let parsed = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(TOMLSyntaxError) in try TOMLReader.parse(bytes: buffer, sourceName: "document") }
+        }
+        switch parsed {
+        case .success(let root): return .success(tagged(root))
+        case .failure(let error):
             return .failure(TOMLTaggedJSONError(line: error.position.line, column: error.position.column, message: error.message))
         }
     }

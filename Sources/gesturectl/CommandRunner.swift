@@ -475,7 +475,7 @@ final class CommandRunner<Source: ActionSource> {
             let actions = source.actions(for: g.event, deviceID: g.device, deviceName: name, happenedAt: happened)
             for var action in actions {
                 action.due = happened
-                action.gesture = "gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "")
+                action.gesture = "gesture \(g.event.id)" + (g.device.map { " on \($0)" } ?? "") + " at \(GestureEventJSON.seconds(g.event.timeMicroseconds))"
                 fire(action)
             }
             if actions.isEmpty, log.verbose, let why = source.unmatched(g.event, deviceID: g.device, deviceName: name) {

@@ -53,7 +53,7 @@ private let devicesUsage = """
     """
 
 /// Splits "a,b,c" and maps each item, naming the option and the allowed values when one is wrong.
-private func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) throws(UsageError) -> Set<T>
+func parseList<T>(_ text: String, option: String, allowed: [String], _ make: (String) -> T?) throws(UsageError) -> Set<T>
 where T: Hashable {
     var set = Set<T>()
     for item in text.split(separator: ",", omittingEmptySubsequences: true) {

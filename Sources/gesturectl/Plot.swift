@@ -4,6 +4,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import GestureClient
+import GestureProtocol
+import PlainText
 import GestureCore
 import GestureVocabulary
 import RecordingFormats
@@ -12,6 +15,7 @@ import CommandLineArguments
 
 private let plotUsage = """
     usage: gesturectl plot [--device DESC] [--config FILE [--focus APP]] -o OUT.svg RECORDING
+           gesturectl plot [--socket PATH] [--device ID] -o OUT.svg
 
     RECORDING may be - for standard input; OUT.svg may be - for standard output.
 
@@ -31,26 +35,46 @@ private let plotUsage = """
                       that name it apply too
       -o FILE         where to write the SVG (required)
 
+    Without RECORDING it draws a device of the running gestured as the daemon has it now: the screen as
+    the user sees it (after rotation, calibration and the orientation set at run time), its edge zones in
+    force, corner swipes, and the parts of the edges excluded now (by [[exclusion]] sections for the
+    focused app and by clients' exclude requests), with the orientation and the focused app said above.
+
+      --socket PATH   the daemon's socket (default: $GESTURED_SOCKET, else $XDG_RUNTIME_DIR/gestured.sock,
+                      else \(ProtocolConstants.defaultSocketPath))
+      --device ID     the device to draw (its id, name or vvvv:pppp; needed when gestured has more than one)
+
     """
 
 func runPlot(_ args: [String]) -> Int32 {
     var offline = OfflineRecording()
     var outputPath: String?
+    var socket: String?
     var arguments = Arguments(args, command: "plot", usage: plotUsage)
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
         case "-o": outputPath = try a.fileName(of: option)
+        case "--socket": socket = try a.path(of: option)
         default: try offline.read(option, &a)
         }
     }) {
         return status
     }
-    guard let recordingPath = offline.recordingPath else {
-        printError("gesturectl plot: no recording given\n\n" + plotUsage)
-        return 2
-    }
     guard let outputPath, !outputPath.isEmpty else {
         printError("gesturectl plot: no output file given; name the SVG to write with -o OUT.svg (- for standard output)\n")
+        return 2
+    }
+    guard let recordingPath = offline.recordingPath else {
+        if offline.configPath != nil || offline.focus != nil {
+            printError(
+                "gesturectl plot: --config and --focus go with a recording; without one the running daemon's own settings, focus and "
+                    + "exclusions are drawn\n\n" + plotUsage)
+            return 2
+        }
+        return plotLive(socket: socket, device: offline.devicePath, outputPath: outputPath)
+    }
+    if socket != nil {
+        printError("gesturectl plot: --socket is for drawing the running daemon's device, not a recording\n\n" + plotUsage)
         return 2
     }
     return reportingInputErrors("plot") {
@@ -59,6 +83,45 @@ func runPlot(_ args: [String]) -> Int32 {
         for w in plot.warnings { printError("warning: \(w.message)\n") }
         let svg = PlotSVG.render(plot)
         if let failure = write(svg, to: outputPath) {
+            printError("gesturectl plot: \(failure)\n")
+            return 1
+        }
+        printError("panel: \(plot.sizeDescription)\n")
+        return 0
+    }
+}
+
+/// Draws a device of the running daemon as it has it now (its `devices` entry: the screen, the zones in
+/// force, the exclusions, the orientation and the focus).
+private func plotLive(socket: String?, device selector: String?, outputPath: String) -> Int32 {
+    reportingDaemonErrors("plot") {
+        let client = try GestureClient.connect(path: socket)
+        defer { client.close() }
+        let devices = try client.devices()
+        let names = devices.map { "\(shown($0.id)) \"\(shown($0.name))\"" }
+        let info: DeviceInfo
+        if let selector {
+            guard let found = devices.first(where: { $0.isNamed(by: selector) }) else {
+                printError("gesturectl plot: gestured has no device \(shown(selector)); it has: \(names.isEmpty ? "none" : names.joined(separator: ", "))\n")
+                return 1
+            }
+            info = found
+        } else {
+            guard devices.count == 1, let only = devices.first else {
+                printError(
+                    devices.isEmpty
+                        ? "gesturectl plot: gestured has no touchscreen now\n"
+                        : "gesturectl plot: gestured has \(devices.count) devices: name the one to draw with --device (\(names.joined(separator: ", ")))\n")
+                return 1
+            }
+            info = only
+        }
+        guard let zones = info.edgeZones else {
+            printError("gesturectl plot: this gestured does not say its edge zones (it is older than this gesturectl); update it\n")
+            return 1
+        }
+        let plot = RecordingPlot(device: info, zones: zones, socketPath: client.path)
+        if let failure = write(PlotSVG.render(plot), to: outputPath) {
             printError("gesturectl plot: \(failure)\n")
             return 1
         }
@@ -138,6 +201,39 @@ struct RecordingPlot {
     var originMicroseconds: Int64
     /// The last event's or gesture event's time, whichever is later.
     var endMicroseconds: Int64
+    /// For a device of the running daemon (no recording): where it was asked and what it has now
+    /// ("as gestured at PATH has it now: orientation 90°, focused app foot"); nil for a recording.
+    var live: String?
+
+    /// A device of the running daemon as it has it now: its screen, zones and exclusions, no touches.
+    init(device info: DeviceInfo, zones: EdgeZonesInForce, socketPath: String) {
+        deviceName = "\(escapingControlCharacters(info.name)) (\(escapingControlCharacters(info.id)))"
+        screenSizeMM = (zones.screenWidthMM, zones.screenHeightMM)
+        switch info.size?.source {
+        case .resolution?: sizeSource = .axisResolution
+        case .configuration?: sizeSource = .configured
+        case .assumed?, nil: sizeSource = .assumed
+        }
+        sizeDescription = info.size.map(\.description) ?? "of unknown size"
+        geometry = GeometrySettings()
+        var settings = RecognizerSettings()
+        for edge in Edge.sides {
+            settings.edgeZones[edge].enabled = zones[edge] != nil
+            settings.edgeZones[edge].widthMM = zones[edge] ?? settings.edgeZones[edge].widthMM
+        }
+        settings.edgeSwipe.corners = zones.cornerSwipes
+        self.settings = settings
+        exclusions = EdgeExclusions(info.exclusions.map { EdgeExclusion(edge: $0.edge, from: $0.from, to: $0.to, source: $0.source) })
+        originMicroseconds = 0
+        endMicroseconds = 0
+        var now = "as gestured at \(escapingControlCharacters(socketPath)) has it now: orientation \(info.orientation.rawValue)°"
+        now += info.focusedApp.map { ", focused app \"\(escapingControlCharacters($0))\"" } ?? ", no focused app known"
+        for e in info.exclusions {
+            now += "; " + (e.edge.isCorner ? "the \(e.edge.rawValue) corner" : "\(e.edge.rawValue) \(formatNumber(e.from))…\(formatNumber(e.to))")
+                + " excluded by \(escapingControlCharacters(e.source.isEmpty ? "?" : e.source))"
+        }
+        live = now
+    }
 
     init(
         recording: DeviceRecording, settings: RecognizerSettings, geometry geometrySettings: GeometrySettings,

@@ -61,9 +61,10 @@ enum PlotSVG {
         }
         let screenTop = margin + Double(header.count) * lineHeight + rulerSpace
         let stripTop = screenTop + screenPx.height + 3 * lineHeight
-        let strip = TimeStrip(plot: plot, left: left, width: contentWidth, top: stripTop + 2 * lineHeight, pageRight: width - 4)
-        let tableTop = strip.bottom + 2 * lineHeight
-        let table = tableLines(plot).enumerated().flatMap { i, line in
+        // A device of the running daemon has no touches: no time strip and no table of gestures.
+        let strip = plot.live == nil ? TimeStrip(plot: plot, left: left, width: contentWidth, top: stripTop + 2 * lineHeight, pageRight: width - 4) : nil
+        let tableTop = (strip?.bottom ?? stripTop - 2 * lineHeight) + 2 * lineHeight
+        let table = plot.live != nil ? [] : tableLines(plot).enumerated().flatMap { i, line in
             wrap(line, width: textWidth, characterWidth: i == 0 ? 7.2 : 6.7, indent: i == 0 ? "" : "    ").map { (line: $0, title: i == 0) }
         }
         let height = tableTop + Double(table.count) * lineHeight + margin
@@ -92,8 +93,10 @@ enum PlotSVG {
         svg.rect(x: left, y: screenTop, width: screenPx.width, height: screenPx.height, fill: "none", stroke: "#404040", strokeWidth: 1)
         drawLabels(&svg, labels)
 
-        svg.text("Time (seconds from the first event): each finger down, then each gesture from begin to end", x: left, y: stripTop + 12, size: 12, bold: true)
-        strip.draw(&svg)
+        if let strip {
+            svg.text("Time (seconds from the first event): each finger down, then each gesture from begin to end", x: left, y: stripTop + 12, size: 12, bold: true)
+            strip.draw(&svg)
+        }
 
         for (i, line) in table.enumerated() {
             svg.text(line.line, x: margin, y: tableTop + Double(i) * lineHeight + 12, size: line.title ? 12 : 11, bold: line.title, monospace: !line.title)
@@ -105,6 +108,7 @@ enum PlotSVG {
     // MARK: - Text around the drawing
 
     static func headerLines(_ plot: RecordingPlot) -> [String] {
+        let live = plot.live
         let s = plot.settings
         let es = s.edgeSwipe
         let screen = plot.screenSizeMM
@@ -120,8 +124,21 @@ enum PlotSVG {
         var edgeSwipes = es.enabled ? "edge swipes of \(range(es.minFingers, es.maxFingers)) finger" : "edge swipes off"
         if es.enabled && es.maxFingers != 1 { edgeSwipes += "s" }
         if es.enabled { edgeSwipes += ", corners " + (es.corners ? "on" : "off") }
-        let excluded = plot.exclusions.all.map { e in e.edge.isCorner ? e.edge.rawValue : "\(e.edge.rawValue) \(mm(e.from))…\(mm(e.to))" }
+        // Parts of a side, 0...1, as the configuration writes them (0.25, not rounded to 0.3).
+        let excluded = plot.exclusions.all.map { e in
+            e.edge.isCorner ? e.edge.rawValue : "\(e.edge.rawValue) \(NumberText.setting(e.from))…\(NumberText.setting(e.to))"
+        }
         if !excluded.isEmpty { edgeSwipes += "; excluded (hatched): " + excluded.joined(separator: ", ") }
+        if let live {
+            // The running daemon's device: its screen and zones now, no touches.
+            var corners = "corner swipes " + (es.corners ? "on" : "off")
+            if !excluded.isEmpty { corners += "; excluded (hatched): " + excluded.joined(separator: ", ") }
+            return [
+                "\(plot.deviceName): \(mm(screen.width)) × \(mm(screen.height)) mm as the user sees it (\(plot.sizeSource.rawValue)), \(live)",
+                "Edge zones in force (tinted, to scale): \(zones.joined(separator: ", ")); \(corners).",
+                "No recording: the screen as the daemon has it now (gesturectl plot RECORDING draws touches on it).",
+            ]
+        }
         return [
             "\(plot.deviceName): \(geometry)",
             "Edge zones (tinted, to scale): \(zones.joined(separator: ", ")); \(edgeSwipes). "

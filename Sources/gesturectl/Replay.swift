@@ -199,6 +199,9 @@ func replaySettings(configPath: String?, device: DeviceDescription, focus: Strin
                 + "\(byPath.map(String.init).joined(separator: ", ")) match\(byPath.count == 1 ? "es" : "") by match_path, "
                 + "which a recording cannot match (it has no device node); the daemon may apply settings this replay does not\n")
     }
+    if let focus, let advice = configuration.focusAdvice(focus, device: device) {
+        printError("warning: --focus \(shown(focus)): \(advice)\n")
+    }
     let exclusions = resolved.configuredExclusions(forApp: focus)
     for (e, source) in exclusions {
         printError("excluded \(e.edge.rawValue)\(e.edge.isCorner ? "" : " \(e.from)...\(e.to)") from \(source)\n")

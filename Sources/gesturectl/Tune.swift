@@ -312,6 +312,9 @@ enum TuneNext {
 /// Where the attempts come from: a recording, or the running daemon.
 protocol TuneSource {
     var screenSizeMM: (width: Double, height: Double) { get }
+    /// Whether a step takes a fixed number of touches whatever they are (a recording made following the
+    /// steps, touch by touch), rather than waiting until it has its count of attempts (live).
+    var positional: Bool { get }
     /// Touches left (a recording); nil live.
     var remaining: Int? { get }
     /// "checked by replaying the recording".
@@ -341,6 +344,7 @@ struct TuneRecordingSource: TuneSource {
     }
 
     var screenSizeMM: (width: Double, height: Double) { recording.screenSizeMM }
+    var positional: Bool { true }
     var remaining: Int? { touches.count - index }
     var checkedBy: String { "checked by replaying the recording" }
     var endText: String { "the recording ends" }
@@ -371,6 +375,7 @@ struct TuneLiveSource: TuneSource {
     static let queueLimit = 1024
 
     var screenSizeMM: (width: Double, height: Double) { seenSizeMM ?? fallbackSizeMM }
+    var positional: Bool { false }
     var remaining: Int? { nil }
     var checkedBy: String { "as the measurements of your touches predict" }
     var endText: String { "the daemon sends no more" }
@@ -447,6 +452,8 @@ struct TuneSession {
     /// What today's settings made of each attempt.
     var today: [TuneOutcome] = []
     var proposal = TuneProposal(edges: [], attempts: [], current: RecognizerSettings(), screenSizeMM: (0, 0))
+    /// The fewest swipes from an edge its zone is tuned from (or the count asked for, when fewer).
+    static let minimumSwipes = 3
 
     init(deviceName: String, settings: RecognizerSettings, edges: [Edge], steps: [TuneStep]) {
         self.deviceName = deviceName
@@ -470,9 +477,20 @@ struct TuneSession {
             if step.count == nil && source.remaining == nil { print("Enter: done   q: quit") }
             fflush(nil)
             var taken = 0
-            steps: while wanted.map({ taken < $0 }) ?? true {
+            // Touches the step took, attempts or not: a recording's steps are so many touches each.
+            var seen = 0
+            steps: while wanted.map({ (source.positional ? seen : taken) < $0 }) ?? true {
                 switch source.next(keys: &keys, openEnded: step.count == nil) {
                 case .touch(let touch):
+                    seen += 1
+                    if let why = step.intent.leftOut(touch, settings: settings) {
+                        // Not an attempt at what the step asks for (a tap during the swipes): not counted.
+                        var line = "  left out: \(why); not counted as a \(step.intent)"
+                        if !source.positional, let wanted { line += " (\(taken) of \(wanted) so far: \(wanted - taken) more, please)" }
+                        print(line)
+                        fflush(nil)
+                        continue
+                    }
                     taken += 1
                     let attempt = TuneAttempt(intent: step.intent, number: taken, measurement: touch.measurement)
                     attempts.append(attempt)
@@ -500,7 +518,23 @@ struct TuneSession {
             }
             fflush(nil)
         }
-        proposal = TuneProposal(edges: edges, attempts: attempts, current: settings, screenSizeMM: source.screenSizeMM)
+        // An edge with too few swipes to learn from is left as it is, and said.
+        var tuned: [Edge] = []
+        for step in steps {
+            guard case .edgeSwipe(let edge) = step.intent, let count = step.count else { continue }
+            let got = attempts.filter { $0.intent == step.intent }.count
+            let needed = min(TuneSession.minimumSwipes, count)
+            if got >= needed || got == 0 {
+                tuned.append(edge)
+            } else {
+                print(
+                    "\nToo few \(edge.rawValue) edge swipes to tune that edge from (\(got); at least \(needed)): it is left as it is. "
+                        + "Run gesturectl tune again and swipe in from the \(edge.rawValue) edge \(count) times.")
+            }
+        }
+        proposal = TuneProposal(edges: tuned, attempts: attempts.filter { a in
+            if case .edgeSwipe(let edge) = a.intent { return tuned.contains(edge) } else { return true }
+        }, current: settings, screenSizeMM: source.screenSizeMM)
         report(source: source)
         fflush(nil)
         return .done

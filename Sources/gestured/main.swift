@@ -9,7 +9,7 @@ let usage = """
     usage: gestured [--config FILE] [--socket PATH] [--no-udev] [--seats-directory DIR]
                     [--replay RECORDING [--device DESC] [--loop] [--speed X] [--passthrough] [--pen PEN]...
                      [--wait-for-explanations]]...
-           gestured --check-config FILE
+           gestured --check-config FILE [--no-udev]
            gestured --version
 
     Recognizes touchscreen gestures and publishes them to clients on a Unix socket (docs/protocol.md).
@@ -32,7 +32,11 @@ let usage = """
                            is in proximity and 0.5 s after (pen_arbitration); may be repeated
         --wait-for-explanations  hold the replay until a client subscribes to explanations
                            (gesturectl tune or explain), which then sees it from its first touch
-      --check-config FILE  validate FILE, print what it sets, exit 0 when it is usable and 1 when not
+      --check-config FILE  validate FILE, print what it sets (its [[device]] and [[exclusion]]
+                           sections, keys that change nothing) and the values in force (edge zones and
+                           the key deciding each, slop, angle tolerance, exclusions) for a device no
+                           section matches, for each section, and for each touchscreen udev knows here
+                           (not with --no-udev); exit 0 when it is usable and 1 when not
       --version            print the version
 
     Signals: SIGHUP reloads the configuration (a broken file keeps the running one), SIGTERM and SIGINT
@@ -105,9 +109,16 @@ func parseArguments(_ all: [String]) -> (DaemonOptions, checkConfigPath: String?
 let (options, checkConfigPath) = parseArguments(Array(CommandLine.arguments.dropFirst()))
 
 if let checkConfigPath {
-    let result = Configuration.checkConfig(path: checkConfigPath)
+    // The touchscreens here, for the values in force on each (udev's names and ids: none is opened).
+    let (devices, problem) = options.discoverDevices ? UdevDiscovery.touchscreensToCheck() : ([], nil)
+    let result = Configuration.checkConfig(path: checkConfigPath, devices: devices)
     if result.ok {
         print(result.message)
+        if let problem {
+            print("  (the touchscreens of this machine are not listed: udev: \(problem))")
+        } else if options.discoverDevices && devices.isEmpty {
+            print("  (udev knows no touchscreen on this machine)")
+        }
         exit(0)
     }
     fail(result.message, status: 1)

@@ -336,7 +336,7 @@ struct BindingMatcherTests {
         e.positionMM = Vector2(12.5, -0.03125)
         let env = BindingMatcher.environment(e, deviceID: "event3", deviceName: "Panel", binding: b)
         for line in [
-            "GESTURE_KIND=edge-swipe", "GESTURE_PHASE=end", "GESTURE_FINGERS=2", "GESTURE_ID=7", "GESTURE_EDGE=top-left",
+            "GESTURE_KIND=edge-swipe", "GESTURE_PHASE=end", "GESTURE_FINGERS=2", "GESTURE_ID=7", "GESTURE_TIME=0.000000", "GESTURE_EDGE=top-left",
             "GESTURE_EDGE_POSITION=0.125", "GESTURE_COMMITTED=true", "GESTURE_PROGRESS=0.6667", "GESTURE_X_MM=12.5",
             "GESTURE_Y_MM=-0.0313", "GESTURE_DEVICE=event3", "GESTURE_DEVICE_NAME=Panel", "GESTURE_BINDING=n",
         ] {

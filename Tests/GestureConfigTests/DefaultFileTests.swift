@@ -93,8 +93,9 @@ struct DefaultFileTests {
         for rule in RecognizerSettings().rules {
             collectProperties(Mirror(reflecting: rule), prefix: String(describing: type(of: rule)), into: &properties)
         }
-        // withholdsTouches follows a device's passthrough setting: no [recognizer] key.
-        properties.subtract(["withholdsTouches"])
+        // withholdsTouches follows a device's passthrough setting: no [recognizer] key. A zone's widthKey
+        // says which key set its width (edge_swipe.zone_mm or the side's own), for explanations.
+        properties.subtract(["withholdsTouches"] + Edge.sides.map { "edgeZones.\($0.rawValue).widthKey" })
         #expect(properties == Set(recognizerKeys.map(\.property)))
     }
 

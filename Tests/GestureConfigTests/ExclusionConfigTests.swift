@@ -39,6 +39,39 @@ import Testing
         #expect(!byID.exclusions[0].applies(to: touchscreen("x", vendor: 0x056a, product: 0x52c3)))
     }
 
+    /// Issue 38: a focused app (`--focus`) that puts no section in force is said, with a section that
+    /// would name it but for case (app_id globs are case-sensitive), or one that names it for another
+    /// device.
+    @Test func aFocusThatMatchesNoSectionIsSaid() throws {
+        let c = try load(
+            """
+            [[exclusion]]
+            app = ["sketch", "org.kde.*"]
+            edges = ["left"]
+
+            [[exclusion]]
+            app = "foot"
+            edges = ["top"]
+            device = "Wacom*"
+            """)
+        let elan = DeviceDescription(name: "ELAN Touchscreen")
+        #expect(c.focusAdvice("sketch", device: elan) == nil)
+        #expect(c.focusAdvice("org.kde.krita", device: elan) == nil)
+        #expect(
+            c.focusAdvice("Sketch", device: elan)
+                == "no [[exclusion]] section names \"Sketch\": app_id globs are case-sensitive; did you mean \"sketch\" (the section at gestured.toml:1:1)?")
+        #expect(
+            c.focusAdvice("Org.KDE.Krita", device: elan)
+                == "no [[exclusion]] section names \"Org.KDE.Krita\": app_id globs are case-sensitive; did you mean \"org.kde.*\" (the section at gestured.toml:1:1)?")
+        #expect(
+            c.focusAdvice("foot", device: elan)
+                == "the [[exclusion]] section at gestured.toml:5:1 names \"foot\" for devices matching \"Wacom*\", not this one; no section applies it here")
+        #expect(c.focusAdvice("foot", device: DeviceDescription(name: "Wacom ISDv4 E6 Finger")) == nil)
+        #expect(c.focusAdvice("gimp", device: elan) == "no [[exclusion]] section names \"gimp\" (the sections name \"sketch\", \"org.kde.*\", \"foot\")")
+        let empty = try load("")
+        #expect(empty.focusAdvice("gimp", device: elan) == "no [[exclusion]] section names \"gimp\" (the file has none with an app)")
+    }
+
     @Test func mistakesAreSaidWithTheirPlace() {
         #expect(errors("[[exclusion]]\napp = \"krita\"\n") == [
             "gestured.toml:1:1: exclusion[1]: an [[exclusion]] section needs edges (such as edges = [\"left\"])"

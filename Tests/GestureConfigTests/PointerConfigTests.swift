@@ -101,7 +101,7 @@ import Testing
         let c = try load("[[device]]\nmatch_name = \"*\"\npassthrough = true\npointer = \"mouse\"\npointer_fling = true\n\n[[pointer]]\napp = \"x*\"\nmode = \"touch\"\n")
         let summary = c.checkConfigSummary()
         #expect(summary.contains("sets passthrough = true, pointer = mouse, pointer_fling = true"), "\(summary)")
-        #expect(summary.contains("pointer[1] at gestured.toml:7:1: touch while \"x*\" has the focus, on every device"), "\(summary)")
+        #expect(summary.contains("pointers: 1 [[pointer]] section\n  pointer[1] at gestured.toml:7:1: touch while \"x*\" has the focus, on every device"), "\(summary)")
     }
 }
 

@@ -41,11 +41,11 @@ import GestureVocabulary
         #expect(miss.edge == .left)
         let zone = try #require(miss.measurement(.distanceFromEdge))
         #expect(abs(zone.value - 7) < 1e-9)
-        #expect(zone.key == "edge_swipe.zone_mm" && zone.setting == 5)
+        #expect(zone.key == "edge_swipe.left.zone_mm" && zone.setting == 5)
         #expect(abs(try #require(miss.measurement(.angleFromInward)).value) < 1e-6)
         #expect(abs(try #require(miss.landing).fromLeftMM - 7) < 1e-9)
         #expect(x.nearMisses == [miss])
-        #expect(miss.description == "edge-swipe: near miss, did not start: landed 7.0 mm from the left edge (edge_swipe.zone_mm 5) and moved inward (0° from inward (angle_tolerance_degrees 30))")
+        #expect(miss.description == "edge-swipe: near miss, did not start: landed 7.0 mm from the left edge (edge_swipe.left.zone_mm 5) and moved inward, 0° from inward (angle_tolerance_degrees 30)")
     }
 
     @Test func fartherThanTwiceTheZoneIsNoNearMiss() throws {
@@ -57,7 +57,7 @@ import GestureVocabulary
         let r = try #require(Self.reason(x, .edgeSwipe))
         #expect(r.cause == .outsideZone)
         #expect(abs(try #require(r.measurement(.distanceFromEdge)).value - 10.5) < 1e-9)
-        #expect(r.text == "landed 10.5 mm from the left edge (edge_swipe.zone_mm 5)")
+        #expect(r.text == "landed 10.5 mm from the left edge (edge_swipe.left.zone_mm 5)")
         #expect(x.nearMisses.isEmpty)
     }
 
@@ -154,17 +154,18 @@ import GestureVocabulary
     // MARK: Tap, hold, pan, pinch
 
     @Test func aTapThatMovedSaysHowFar() throws {
-        // 4.1 mm to the right in 5 frames: the 4th (3.28 mm, 33 device units at 10 a mm: 3.3 mm) passes the
-        // slop and the pan begins; the tap's reason is what it measured then.
+        // 8.1 mm to the right in 5 frames: the 4th (6.48 mm, 65 device units at 10 a mm: 6.5 mm) passes
+        // twice the slop (a contact that passed the slop by less and lifted at once would be a tap); the
+        // tap's reason is what it measured then.
         var s = TouchScript()
         s.down(0, 50, 80); s.frame()
-        s.drag([0], by: 4.1, 0, steps: 5)
+        s.drag([0], by: 8.1, 0, steps: 5)
         s.up(0); s.frame()
         let x = try #require(try Self.explain(s).explanations.first)
         let r = try #require(Self.reason(x, .tap))
         #expect(r.cause == .moved)
-        #expect(abs(r.measurements[0].value - 3.3) < 1e-9)
-        #expect(r.description == "tap: moved 3.3 mm (slop_mm 3)")
+        #expect(abs(r.measurements[0].value - 6.5) < 1e-9)
+        #expect(r.description == "tap: moved 6.5 mm (slop_mm 3)")
     }
 
     @Test func aHoldLiftedEarlySaysWhen() throws {

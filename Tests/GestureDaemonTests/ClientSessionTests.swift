@@ -60,7 +60,10 @@ final class TestHub {
     }
 
     /// Lets every client's queue go out.
-    func flush() { hub.flush(devices: devices) }
+    func flush() {
+        hub.flush()
+        hub.applyDeferred(devices: devices)
+    }
 }
 
 /// A session on one end of a socketpair; the test plays the client on the other end.
@@ -465,5 +468,26 @@ final class Pair {
         t.flush()
         #expect(after.gestures().map(\.kind) == [.tap])
         #expect(before.gestures().isEmpty)
+    }
+
+    /// A change of a device only the seat's audience sees (its focus, its exclusions) is told to them
+    /// alone: another user's subscriber gets no device-changed for it, so not even its timing shows.
+    @Test func aFocusChangeIsToldOnlyToTheSeatsAudience() {
+        let t = Self.hub()
+        let seatUser = Self.subscribed(t, uid: 1000)
+        let other = Self.subscribed(t, uid: 1001)
+        let setter = t.connect(uid: 1000)
+        setter.send("{\"type\":\"focus\",\"id\":1,\"app_id\":\"org.secret.Diary\"}\n")
+        setter.pump()
+        #expect(setter.replies() == [.focused(id: .integer(1), appID: "org.secret.Diary")])
+        t.flush()
+        let seen = seatUser.replies()
+        #expect(seen.count == 1)
+        if case .deviceChanged(let d)? = seen.first { #expect(d.focusedApp == "org.secret.Diary") } else { Issue.record("\(seen)") }
+        #expect(other.replies().isEmpty)
+        // The other's hello and devices say nothing of it either.
+        other.send("{\"type\":\"devices\",\"id\":2}\n")
+        other.pump()
+        #expect(other.replies() == [.devices(id: .integer(2), devices: [Self.device])])
     }
 }

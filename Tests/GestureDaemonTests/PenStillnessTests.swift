@@ -39,4 +39,22 @@ import Testing
         #expect(!p.countsAsNear && p.nextCheck == nil)
         #expect(p.check([1, 2], now: 1002 * Self.s) == nil)
     }
+
+    /// The pen's read takes its keys' changes one at a time, and each reports what arbitration sees: the guest's
+    /// pen checks found the pen's leaving never reported (PenDevice read the keys' final state for every change
+    /// of a read, so "away" looked unchanged and touches stayed off for good).
+    @Test func eachKeyChangeReportsWhatArbitrationSees() {
+        var p = PenStillness()
+        #expect(p.proximity(near: true, sample: [1, 2], now: 0) == true, "came near")
+        #expect(p.proximity(near: false, sample: [], now: 1) == false, "went away: reported")
+        #expect(p.proximity(near: false, sample: [], now: 2) == nil, "away again: nothing changed")
+        // In and out within one read: both reported, in order.
+        #expect(p.proximity(near: true, sample: [1, 2], now: 3) == true)
+        #expect(p.proximity(near: false, sample: [], now: 3) == false)
+        // A still pen lifted away was already taken as gone: nothing to report.
+        p.proximity(near: true, sample: [5, 5], now: 0)
+        for t in 1...3 { _ = p.check([5, 5], now: Int64(t) * 10 * Self.s) }
+        #expect(!p.countsAsNear)
+        #expect(p.proximity(near: false, sample: [], now: 40 * Self.s) == nil)
+    }
 }

@@ -426,3 +426,25 @@ import GestureVocabulary
         #expect(e[count] == .integer(41))
     }
 }
+
+/// A device's public view (issue 36, hole 8): the focused app, the exclusions and the pointer's mode are the
+/// seat's; every other field a client of any user sees.
+@Suite struct DevicePublicViewTests {
+    @Test func theSeatsDetailsAreLeftOutAndTheRestKept() {
+        var d = DeviceInfo(
+            id: "event5", name: "Panel", vendorProduct: "04f3:2234", path: "/dev/input/event5", source: .evdev, slots: 10,
+            orientation: .clockwise90, virtualPath: "/dev/input/event9", output: "DSI-1",
+            size: PanelSize(widthMM: 70, heightMM: 150, source: .resolution))
+        d.penArbitration = .on
+        d.pens = [PairedPen(path: "/dev/input/event6", name: "Pen", pairedBy: .group)]
+        d.seat = "seat1"
+        d.replayClock = ReplayClock(speed: 2, offsetMicroseconds: 5)
+        d.pointerPath = "/dev/input/event10"
+        var full = d
+        full.focusedApp = "org.secret.Diary"
+        full.pointerMode = .mouse
+        full.exclusions = [ExclusionInForce(edge: .left, from: 0, to: 0.2, source: "client 3 (uid 1000, pid 4242 diary)")]
+        #expect(full.publicView == d)
+        #expect(!full.publicView.json.serialized.contains("Diary") && !full.publicView.json.serialized.contains("4242"))
+    }
+}

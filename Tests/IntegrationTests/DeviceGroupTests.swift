@@ -69,9 +69,10 @@ private func groupsToJoin(in text: String) -> [(group: String, line: String)] {
         // OpenRC has no sysusers.d: the Makefile says how to make the group, and that no person joins it.
         #expect(makefile.contains("addgroup -S \(uinputGroup) && addgroup gestured \(uinputGroup)"))
         #expect(readWholeFile(root + "openrc/gestured.initd").contains(uinputGroup))
-        // The package installs the rule (debian/rules calls install-files with UDEVRULESDIR) and applies it
-        // to the /dev/uinput there is, after debhelper's sysusers step made the group.
-        #expect(readWholeFile(root + "debian/rules").contains("UDEVRULESDIR=/lib/udev/rules.d"))
+        // The package installs the rule (debian/rules calls install-files with UDEVRULESDIR: /lib/udev/rules.d
+        // or /usr/lib/udev/rules.d, as the debhelper building it expects) and applies it to the /dev/uinput
+        // there is, after debhelper's sysusers step made the group.
+        #expect(readWholeFile(root + "debian/rules").contains("UDEVRULESDIR=$(LIB_PREFIX)/udev/rules.d"))
         let postinst = readWholeFile(root + "debian/gestured.postinst")
         let debhelper = postinst.range(of: "#DEBHELPER#")
         let trigger = postinst.range(of: "udevadm trigger --action=change --sysname-match=uinput")

@@ -74,7 +74,8 @@ import GestureVocabulary
         for n in 0..<200 {
             do {
                 _ = try client.request(.focus(appID: "app\(n)"))
-            } catch .daemon(let e) {
+            } catch {
+                guard case .daemon(let e) = error else { throw error }
                 limited = e
                 break
             }

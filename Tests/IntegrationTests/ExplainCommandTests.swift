@@ -176,19 +176,75 @@ import Testing
         }
     }
 
-    /// The text says the same as the JSON: a block per touch, with the landing and the reasons.
+    /// `--all` says the same as the JSON: a block per touch, with the landing and the reasons.
     @Test func textBlocks() throws {
         let c = try #require(GoldenReplayTests.cases.first { $0.golden == "hold-drag.jsonl" })
-        var args = ["explain"]
+        var args = ["explain", "--all"]
         if let d = c.description { args += ["--device", ReplayCommandTests.recordings + d] }
         args.append(ReplayCommandTests.recordings + c.recording)
         let r = try ReplayCommandTests.run(args)
         #expect(r.status == 0)
-        #expect(r.stdout.hasPrefix("touch at 0.000 s to 0.928 s, 1 finger:\n  finger 1 landed 20.2 mm from the left, 70.5 mm from the top (no edge zone)\n"))
+        #expect(r.stdout.hasPrefix("touch 1 at 0.000 s to 0.928 s, 1 finger:\n  finger 1 landed 20.2 mm from the left, 70.5 mm from the top (no edge zone)\n"))
         #expect(r.stdout.contains("  became: hold #1, 1 finger, committed\n"))
-        #expect(r.stdout.contains("  edge-swipe: landed 20.2 mm from the left edge (edge_swipe.zone_mm 5)\n"))
+        #expect(r.stdout.contains("  edge-swipe: landed 20.2 mm from the left edge (edge_swipe.left.zone_mm 5)\n"))
         #expect(r.stdout.contains("  tap: down 0.50 s (tap.max_duration_seconds 0.4)\n"))
         #expect(r.stderr.hasPrefix("panel: 305.1 × 171.6 mm"))
+    }
+
+    /// Issue 38, item 8: by default a line a touch, numbered, its time from the first touch shown, what it
+    /// became and the one reason that decided; --edges and --kinds show only the touches that concern
+    /// them, with their reasons; the key named is the one that decided (the side's own, or the shorthand
+    /// where it set the width).
+    @Test func oneLineATouchAndFilters() throws {
+        let quanta = ["--device", ReplayCommandTests.recordings + "QUANTA_OpticalTouchScreen.desc", ReplayCommandTests.recordings + "QUANTA_OpticalTouchScreen.events"]
+        let all = try ReplayCommandTests.run(["explain"] + quanta)
+        #expect(all.status == 0, "\(all.stderr)")
+        let lines = all.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 5, "\(all.stdout)")
+        #expect(lines.first?.hasPrefix("touch 1 at 0.000 s, 1 finger: ") == true, "\(all.stdout)")
+        for (i, line) in lines.enumerated() { #expect(line.hasPrefix("touch \(i + 1) at "), "\(line)") }
+        // The Wacom top swipe landed 12.5 mm below the top: a pan; asked about the top edge, it says why
+        // it was no top edge swipe, by the side's own key.
+        let wacom = ["--device", ReplayCommandTests.recordings + "Wacom_ISDv4_E6_Finger.desc", ReplayCommandTests.recordings + "Wacom_ISDv4_E6_Finger.single-top-swipe.events"]
+        let plain = try ReplayCommandTests.run(["explain"] + wacom)
+        #expect(plain.stdout == "touch 1 at 0.000 s, 1 finger: pan right, committed\n", "\(plain.stdout)")
+        let top = try ReplayCommandTests.run(["explain", "--edges", "top"] + wacom)
+        #expect(
+            top.stdout == "touch 1 at 0.000 s, 1 finger: pan right, committed; edge-swipe: landed 12.5 mm from the top edge, outside its zone (edge_swipe.top.zone_mm is 5)\n",
+            "\(top.stdout)")
+        let bottom = try ReplayCommandTests.run(["explain", "--edges", "bottom"] + wacom)
+        #expect(bottom.stdout == "no touches for --edges bottom (1 touch explained)\n", "\(bottom.stdout)")
+        let taps = try ReplayCommandTests.run(["explain", "--kinds", "tap"] + wacom)
+        #expect(taps.stdout == "no touches for --kinds tap (1 touch explained)\n", "\(taps.stdout)")
+        // Where the shorthand set the width in force, it is the key named.
+        let directory = TemporaryDirectory()
+        let config = directory.write("gestured.toml", "[[device]]\nmatch_name = \"Wacom*\"\nedge_swipe.zone_mm = 8\n")
+        // With 8 mm zones the landing, 13.2 mm from the left, is within twice the left zone: a near miss.
+        let shorthand = try ReplayCommandTests.run(["explain", "--edges", "left", "--config", config] + wacom)
+        #expect(
+            shorthand.stdout
+                == "touch 1 at 0.000 s, 1 finger: pan right, committed; edge-swipe: near miss: landed 13.2 mm from the left edge, just outside its zone, and moved inward (edge_swipe.zone_mm is 8)\n",
+            "\(shorthand.stdout)")
+    }
+
+    /// Issue 38, item 5: a --focus that puts no [[exclusion]] section in force is said, with the section it
+    /// would match but for case.
+    @Test func aFocusMatchingNoSectionIsSaid() throws {
+        let directory = TemporaryDirectory()
+        let config = directory.write("gestured.toml", "[[exclusion]]\napp = \"sketch\"\nedges = [\"left\"]\n")
+        let recording = [ReplayCommandTests.recordings + "dell_canvas_touch.evemu"]
+        for command in ["explain", "replay", "plot"] {
+            let extra = command == "plot" ? ["-o", directory.path + "/p.svg"] : []
+            let r = try ReplayCommandTests.run([command, "--config", config, "--focus", "Sketch"] + extra + recording)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            #expect(
+                r.stderr.contains(
+                    "warning: --focus Sketch: no [[exclusion]] section names \"Sketch\": app_id globs are case-sensitive; did you mean \"sketch\" (the section at \(config):1:1)?\n"),
+                "\(command): \(r.stderr)")
+            let right = try ReplayCommandTests.run([command, "--config", config, "--focus", "sketch"] + extra + recording)
+            #expect(!right.stderr.contains("--focus"), "\(command): \(right.stderr)")
+            #expect(right.stderr.contains("excluded left 0.0...1.0 from \(config):1:1"), "\(command): \(right.stderr)")
+        }
     }
 
     /// A configured [[exclusion]] for the focused app (`--focus`, as for replay): the Wacom top swipe,
@@ -213,8 +269,8 @@ import Testing
         ]
         let plain = try ReplayCommandTests.run(args)
         #expect(plain.status == 0, "\(plain.stderr)")
-        #expect(plain.stdout.contains("  became: edge-swipe #1 from the left, 1 finger, committed\n"), "\(plain.stdout)")
-        let focused = try ReplayCommandTests.run(Array(args.prefix(3)) + ["--focus", "org.example.paint"] + args.dropFirst(3))
+        #expect(plain.stdout == "touch 1 at 0.000 s, 1 finger: edge-swipe from the left, committed\n", "\(plain.stdout)")
+        let focused = try ReplayCommandTests.run(Array(args.prefix(3)) + ["--focus", "org.example.paint", "--all"] + args.dropFirst(3))
         #expect(focused.status == 0, "\(focused.stderr)")
         // The reason names who keeps the edge: the [[exclusion]] section's place in the file.
         #expect(
@@ -227,7 +283,7 @@ import Testing
     @Test func usage() throws {
         let help = try ReplayCommandTests.run(["explain", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.hasPrefix("usage: gesturectl explain [--device DESC] [--config FILE [--focus APP]] [--json] RECORDING\n"))
+        #expect(help.stdout.hasPrefix("usage: gesturectl explain [--device DESC] [--config FILE [--focus APP]] [--all] [--kinds LIST] [--edges LIST] [--json] RECORDING\n"))
         let both = try ReplayCommandTests.run(["explain", "--count", "2", ReplayCommandTests.recordings + "dell_canvas_touch.evemu"])
         #expect(both.status == 2)
         #expect(both.stderr.hasPrefix("gesturectl explain: --socket and --count are for the running daemon, not a recording\n"))

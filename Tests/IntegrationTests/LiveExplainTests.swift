@@ -65,11 +65,14 @@ import Testing
         // Four touches a pass: six in a row after the first cover every one of them.
         #expect(Set(received.dropFirst().map(Self.canonical)).count == 4)
 
-        // The command prints them as blocks.
+        // The command prints them a line each, numbered, with the device; --all as blocks.
         let live = try run(ctl, ["explain", "--socket", daemon.socketPath, "--count", "2"], in: daemon.directory)
         #expect(live.status == 0, "\(live.output)")
         #expect(live.output.hasPrefix("explaining the touches of gestured at \(daemon.socketPath); devices: "))
-        #expect(live.output.components(separatedBy: ": touch at ").count == 3, "\(live.output)")
+        #expect(live.output.contains("\nreplay1: touch 1 at 0.000 s, ") && live.output.contains("\nreplay1: touch 2 at "), "\(live.output)")
+        let blocks = try run(ctl, ["explain", "--socket", daemon.socketPath, "--count", "2", "--all"], in: daemon.directory)
+        #expect(blocks.status == 0, "\(blocks.output)")
+        #expect(blocks.output.contains("\nreplay1: touch 1 at 0.000 s to ") && blocks.output.contains("\n\nreplay1: touch 2 at "), "\(blocks.output)")
     }
 
     @Test func anotherUserReceivesNone() throws {

@@ -175,7 +175,8 @@ func nextDeviceChange(_ client: GestureClient, from daemon: Daemon) throws -> De
             #expect(cancel != nil, "no cancel for pan \(begin.id): \(seen)")
             #expect(changed != nil, "no device-changed: \(seen)")
             if let cancel, let changed { #expect(cancel < changed, "the cancel came after the notification") }
-            #expect(seen.last == .oriented(id: .string("turn"), devices: try client.devices()))
+            let devices = try client.devices()
+            #expect(seen.last == .oriented(id: .string("turn"), devices: devices))
             return
         }
         Issue.record("in 5 attempts the orientation request never reached a pan in flight")

@@ -70,9 +70,13 @@ import Testing
     }
 
     @Test func otherCommandLineErrors() throws {
-        let none = try ReplayCommandTests.run(["plot", "-o", "x.svg"])
-        #expect(none.status == 2)
-        #expect(none.stderr.hasPrefix("gesturectl plot: no recording given\n\nusage: gesturectl plot"))
+        // Without a recording, the running daemon's device: none answers here.
+        let none = try ReplayCommandTests.run(["plot", "--socket", "/nonexistent/gestured.sock", "-o", "x.svg"])
+        #expect(none.status == 1)
+        #expect(none.stderr.hasPrefix("gesturectl plot: cannot connect to /nonexistent/gestured.sock"), "\(none.stderr)")
+        let focus = try ReplayCommandTests.run(["plot", "--focus", "foot", "-o", "x.svg"])
+        #expect(focus.status == 2)
+        #expect(focus.stderr.hasPrefix("gesturectl plot: --config and --focus go with a recording"), "\(focus.stderr)")
         let unknown = try ReplayCommandTests.run(["plot", "--bogus", "a.evemu", "-o", "x.svg"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.hasPrefix("gesturectl plot: unknown option '--bogus'"))

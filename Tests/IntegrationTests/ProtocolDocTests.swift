@@ -143,6 +143,7 @@ import Testing
         full.pointerPath = "/dev/input/event10"
         full.pointerMode = .mouse
         full.replayClock = ReplayClock(speed: 2, offsetMicroseconds: 1)
+        full.edgeZones = EdgeZonesInForce(screenWidthMM: 1, screenHeightMM: 1, left: 5, right: 5, top: 5, bottom: 5, cornerSwipes: true)
         let daemon = try Daemon(["--replay", Paths.recordings + "dell_canvas_touch.evemu"])
         let hello = try daemon.connect().hello
         var real = try #require(hello.devices.first)

@@ -1,9 +1,8 @@
-// gesturectl's compositor side against a real compositor: Debian's sway, headless (no GPU, no input
-// devices, its own XDG_RUNTIME_DIR), started as an unprivileged user when the tests run as root (sway
-// refuses root). The daemon replays recordings; gesturectl follows the output's transform, matches
-// bindings against the focused app and types keys into a real client (wayland-test-client, which decodes
-// them with the keymap the compositor hands it). Without sway these tests fail, saying why: `make test`
-// installs it.
+// gesturectl's compositor side against real compositors, headless (HeadlessCompositor: sway in `make test`;
+// labwc, phoc and cage too in `make test-debian`). The daemon replays recordings; gesturectl follows the
+// output's transform, matches bindings against the focused app and types keys into a real client
+// (wayland-test-client, which decodes them with the keymap the compositor hands it). Without the compositor
+// these tests fail, saying why: `make test` installs sway.
 import DaemonUnderTest
 import GestureClient
 import GestureProtocol
@@ -11,144 +10,43 @@ import GestureVocabulary
 import Glibc
 import Testing
 
-/// A headless sway in a private runtime directory.
-final class Sway {
-    let runtime: TemporaryDirectory
-    let display: String
-    let ipcSocket: String
-    private let launcher: Background
-    private let pid: pid_t
-
-    /// The environment a Wayland client of this sway needs.
-    var environment: [String] { ["XDG_RUNTIME_DIR=\(runtime.path)", "WAYLAND_DISPLAY=\(display)"] }
-
-    init(extraConfig: String = "") throws {
-        let sway = "/usr/bin/sway"
-        guard access(sway, X_OK) == 0 else {
-            throw TestFailure("sway is not installed (\(sway)): `make test` installs it (Debian's sway); these tests need a real compositor")
-        }
-        runtime = TemporaryDirectory()
-        chmod(runtime.path, 0o700)
-        let config = runtime.write("sway.config", "xwayland disable\noutput HEADLESS-1 resolution 800x600\n" + extraConfig)
-        chmod(config, 0o644)
-        let pidFile = runtime.path + "/sway.pid"
-        let env = [
-            "XDG_RUNTIME_DIR=\(runtime.path)", "HOME=\(runtime.path)", "PATH=/usr/bin:/bin", "WLR_BACKENDS=headless",
-            "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
-        ]
-        // `exec` keeps one process: its pid is sway's, written before the exec.
-        let script = "echo $$ > \(pidFile) && exec /usr/bin/env -i \(env.joined(separator: " ")) \(sway) -c \(config)"
-        var argv = ["/bin/sh", "-c", script]
-        if getuid() == 0 {
-            // sway refuses to run as root: as nobody, in a runtime directory nobody owns.
-            guard chown(runtime.path, 65534, 65534) == 0 else { throw TestFailure("chown \(runtime.path) to nobody failed") }
-            argv = ["/usr/sbin/runuser", "-u", "nobody", "--"] + argv
-        }
-        let launcher = try Background(argv, outputPath: runtime.path + "/sway.log")
-        self.launcher = launcher
-        var found: (display: String, ipc: String, pid: pid_t)?
-        let directory = runtime.path
-        try waitUntil("sway to start in \(directory)", context: { launcher.output }) {
-            let names = listDirectory(directory)
-            guard let display = names.first(where: { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }),
-                let ipc = names.first(where: { $0.hasPrefix("sway-ipc.") }),
-                let pid = pid_t(readWholeFile(pidFile).split(separator: "\n").first ?? "")
-            else {
-                var status: Int32 = 0
-                if waitpid(launcher.pid, &status, WNOHANG) == launcher.pid {
-                    throw TestFailure("sway exited at start (status \(status)):\n\(launcher.output)")
-                }
-                return false
-            }
-            found = (display, directory + "/" + ipc, pid)
-            return true
-        }
-        display = found!.display
-        ipcSocket = found!.ipc
-        pid = found!.pid
-    }
-
-    deinit {
-        kill(pid, SIGCONT)  // a stopped sway would not see the SIGTERM
-        kill(pid, SIGTERM)
-        _ = try? launcher.stop(SIGTERM)
-    }
-
-    /// SIGSTOP: sway stalls, reading nothing from its clients until `resume`.
-    func stall() { kill(pid, SIGSTOP) }
-
-    /// SIGCONT after `stall`.
-    func resume() { kill(pid, SIGCONT) }
-
-    /// `swaymsg ARGS`, which must succeed.
-    @discardableResult
-    func message(_ arguments: [String]) throws -> String {
-        let result = try run("/usr/bin/swaymsg", ["-s", ipcSocket] + arguments, in: runtime)
-        guard result.status == 0 else { throw TestFailure("swaymsg \(arguments.joined(separator: " ")) failed: \(result.output)") }
-        return result.output
-    }
-
-    /// Starts wayland-test-client with `appID` and waits until its window is mapped.
-    func client(_ appID: String) throws -> Background {
-        let binary = try Paths.gestured().replacingLast("gestured", with: "wayland-test-client")
-        let c = try Background([binary, appID], environment: environment, outputPath: runtime.path + "/client-\(appID).out")
-        try c.waitForOutput("ready")
-        return c
-    }
-}
-
-func listDirectory(_ path: String) -> [String] {
-    guard let dir = opendir(path) else { return [] }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) })
-    }
-    return names
-}
-
-extension String {
-    func replacingLast(_ suffix: String, with replacement: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) + replacement : self
-    }
-}
-
 @Suite(.serialized) struct WaylandTests {
-    /// sway's `transform 90` turns the picture 90 degrees clockwise and publishes wl_output transform 270:
-    /// the user turned the device 270 degrees clockwise, so the panel's top edge is on the left of the
-    /// picture, and the stroke from the panel's top edge is an edge swipe from the left. Each change is
-    /// followed by the next swipe; the time from swaymsg to the daemon's notification is printed (measured,
-    /// not asserted).
-    @Test func theOrientationFollowsTheOutputTransform() throws {
-        let sway = try Sway()
+    /// The output turned to each wl_output transform in turn (sway's `transform 90` publishes 270; wlr-randr's
+    /// --transform 90 publishes 90): transform 270 says the user turned the device 270 degrees clockwise, so
+    /// the panel's top edge is on the left of the picture, and the stroke from the panel's top edge is an edge
+    /// swipe from the left. Each change is followed by the next swipe; the time from the command that turns
+    /// the output to the daemon's notification is printed (measured, not asserted).
+    @Test(arguments: CompositorKind.tested)
+    func theOrientationFollowsTheOutputTransform(_ kind: CompositorKind) throws {
+        let compositor = try HeadlessCompositor(kind)
         let directory = TemporaryDirectory()
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
         let client = try daemon.connect()
         try client.subscribe(SubscriptionFilter(kinds: [.edgeSwipe], updates: false))
         let follower = try Background(
             [try Paths.gesturectl(), "orientation", "--follow", "--socket", daemon.socketPath, "--verbose"],
-            environment: sway.environment, outputPath: directory.path + "/follow.log")
+            environment: compositor.environment, outputPath: directory.path + "/follow.log")
         try follower.waitForOutput("replay1 (EP0430M09) follows HEADLESS-1: transform normal, orientation 0")
         #expect(try nextEnd(client, from: daemon).edge == .top)
 
         var latencies: [String] = []
         for (transform, orientation, edge) in [
-            ("90", DeviceOrientation.clockwise270, Edge.left), ("180", .upsideDown, .bottom), ("270", .clockwise90, .right),
+            ("270", DeviceOrientation.clockwise270, Edge.left), ("180", .upsideDown, .bottom), ("90", .clockwise90, .right),
             ("normal", .normal, .top),
         ] {
             let start = monotonicMilliseconds()
-            try sway.message(["output", "HEADLESS-1", "transform", transform])
+            try compositor.turn("HEADLESS-1", toPublish: transform)
             var changed: DeviceInfo
             repeat { changed = try nextDeviceChange(client, from: daemon) } while changed.orientation != orientation
             latencies.append("\(transform): \(monotonicMilliseconds() - start) ms")
             #expect(changed.id == "replay1")
             let end = try nextEnd(client, from: daemon)
-            #expect(end.edge == edge && end.committed == true, "sway transform \(transform): \(end)")
+            #expect(end.edge == edge && end.committed == true, "\(kind) transform \(transform): \(end)")
         }
-        print("orientation latency, swaymsg output transform to the daemon's device-changed (swaymsg's start included): "
+        print("\(kind): orientation latency, the command that turns the output to the daemon's device-changed (the command's start included): "
             + latencies.joined(separator: ", "))
         let inProcess = follower.output.split(separator: "\n").filter { $0.contains("after the compositor's change") }
-        print("orientation latency inside gesturectl (output event read to the daemon's reply):\n" + inProcess.joined(separator: "\n"))
+        print("\(kind): orientation latency inside gesturectl (output event read to the daemon's reply):\n" + inProcess.joined(separator: "\n"))
         #expect(inProcess.count == 4, "\(follower.output)")
         #expect(try follower.stop() == 0)
     }
@@ -158,7 +56,7 @@ extension String {
     /// disable a headless output) is followed when it comes; with two outputs and nothing to say which
     /// one, none is followed and that is said once; the compositor going away ends the follower.
     @Test func aRestartedDaemonAndAnOutputThatComesAreFollowed() throws {
-        var sway: Sway? = try Sway(extraConfig: "output HEADLESS-2 transform 180\n")
+        var sway: HeadlessCompositor? = try HeadlessCompositor(.sway, swayConfig: "output HEADLESS-2 transform 180\n")
         let directory = TemporaryDirectory()
         let recording = topEdgeSwipeRecording(in: directory)
         var daemon = try Daemon(["--replay", recording, "--loop", "--speed", "2"], directory: directory)
@@ -214,7 +112,7 @@ extension String {
     /// user's rate is used up just before it): the follower keeps the latest orientation it wants, sends it
     /// when the daemon's retry_after says it may, and the daemon ends at the output's orientation.
     @Test func fastTurnsEndWithTheDaemonAtTheOutputsOrientation() throws {
-        let sway = try Sway()
+        let sway = try HeadlessCompositor(.sway)
         let directory = TemporaryDirectory()
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
         let follower = try Background(
@@ -253,8 +151,9 @@ extension String {
 
     /// The same gesture fires the binding of the app that has the focus, with GESTURE_APP; a general binding
     /// after them still fires for an app no binding names.
-    @Test func bindingsFollowTheFocusedApp() throws {
-        let sway = try Sway()
+    @Test(arguments: CompositorKind.testedWithFocus)
+    func bindingsFollowTheFocusedApp(_ kind: CompositorKind) throws {
+        let compositor = try HeadlessCompositor(kind)
         let directory = TemporaryDirectory()
         let fired = directory.path + "/fired"
         let bindings = directory.write(
@@ -275,16 +174,16 @@ extension String {
             shell = "echo \\"general ${GESTURE_APP-unset}\\" >> \(fired)"
 
             """)
-        let one = try sway.client("one")
-        let two = try sway.client("two")
-        let four = try sway.client("four")
+        let one = try compositor.client("one")
+        let two = try compositor.client("two")
+        let four = try compositor.client("four")
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
         let bind = try Background(
             [try Paths.gesturectl(), "bind", "--bindings", bindings, "--socket", daemon.socketPath, "--verbose"],
-            environment: sway.environment, outputPath: directory.path + "/bind.log")
+            environment: compositor.environment, outputPath: directory.path + "/bind.log")
         try bind.waitForOutput("connected to gestured")
         for (app, line) in [("one", "one one"), ("two", "two two"), ("four", "general four"), ("one", "one one")] {
-            try sway.message(["[app_id=\"\(app)\"]", "focus"])
+            try compositor.focus(app)
             try bind.waitForOutput("focused app: '\(app)'")
             let before = lines(fired).count
             // The first firing after the focus moved may belong to a gesture that ended before.
@@ -296,16 +195,17 @@ extension String {
 
     /// A `keys` binding types into the focused client, modifiers included; the client decodes the keys with
     /// the keymap the compositor handed it.
-    @Test func keysReachTheFocusedClient() throws {
-        let sway = try Sway()
+    @Test(arguments: CompositorKind.tested)
+    func keysReachTheFocusedClient(_ kind: CompositorKind) throws {
+        let compositor = try HeadlessCompositor(kind)
         let directory = TemporaryDirectory()
         let bindings = directory.write(
             "bindings.toml", "[[binding]]\nedge = \"top\"\nkeys = [\"ctrl+alt+Left\", \"XF86Back\", \"super+shift+2\"]\n")
-        let target = try sway.client("keys-target")
+        let target = try compositor.client("keys-target")
         let daemon = try Daemon(["--replay", topEdgeSwipeRecording(in: directory), "--loop", "--speed", "2"], directory: directory)
         let bind = try Background(
             [try Paths.gesturectl(), "bind", "--bindings", bindings, "--socket", daemon.socketPath, "--verbose"],
-            environment: sway.environment, outputPath: directory.path + "/bind.log")
+            environment: compositor.environment, outputPath: directory.path + "/bind.log")
         // The headless seat has no keyboard until gesturectl's virtual one: the client gets the focus of a
         // keyboard then, and the firings before it went nowhere.
         try target.waitForOutput("enter")
@@ -315,8 +215,8 @@ extension String {
         #expect(Array(keys[first...].prefix(6)) == [
             "key Left pressed ctrl+alt", "key Left released ctrl+alt", "key XF86Back pressed none",
             "key XF86Back released none", "key 2 pressed shift+super", "key 2 released shift+super",
-        ], "\(target.output)\n\(bind.output)")
-        #expect(bind.output.contains("connected to the compositor at '\(sway.display)'"))
+        ], "\(kind): \(target.output)\n\(bind.output)")
+        #expect(bind.output.contains("connected to the compositor at '\(compositor.display)'"))
         #expect(try bind.stop() == 0)
     }
 

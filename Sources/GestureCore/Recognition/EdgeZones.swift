@@ -12,10 +12,30 @@ public struct EdgeZone: Equatable, Sendable {
     public var enabled: Bool
     /// Width of the zone measured inward from the edge, in millimetres.
     public var widthMM: Double
+    /// Which key set the width in force, so that a reason names the key that decided it.
+    public var widthKey: ZoneWidthKey
 
-    public init(enabled: Bool = true, widthMM: Double = EdgeZone.defaultWidthMM) {
+    public init(enabled: Bool = true, widthMM: Double = EdgeZone.defaultWidthMM, widthKey: ZoneWidthKey = .side) {
         self.enabled = enabled
         self.widthMM = widthMM
+        self.widthKey = widthKey
+    }
+}
+
+/// The key that sets a side's zone width in force: the side's own (`edge_swipe.left.zone_mm`, also for
+/// the built-in default, since it wins wherever it is written) or the shorthand for every side
+/// (`edge_swipe.zone_mm`), when that was written last for the device and the side's own key was not
+/// written beside it.
+public enum ZoneWidthKey: Equatable, Sendable {
+    case side
+    case allSides
+
+    /// The key, relative to [recognizer], for `edge`'s zone.
+    public func key(_ edge: Edge) -> String {
+        switch self {
+        case .side: return "edge_swipe.\(edge.rawValue).zone_mm"
+        case .allSides: return "edge_swipe.zone_mm"
+        }
     }
 }
 
@@ -113,7 +133,9 @@ public struct EdgeZones: Equatable, Sendable {
                 key: "\(name).zone_mm", property: "edgeZones.\(name).widthMM", spec: .number(0.5...50, unit: "mm"),
                 get: { .number($0.edgeZones[edge].widthMM) },
                 set: { settings, value in
-                    if case .number(let d) = value { settings.edgeZones[edge].widthMM = d }
+                    guard case .number(let d) = value else { return }
+                    settings.edgeZones[edge].widthMM = d
+                    settings.edgeZones[edge].widthKey = .side
                 }),
         ]
     }
@@ -125,7 +147,10 @@ public struct EdgeZones: Equatable, Sendable {
             get: { .number($0.edgeZones.left.widthMM) },
             set: { settings, value in
                 guard case .number(let d) = value else { return }
-                for edge in Edge.sides { settings.edgeZones[edge].widthMM = d }
+                for edge in Edge.sides {
+                    settings.edgeZones[edge].widthMM = d
+                    settings.edgeZones[edge].widthKey = .allSides
+                }
             })
     ]
 

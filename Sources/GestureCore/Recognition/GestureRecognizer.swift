@@ -321,8 +321,8 @@ struct GestureRecognizer: Sendable {
         let n = fingers.count
         let landed = fingers.landingCentroid
         var hand: Hand
-        if var h = continuing, h.stillness == .still {
-            // The same hand, still: its tap or hold goes on, with the most fingers it has had.
+        if var h = continuing, h.stillness == .still || h.stillness == .rolled {
+            // The same hand, still (or rolled): its tap or hold goes on, with the most fingers it has had.
             if n >= h.mostFingers {
                 h.mostFingers = n
                 h.landingAtMostN = landed.n
@@ -342,7 +342,7 @@ struct GestureRecognizer: Sendable {
                     firstLandingMicroseconds: time, mostFingers: n, landingAtMostN: landed.n, landingAtMostMM: landed.mm,
                     stillness: .unknown)
         }
-        if hand.stillness == .still && fingers.anyMovedFromLanding(beyond: settings.slopMM) { hand.stillness = .moved }
+        hand.stillness = judged(hand.stillness)
         var attempt = Attempt(hand: hand, failed: RuleMask(), preceding: preceding)
         if explaining { reasonGiven = RuleMask() }
         // What each rule makes of the new fingers.
@@ -373,9 +373,16 @@ struct GestureRecognizer: Sendable {
         let remaining = frame.contacts.count(where: { !fingers.isResting($0.serial) })
         if change.lifted > 0 || change.lost > 0 {
             if let heldBack, change.lost == 0 {
+                var attempt = attempt
+                // Every finger lifted before the held-back gesture began, and a gesture decided at the lift
+                // takes the touch: a tap whose finger rolled a little past the slop (`Stillness.rolled`).
+                if remaining == 0, let winner = arbitrate(.lifted, &attempt, time: time, &out) {
+                    syncWithheld(wanted: [], &out)
+                    beganAtLift(winner, attempt, time: time, &out)
+                    return
+                }
                 // A gesture waited for the hand to land and the fingers are lifting: it happened (a flick
                 // or a quick swipe); it begins and ends now.
-                var attempt = attempt
                 if let winner = arbitrate(.moved, &attempt, time: time, &out) {
                     endPreceding(attempt, time: time, successor: winner, &out)
                     begin(winner, heldBack: heldBack, attempt, time: time, &out)
@@ -426,10 +433,23 @@ struct GestureRecognizer: Sendable {
     private mutating func fingersMoved(_ attempt: Attempt, heldBack: HeldBack?, _ frame: TouchFrame, _ out: inout Outputs) {
         fingers.track(frame)
         var attempt = attempt
-        if attempt.hand.stillness == .still && fingers.anyMovedFromLanding(beyond: settings.slopMM) {
-            attempt.hand.stillness = .moved
-        }
+        attempt.hand.stillness = judged(attempt.hand.stillness)
         decide(.moved, attempt, heldBack: heldBack, time: frame.timeMicroseconds, settled: false, &out)
+    }
+
+    /// The hand's stillness now that its fingers moved: past the slop it rolled, past twice the slop
+    /// (`rollLimitMM`) it moved; moved stays moved.
+    @inline(__always)
+    private func judged(_ stillness: Stillness) -> Stillness {
+        switch stillness {
+        case .still:
+            guard fingers.anyMovedFromLanding(beyond: settings.slopMM) else { return .still }
+            return fingers.anyMovedFromLanding(beyond: settings.rollLimitMM) ? .moved : .rolled
+        case .rolled:
+            return fingers.anyMovedFromLanding(beyond: settings.rollLimitMM) ? .moved : .rolled
+        case .moved, .unknown:
+            return stillness
+        }
     }
 
     /// The time rule `index` asked for has come: only that rule is asked.

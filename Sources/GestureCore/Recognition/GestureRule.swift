@@ -165,7 +165,11 @@ public enum AfterLift: Sendable, Equatable {
 public enum Stillness: Sendable, Equatable {
     /// No finger moved past the slop from where it landed.
     case still
-    /// A finger moved past the slop from where it landed.
+    /// A finger moved past the slop from where it landed, none as far as twice the slop
+    /// (`RecognizerSettings.rollLimitMM`): a finger rolling as it presses. Still a tap when every finger
+    /// lifts before any gesture began (a one-finger pan waits for the hand to land), never a hold.
+    case rolled
+    /// A finger moved from where it landed past twice the slop, or past the slop before a gesture began.
     case moved
     /// A finger was lost (it turned into a palm), or the attempt did not start with a landing: stillness
     /// cannot be judged.

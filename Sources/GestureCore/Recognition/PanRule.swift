@@ -67,14 +67,19 @@ public struct PanRule: ConfigurableRule, Equatable {
     }
 
     /// Commits when flung or moved past the commit distance. A committed pan's direction is where it was
-    /// flung, else where it went; none for a pan that did not commit (it went nowhere in particular) or
-    /// that went off-axis.
+    /// flung, when that points along an axis; else where it went overall (a casual swipe whose finger
+    /// curls off as it lifts keeps the direction of its stroke); none for a pan that did not commit (it
+    /// went nowhere in particular), or whose release and stroke both point off every axis (a diagonal).
     public func decideCommit(_ e: inout GestureEvent, context: RecognizerContext) {
         let v = e.velocityMMPerSecond
         let flung = v.length >= flingVelocityMMPerSecond
         let committed = flung || e.translationMM.length >= commitDistanceMM
         e.committed = committed
-        e.direction = committed ? direction(of: flung ? v : e.translationMM, context: context) : nil
+        guard committed else {
+            e.direction = nil
+            return
+        }
+        e.direction = (flung ? direction(of: v, context: context) : nil) ?? direction(of: e.translationMM, context: context)
     }
 
     /// A pan with fewer fingers than it may have waits for the hand to finish landing: a hand landing

@@ -13,13 +13,9 @@ extension RecognizerContext {
         return Landing(positionMM: p, screenSizeMM: screenSizeMM, zones: Edge.sides.filter { zones.contains($0) })
     }
 
-    /// The key of a side's zone width: `edge_swipe.zone_mm` while every side has the same width (the
-    /// shorthand sets them all), else the side's own (`edge_swipe.left.zone_mm`).
-    func zoneKey(_ edge: Edge) -> String {
-        let zones = settings.edgeZones
-        let uniform = Edge.sides.allSatisfy { zones[$0].widthMM == zones.left.widthMM }
-        return uniform ? "edge_swipe.zone_mm" : "edge_swipe.\(edge.rawValue).zone_mm"
-    }
+    /// The key that set a side's zone width in force (`EdgeZone.widthKey`): the side's own
+    /// (`edge_swipe.left.zone_mm`), or `edge_swipe.zone_mm` where that shorthand decided it.
+    func zoneKey(_ edge: Edge) -> String { settings.edgeZones[edge].widthKey.key(edge) }
 
     /// The movement past the slop (`slop_mm`) of the finger that moved most from its baseline.
     func slopMeasurement(_ fingers: FingerSet) -> Measurement {
@@ -213,8 +209,10 @@ extension PanRule {
                 ], gestureID: e.id)
         }
         guard e.committed == true, e.direction == nil, directions == 4 else { return nil }
-        let along = v.length >= flingVelocityMMPerSecond ? v : e.translationMM
-        let off = [Vector2(1, 0), Vector2(-1, 0), Vector2(0, 1), Vector2(0, -1)].map { degreesBetween(along, $0) }.min() ?? 0
+        // The closer to an axis of what was tested: the stroke overall, and the release when flung.
+        let tested = v.length >= flingVelocityMMPerSecond ? [e.translationMM, v] : [e.translationMM]
+        let axes = [Vector2(1, 0), Vector2(-1, 0), Vector2(0, 1), Vector2(0, -1)]
+        let off = tested.flatMap { along in axes.map { degreesBetween(along, $0) } }.min() ?? 0
         return Reason(
             kind: kind, cause: .offAxis,
             measurements: [Measurement(.angleOffAxis, off, key: "angle_tolerance_degrees", setting: context.settings.angleToleranceDegrees)],
@@ -231,8 +229,11 @@ extension TapRule {
         if !enabled { return fingerCountReason(fingers: 0) }
         switch hand.stillness {
         case .moved: return Reason(kind: kind, cause: .moved, measurements: [context.stillnessMeasurement(fingers)])
+        case .rolled where occasion != .lifted:
+            // Rolled a little past the slop, but a gesture began before the lift.
+            return Reason(kind: kind, cause: .moved, measurements: [context.stillnessMeasurement(fingers)])
         case .unknown: return Reason(kind: kind, cause: .stillnessUnknown)
-        case .still: break
+        case .still, .rolled: break
         }
         if occasion == .lifted, let r = fingerCountReason(fingers: hand.mostFingers) { return r }
         let down = Double(attempt.timeMicroseconds - hand.firstLandingMicroseconds) / 1_000_000
@@ -249,7 +250,7 @@ extension HoldRule {
     public func explainNotBegun(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Reason? {
         if let r = fingerCountReason(fingers: max(fingers.count, attempt.hand.mostFingers)) { return r }
         switch attempt.hand.stillness {
-        case .moved: return Reason(kind: kind, cause: .moved, measurements: [context.stillnessMeasurement(fingers)])
+        case .moved, .rolled: return Reason(kind: kind, cause: .moved, measurements: [context.stillnessMeasurement(fingers)])
         case .unknown: return Reason(kind: kind, cause: .stillnessUnknown)
         case .still: break
         }

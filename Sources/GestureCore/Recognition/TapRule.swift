@@ -41,14 +41,21 @@ public struct TapRule: ConfigurableRule, Equatable {
     public var kind: GestureKind { .tap }
 
     public func attemptStarted(_ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> RuleInterest {
-        enabled && attempt.hand.stillness == .still ? .applies : .doesNotApply
+        switch attempt.hand.stillness {
+        case .still, .rolled: return enabled ? .applies : .doesNotApply
+        case .moved, .unknown: return .doesNotApply
+        }
     }
 
     /// A tap is decided at the lift: every finger of the hand lifted within the tap time, none having
-    /// moved past the slop from where it landed.
+    /// moved past the slop from where it landed, or past twice the slop when the recognizer asks at the
+    /// lift (no gesture began: a finger that rolled as it pressed, `Stillness.rolled`).
     public func evaluate(_ occasion: Occasion, _ attempt: AttemptFacts, fingers: FingerSet, context: RecognizerContext) -> Verdict {
         let hand = attempt.hand
-        guard hand.stillness == .still else { return .fails("a finger moved") }
+        switch hand.stillness {
+        case .moved, .unknown: return .fails("a finger moved")
+        case .still, .rolled: break
+        }
         switch occasion {
         case .moved, .deadline: return .doesNotApply
         case .lifted:

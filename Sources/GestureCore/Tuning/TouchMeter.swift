@@ -26,6 +26,10 @@ struct TouchMeter: Sendable {
 
     mutating func add(_ frame: TouchFrame) {
         lastTime = frame.timeMicroseconds
+        // Lifted fingers' landings are not needed again (serials are never reused): the meter holds the
+        // fingers down, however many landed in one touch (a finger resting while another taps).
+        for serial in frame.lifted { landings[serial] = nil }
+        for serial in frame.lost { landings[serial] = nil }
         guard !frame.contacts.isEmpty else { return }
         fingers = max(fingers, frame.contacts.count)
         var sum = Vector2.zero

@@ -74,6 +74,53 @@ public enum TuneOutcome: Equatable, Sendable {
     }
 }
 
+extension TuneIntent {
+    /// Most a swipe may point off inward and still be an attempt at one: the angle tolerance's own limit
+    /// (angle_tolerance_degrees goes up to 45°).
+    public static let attemptAngleLimitDegrees = 45.0
+
+    /// Why `touch` cannot be an attempt at what this step asks for, so that it is left out (not counted,
+    /// the step waits for another); nil when it can be. An edge swipe from a side: one that became it, a
+    /// near miss of it, or a touch that landed within twice the side's zone and moved inward within 45°;
+    /// not a touch that landed farther in, did not move, or moved elsewhere. A tap: one that became a tap,
+    /// or that was shorter than a hold and moved less than a pan commits. Scrolling: any touch.
+    public func leftOut(_ touch: TuneTouch, settings: RecognizerSettings) -> String? {
+        let m = touch.measurement
+        switch self {
+        case .edgeSwipe(let edge):
+            if case .edgeSwipe(let got, _) = touch.outcome, got == edge { return nil }
+            if touch.reasons.contains(where: { $0.cause == .nearMiss && $0.edge == edge }) { return nil }
+            let zone = settings.edgeZones[edge]
+            let landed = m.landingDistanceMM[edge]
+            if landed > 2 * zone.widthMM {
+                return "it landed \(TuneNumber.mm(landed)) mm from the \(edge.rawValue) edge, more than twice its zone "
+                    + "(\(zone.widthKey.key(edge)) \(formatNumber(zone.widthMM)))"
+            }
+            guard let angle = m.angleFromInwardDegrees(edge) else {
+                return "it did not move past the slop (slop_mm \(formatNumber(settings.slopMM)))"
+            }
+            if angle > TuneIntent.attemptAngleLimitDegrees {
+                return "it moved \(TuneNumber.whole(angle))° from inward of the \(edge.rawValue) edge, more than any angle_tolerance_degrees allows "
+                    + "(\(TuneNumber.whole(TuneIntent.attemptAngleLimitDegrees))°)"
+            }
+            return nil
+        case .tap:
+            if touch.outcome == .tap { return nil }
+            let hold = settings.hold.holdSeconds
+            if m.durationSeconds >= hold {
+                return "it was down \(TuneNumber.hundredths(m.durationSeconds)) s, a hold (hold.hold_seconds \(formatNumber(hold)))"
+            }
+            let commit = settings.pan.commitDistanceMM
+            if m.maximumMoveMM >= commit {
+                return "it moved \(TuneNumber.mm(m.maximumMoveMM)) mm, a swipe (pan.commit_distance_mm \(formatNumber(commit)))"
+            }
+            return nil
+        case .scroll:
+            return nil
+        }
+    }
+}
+
 /// One touch sequence the user made for a step: what they were asked for, its number in that step
 /// (1-based) and what was measured.
 public struct TuneAttempt: Equatable, Sendable {

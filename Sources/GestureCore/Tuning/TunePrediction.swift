@@ -47,10 +47,15 @@ public struct TunePrediction: Sendable {
     }
 
     /// What the sequence would become: an edge swipe (committed or not), a tap (still, short, fingers the
-    /// tap allows), another gesture when it moved (a pan, as far as measurements tell), else nothing.
+    /// tap allows; or rolled past the slop by less than twice it and lifted while a pan still waited for
+    /// the hand to land: `Stillness.rolled`), another gesture when it moved (a pan, as far as measurements
+    /// tell), else nothing.
     public func outcome(_ m: TouchMeasurement) -> TuneOutcome {
         if let edge = edgeSwipe(m) { return .edgeSwipe(edge, committed: commits(m, from: edge)) }
-        if m.maximumMoveMM < settings.slopMM {
+        let rolled =
+            m.maximumMoveMM < settings.rollLimitMM && m.durationSeconds < settings.fingerLandingWindowSeconds
+            && settings.pan.mayStillGainFingers(m.fingers)
+        if m.maximumMoveMM < settings.slopMM || rolled {
             let tap = settings.tap
             if tap.enabled, m.fingers >= tap.minFingers, m.fingers <= tap.maxFingers, m.durationSeconds <= tap.maxDurationSeconds {
                 return .tap

@@ -192,9 +192,11 @@ private struct Proposer {
 
     // MARK: The slop
 
-    /// Every tap stays under the slop, with its margin; every swipe still passes it.
+    /// Every tap stays under the slop, with its margin; every swipe still passes it. Taps that are taps
+    /// already (a short one that rolled a little past the slop is) need nothing.
     mutating func proposeSlop() {
-        let moves = taps.map(\.measurement.maximumMoveMM)
+        let prediction = TunePrediction(settings: settings, screenSizeMM: screenSizeMM)
+        let moves = taps.filter { prediction.outcome($0.measurement) != .tap }.map(\.measurement.maximumMoveMM)
         guard let farthest = moves.max() else { return }
         let key = "slop_mm"
         let range = TuneProposal.range(of: key)
