@@ -31,15 +31,10 @@ DEB_PACKAGING_PACKAGES := dpkg-dev debhelper fakeroot lintian g++ \
 
 .PHONY: deps deb-deps deps-examples wayland-protocols build release test test-examples bench bench-socket bench-explain frame-cost link-order demo demo-gui readme-screenshots clean man fuzz soak test-sanitize
 
-# $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else.
+# $(call apt_install,PACKAGES): install those of PACKAGES that are not installed yet, nothing else
+# (tools/apt-install.sh: one lock for every apt call of the project's targets).
 define apt_install
-@missing=""; for p in $(1); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "make: installing$$missing"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+@tools/apt-install.sh $(1)
 endef
 
 deps:
@@ -119,6 +114,7 @@ BENCH_SOCKET_ARGS ?=
 bench-socket: deps
 	$(call apt_install,g++)
 	@$(MAKE) --no-print-directory static-libstdcxx
+	@tools/drop-stale-gestured.sh "$$($(SHIPPED_BUILD) --show-bin-path)"
 	$(SHIPPED_BUILD) --product gestured
 	$(SWIFT) build -c release --product gestured-socket-bench
 	@echo "bench-socket: measuring $$($(SHIPPED_BUILD) --show-bin-path)/gestured, the build make install and the package ship"
@@ -351,6 +347,7 @@ install: deps
 # install without the apt step: debian/rules calls this (Build-Depends installed the packages).
 install-files: $(MAN_PAGES) $(if $(findstring $(STATIC_LIBSTDCXX_DIR),$(SWIFT_BUILD_FLAGS)),static-libstdcxx)
 	@case "$(INIT)" in systemd|openrc) ;; *) echo "make install: INIT=$(INIT): say systemd or openrc" >&2; exit 2 ;; esac
+	@tools/drop-stale-gestured.sh "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gesturectl
 	@set -e; bin=$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path); \

@@ -19,7 +19,11 @@ command -v socat >/dev/null || { echo "link-order.sh: socat is missing (make dep
 flags=$(make --no-print-directory -s print-swift-build-flags)
 [ -n "$flags" ] || { echo "link-order.sh: 'make print-swift-build-flags' printed nothing" >&2; exit 1; }
 make --no-print-directory static-libstdcxx  # the directory those flags name
+# Profiled as linked with the list in force (SwiftPM relinks only for changed objects), and linked again
+# by the next build with the list this writes (tools/drop-stale-gestured.sh).
 # shellcheck disable=SC2086 # the flags are words
+tools/drop-stale-gestured.sh "$($SWIFT build $flags --show-bin-path)"
+# shellcheck disable=SC2086
 $SWIFT build $flags --product gestured
 # shellcheck disable=SC2086
 bin=$($SWIFT build $flags --show-bin-path)/gestured

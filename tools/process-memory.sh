@@ -35,6 +35,15 @@ for pid in "$@"; do
             $1 == "Private_Dirty:" { dirty[name] += $2 }
             END { for (n in rss) if (rss[n] > 0) printf "  %-8d %-8d %-14d %s\n", rss[n], pss[n], dirty[n], n }
         ' "/proc/$pid/smaps" | sort -k2,2nr
+        # The program's own file by mapping (its code, its read-only data and Swift metadata, what the loader
+        # made read-only after relocating, its data): which part of the binary is resident.
+        exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+        [ -z "$exe" ] || awk -v exe="$exe" '
+            $1 ~ /^[0-9a-f]+-[0-9a-f]+$/ { split($1, r, "-"); on = ($6 == exe); start = r[1]; end = r[2]; perms = $2; next }
+            on && $1 == "Rss:" { print start, end, perms, $2 }
+        ' "/proc/$pid/smaps" | while read -r start end perms rss; do
+            echo "    $exe $perms: $rss KiB resident of $(( (0x$end - 0x$start) / 1024 )) KiB mapped"
+        done
     fi
 done
 exit $status

@@ -26,17 +26,7 @@ die() { say "ERROR: $*"; exit 2; }
 hash16() { sha256sum | cut -c1-16; }
 
 # host_packages PACKAGES: install those that are missing (the Makefile's apt_install), nothing else.
-host_packages() {
-    local missing="" p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
-    done
-    if [ -n "$missing" ]; then
-        say "installing host packages:$missing"
-        $SUDO apt-get update -qq
-        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
-    fi
-}
+host_packages() { "$debian_top/tools/apt-install.sh" --no-install-recommends "$@"; }
 
 # A foreign architecture's programs run through qemu-user-static's binfmt_misc entries: mount binfmt_misc
 # where nothing has, and enable the entry (a container may start without either).

@@ -35,17 +35,7 @@ die() { say "ERROR: $*"; exit 2; }
 # --- host tools --------------------------------------------------------------------------------------------
 # The same check as the Makefile's `deps` target: install what is missing with apt, nothing else.
 HOST_PACKAGES="qemu-system-x86 mmdebstrap busybox-static e2fsprogs kmod cpio gzip jq gcc libc6-dev"
-host_deps() {
-    local missing="" p
-    for p in $HOST_PACKAGES; do
-        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing="$missing $p"
-    done
-    if [ -n "$missing" ]; then
-        say "installing host packages:$missing"
-        $SUDO apt-get update -qq
-        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
-    fi
-}
+host_deps() { "$top/tools/apt-install.sh" --no-install-recommends $HOST_PACKAGES; }
 
 hash16() { sha256sum | cut -c1-16; }
 # The first line of the input. Unlike head -1 it reads everything, so the writer never dies of SIGPIPE
@@ -67,7 +57,7 @@ kernel_package() {
     local dep
     dep=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2}' | first)
     if [ -z "$dep" ]; then
-        $SUDO apt-get update -qq
+        "$top/tools/apt-install.sh" --update
         dep=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2}' | first)
     fi
     [ -n "$dep" ] || die "cannot tell which linux-image-6.1.0-*-amd64 package linux-image-amd64 depends on (apt-get update?)"
