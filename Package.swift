@@ -89,6 +89,7 @@ let package = Package(
                     "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                     "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/gestured/link-order.txt",
                     "-Xlinker", "--no-warn-symbol-ordering",
+                    "-Xlinker", "--no-export-dynamic",
                 ])
             ]),
         .executableTarget(
