@@ -165,10 +165,15 @@ fuzz: deps
 # every event, subscribers that come and go, one that stalls, one that reconnects), SIGHUP every 10 s;
 # checks memory stays flat and the log stays clean (docs/testing.md, "Soak").
 SOAK_SECONDS ?= 600
+# The daemon soaked is the one that ships (SWIFT_BUILD_FLAGS, as make install and the package build it),
+# and the build is the one make test-vm and make deb use next.
 soak: deps
-	$(SWIFT) build -c release --product gestured
-	$(SWIFT) build -c release --product gestured-soak
-	$$($(SWIFT) build -c release --show-bin-path)/gestured-soak $(SOAK_SECONDS) Tests/Fixtures
+	$(call apt_install,g++)
+	@$(MAKE) --no-print-directory static-libstdcxx
+	@tools/drop-stale-gestured.sh "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product gestured-soak
+	$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)/gestured-soak $(SOAK_SECONDS) Tests/Fixtures
 
 # `make demo`: the whole path with no touchscreen. The daemon replays a real recording as a virtual device
 # on a private socket and `gesturectl monitor` prints what a subscribed client receives; then

@@ -34,24 +34,35 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 printf '[daemon]\nsocket_group = ""\nlog_level = "warning"\n' > "$dir/config.toml"
 
-# profile NAME ARGS...: gestured ARGS under callgrind until a subscribed client has listened for 3 s.
+# profile NAME REQUESTS ARGS...: gestured ARGS under callgrind until a client that sent the request lines
+# REQUESTS has listened for 3 s.
 profile() {
-    local name=$1
-    shift
+    local name=$1 requests=$2
+    shift 2
     rm -f "$dir/gestured.sock"
     valgrind --tool=callgrind --demangle=no --callgrind-out-file="$dir/$name.callgrind" \
         "$bin" --socket "$dir/gestured.sock" --config "$dir/config.toml" "$@" 2> "$dir/$name.log" &
     pid=$!
     for _ in $(seq 600); do [ -S "$dir/gestured.sock" ] && break; sleep 0.1; done
     [ -S "$dir/gestured.sock" ] || { cat "$dir/$name.log" >&2; echo "link-order.sh: gestured did not start under valgrind ($name)" >&2; exit 1; }
-    (printf '{"type":"subscribe"}\n'; sleep 3) | timeout 30 socat - "UNIX-CONNECT:$dir/gestured.sock" > "$dir/$name.client"
+    (printf '%s\n' "$requests"; sleep 3) | timeout 30 socat - "UNIX-CONNECT:$dir/gestured.sock" > "$dir/$name.client"
     kill -TERM "$pid"
     wait "$pid" || { cat "$dir/$name.log" >&2; echo "link-order.sh: gestured failed under valgrind ($name)" >&2; exit 1; }
     pid=
     echo "link-order.sh: $name: $(wc -l < "$dir/$name.client") lines to the client"
 }
-profile idle
-profile replay --no-udev --replay Tests/Fixtures/recordings/dell_canvas_touch.evemu --speed 10
+profile idle '{"type":"subscribe"}'
+# Replaying, a client as a shell and its session companion are: every update, app touches and
+# explanations, then the devices, a ping, a focus, an exclusion, the screen turned and back, a reload (what
+# a long-running daemon has done by the time it idles; the guest's idle daemon has done all of it).
+profile replay '{"type":"subscribe","id":1,"updates":true,"app_touches":true,"explanations":true}
+{"type":"devices","id":2}
+{"type":"ping","id":3}
+{"type":"focus","id":4,"app_id":"foot"}
+{"type":"exclude","id":5,"exclusions":[{"edge":"left","from":0.5,"to":0.75}]}
+{"type":"orientation","id":6,"orientation":90,"device":"replay1"}
+{"type":"orientation","id":7,"orientation":0,"device":"replay1"}
+{"type":"reload","id":8}' --no-udev --replay Tests/Fixtures/recordings/dell_canvas_touch.evemu --speed 10
 
 # Every function named in the profiles (fn= lines, and cfn= for calls), first mention first; then only the
 # names the binary defines.

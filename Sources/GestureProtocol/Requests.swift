@@ -363,7 +363,7 @@ public struct HoldClaim: Equatable, Sendable {
 
 /// Why the daemon did not take one exclusion of an `exclude` request.
 public enum ExclusionRefusal: String, Equatable, Sendable, CaseIterable {
-    /// Taking it would pass the length of an edge one user's clients may exclude together.
+    /// Taking it would pass the length of an edge the clients of a seat may exclude together.
     case overCap = "over-cap"
     /// It names a device the daemon does not read.
     case unknownDevice = "unknown-device"
