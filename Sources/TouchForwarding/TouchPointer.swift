@@ -550,25 +550,23 @@ public struct TouchPointer: Sendable {
         guard v != 0 || h != 0 else { return }
         w.pendingV -= Double(v)
         w.pendingH -= Double(h)
-        if v != 0 {
-            emit(EV.rel, REL.wheelHiRes, v, time: time, into: &out)
-            w.sentV += v
-            let detents = w.sentV / 120
-            if detents != 0 {
-                emit(EV.rel, REL.wheel, detents, time: time, into: &out)
-                w.sentV -= detents * 120
-            }
-        }
-        if h != 0 {
-            emit(EV.rel, REL.hwheelHiRes, h, time: time, into: &out)
-            w.sentH += h
-            let detents = w.sentH / 120
-            if detents != 0 {
-                emit(EV.rel, REL.hwheel, detents, time: time, into: &out)
-                w.sentH -= detents * 120
-            }
-        }
+        emitAxis(v, sent: &w.sentV, highResolution: REL.wheelHiRes, detent: REL.wheel, time: time, into: &out)
+        emitAxis(h, sent: &w.sentH, highResolution: REL.hwheelHiRes, detent: REL.hwheel, time: time, into: &out)
         syn(time: time, into: &out)
+    }
+
+    /// One wheel's whole units: the high-resolution event, then a detent event for each 120 sent so far.
+    private mutating func emitAxis(
+        _ units: Int32, sent: inout Int32, highResolution: UInt16, detent: UInt16, time: Int64, into out: inout PointerOutput
+    ) {
+        guard units != 0 else { return }
+        emit(EV.rel, highResolution, units, time: time, into: &out)
+        sent += units
+        let detents = sent / 120
+        if detents != 0 {
+            emit(EV.rel, detent, detents, time: time, into: &out)
+            sent -= detents * 120
+        }
     }
 
     // MARK: - The end

@@ -47,6 +47,20 @@ private let orientationUsage = """
 
     """
 
+/// `--device ID`: a device's id, name or vvvv:pppp, never empty (orientation and session).
+private func deviceOption(_ a: inout Arguments, _ option: String) throws(UsageError) -> String {
+    let v = try a.value(of: option)
+    guard !v.isEmpty else { throw UsageError("--device needs a device's id, name or vvvv:pppp (see gesturectl devices)") }
+    return v
+}
+
+/// `--output NAME`: a compositor's output name, never empty (orientation and session).
+private func outputOption(_ a: inout Arguments, _ option: String) throws(UsageError) -> String {
+    let v = try a.value(of: option)
+    guard !v.isEmpty else { throw UsageError("--output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)") }
+    return v
+}
+
 func runOrientation(_ args: [String]) -> Int32 {
     var socket: String?
     var device: String?
@@ -59,14 +73,8 @@ func runOrientation(_ args: [String]) -> Int32 {
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
         case "--socket": socket = try a.value(of: option)
-        case "--device":
-            let v = try a.value(of: option)
-            guard !v.isEmpty else { throw UsageError("--device needs a device's id, name or vvvv:pppp (see gesturectl devices)") }
-            device = v
-        case "--output":
-            let v = try a.value(of: option)
-            guard !v.isEmpty else { throw UsageError("--output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)") }
-            output = v
+        case "--device": device = try deviceOption(&a, option)
+        case "--output": output = try outputOption(&a, option)
         case "--follow": follow = true
         case "--verbose", "-v": verbose = true
         case "--json": json = true
@@ -174,14 +182,8 @@ func runSession(_ args: [String]) -> Int32 {
     if let status = arguments.read({ (a, option) throws(UsageError) in
         switch option {
         case "--socket": socket = try a.value(of: option)
-        case "--device":
-            let v = try a.value(of: option)
-            guard !v.isEmpty else { throw UsageError("--device needs a device's id, name or vvvv:pppp (see gesturectl devices)") }
-            device = v
-        case "--output":
-            let v = try a.value(of: option)
-            guard !v.isEmpty else { throw UsageError("--output needs an output's name, such as DSI-1 (swaymsg -t get_outputs, wlr-randr)") }
-            output = v
+        case "--device": device = try deviceOption(&a, option)
+        case "--output": output = try outputOption(&a, option)
         case "--verbose", "-v": verbose = true
         default: throw a.unknown(option)
         }
