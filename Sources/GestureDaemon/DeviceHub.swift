@@ -311,16 +311,40 @@ final class DeviceHub {
     /// recognizer deadlines that have passed), in the order of their times (devices due at the same time
     /// in the order they were added), then copies whose retirement has come.
     func serviceDue(now: Int64) {
+        var dueCount = 0
+        var lastDue = 0
+        for index in runtimes.indices {
+            if let wake = runtimes[index].nextWakeMicroseconds, wake <= now {
+                dueCount += 1
+                lastDue = index
+            }
+        }
+        switch dueCount {
+        case 0:
+            break
+        case 1:
+            // The usual turn: one device due, served without gathering and ordering (a frame's cost).
+            let runtime = runtimes[lastDue]
+            handle(runtime.serveDue(now: now), of: runtime)
+        default:
+            serveInOrder(now: now)
+        }
+        retiringCopies.retire(now: now)
+        if !pens.isEmpty { checkStillPens(now: now) }
+    }
+
+    /// More than one device due: served in the order of their times, devices due at the same time in the
+    /// order they were added.
+    @inline(never)
+    private func serveInOrder(now: Int64) {
         for (index, runtime) in runtimes.enumerated() {
             if let wake = runtime.nextWakeMicroseconds, wake <= now { due.append((wake, index)) }
         }
-        if due.count > 1 { due.sort { ($0.wake, $0.index) < ($1.wake, $1.index) } }
+        due.sort { ($0.wake, $0.index) < ($1.wake, $1.index) }
         // Indices into the devices as they were (one whose source ended is removed as it is served).
         let serving = runtimes
         for (_, index) in due { handle(serving[index].serveDue(now: now), of: serving[index]) }
-        if !due.isEmpty { due.removeAll(keepingCapacity: true) }
-        retiringCopies.retire(now: now)
-        if !pens.isEmpty { checkStillPens(now: now) }
+        due.removeAll(keepingCapacity: true)
     }
 
     /// The pens near whose stillness check is due: one that counts as gone (still for too long) or as near

@@ -75,6 +75,7 @@ extension DeviceRuntime {
     /// Run at passthrough's start, at a reload (`retryingFailed`: a pointer that could not be made or
     /// written is tried again) and at every device state the policy gives; never per frame.
     func refreshPointer(retryingFailed: Bool = false) {
+        defer { refreshPointerWake() }
         guard let passthrough = passthrough.forwarding else {
             info.pointerPath = nil
             info.pointerMode = nil
@@ -128,6 +129,7 @@ extension DeviceRuntime {
     /// released, written, and the device kept `RetiringCopies.retirementMicroseconds` longer so that the
     /// compositor reads the release before it goes.
     func retirePointer(_ passthrough: Passthrough, now: Int64) {
+        defer { refreshPointerWake() }
         guard let link = passthrough.pointer.link else {
             passthrough.pointer = .none
             return
@@ -151,6 +153,8 @@ extension DeviceRuntime {
     /// touch is cancelled before a click lands). A failed write ends the pointer until a reload: its device
     /// goes at once, and with it whatever it had pressed (its readers see it removed).
     func flushPointer() {
+        // Every operation of the pointer ends here: its next wake-up follows.
+        defer { refreshPointerWake() }
         guard let passthrough = passthrough.forwarding, let link = passthrough.pointer.link, !link.output.events.isEmpty else { return }
         defer { link.output.events.removeAll(keepingCapacity: true) }
         do {
@@ -164,14 +168,13 @@ extension DeviceRuntime {
         }
     }
 
-    /// When the pointer next needs the loop (a fling's next wheel events), CLOCK_MONOTONIC.
-    var pointerWakeMicroseconds: Int64? {
-        passthrough.forwarding?.pointer.link?.pointer.nextDeadlineMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
-    }
-
-    /// A fling's wheel events due by `now` (CLOCK_MONOTONIC).
+    /// A fling's wheel events due by `now` (CLOCK_MONOTONIC). A wake-up kept from a pointer that has gone
+    /// since is dropped here.
     func servePointer(now: Int64) {
-        guard let link = passthrough.forwarding?.pointer.link else { return }
+        guard let link = passthrough.forwarding?.pointer.link else {
+            refreshPointerWake()
+            return
+        }
         link.pointer.advance(toMicroseconds: source.eventMicroseconds(forMonotonic: now), into: &link.output)
         flushPointer()
     }

@@ -143,6 +143,10 @@ final class DeviceRuntime {
     private(set) var deadlineMicroseconds: Int64?
     private(set) var sourceWakeMicroseconds: Int64?
     private(set) var latestEventMicroseconds: Int64?
+    /// The virtual pointer's next wake-up (a fling's next wheel events) on CLOCK_MONOTONIC, kept by
+    /// `refreshPointerWake` after every operation of the pointer (each ends in `flushPointer`), so that
+    /// the loop's turn does not reach through passthrough to the pointer (DevicePointer.swift).
+    private(set) var pointerWakeMicroseconds: Int64?
 
     /// Starts a replay held until a client subscribes to explanations (`--wait-for-explanations`); its
     /// schedule is taken anew. Nothing for any other source.
@@ -159,6 +163,12 @@ final class DeviceRuntime {
         deadlineMicroseconds = engine.nextDeadlineMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
         sourceWakeMicroseconds = source.nextWakeMicroseconds
         latestEventMicroseconds = engine.lastEventTimeMicroseconds.map(source.monotonicMicroseconds(forEventTime:))
+    }
+
+    /// Brings `pointerWakeMicroseconds` up to date with the pointer (none without passthrough or pointer).
+    func refreshPointerWake() {
+        pointerWakeMicroseconds = passthrough.forwarding?.pointer.link?.pointer.nextDeadlineMicroseconds
+            .map(source.monotonicMicroseconds(forEventTime:))
     }
 
     /// When the device needs the loop's attention without fd readiness, in CLOCK_MONOTONIC microseconds:

@@ -65,6 +65,8 @@ final class RetiringCopies {
 
     /// Destroys the copies whose time has come.
     func retire(now: Int64) {
+        // Called every turn of the loop: an empty array's removeAll(where:) still makes a new buffer.
+        guard copies.contains(where: { $0.untilMicroseconds <= now }) else { return }
         copies.removeAll { $0.untilMicroseconds <= now }
     }
 

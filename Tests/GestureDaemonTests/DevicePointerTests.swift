@@ -198,6 +198,94 @@ import TouchForwarding
         #expect(source.copies.first?.written.isEmpty == false)  // a touch, as without a pointer
     }
 
+    /// Two fingers land 15 mm apart at (x, y) (device units, 10 a millimetre), scroll `byY` units in
+    /// `steps` frames 10 ms apart from `time`, and lift 10 ms after the last; returns the lift's time.
+    static func twoFingerScroll(_ source: ScriptedPanel, at time: Int64, x: Int32, y: Int32, byY: Int32, steps: Int) -> Int64 {
+        func abs(_ code: UInt16, _ value: Int32, _ t: Int64) -> InputEvent {
+            InputEvent(timeMicroseconds: t, type: EV.abs, code: code, value: value)
+        }
+        func report(_ t: Int64) -> InputEvent { InputEvent(timeMicroseconds: t, type: EV.syn, code: SYN.report, value: 0) }
+        var t = time
+        for slot: Int32 in 0...1 {
+            source.pending += [
+                abs(ABS.mtSlot, slot, t), abs(ABS.mtTrackingID, 7 + slot, t), abs(ABS.mtPositionX, x + slot * 150, t),
+                abs(ABS.mtPositionY, y, t),
+            ]
+        }
+        source.pending += [InputEvent(timeMicroseconds: t, type: EV.key, code: BTN.touch, value: 1), report(t)]
+        for step in 1...steps {
+            t += 10_000
+            let at = y + byY * Int32(step) / Int32(steps)
+            source.pending += [abs(ABS.mtSlot, 0, t), abs(ABS.mtPositionY, at, t), abs(ABS.mtSlot, 1, t), abs(ABS.mtPositionY, at, t), report(t)]
+        }
+        t += 10_000
+        source.pending += [
+            abs(ABS.mtSlot, 0, t), abs(ABS.mtTrackingID, -1, t), abs(ABS.mtSlot, 1, t), abs(ABS.mtTrackingID, -1, t),
+            InputEvent(timeMicroseconds: t, type: EV.key, code: BTN.touch, value: 0), report(t),
+        ]
+        source.clock = t
+        return t
+    }
+
+    /// The wheel events written to the pointer.
+    static func wheelTicks(_ pointer: RecordingCopy?) -> [InputEvent] {
+        (pointer?.events ?? []).filter { $0.type == EV.rel && $0.code == REL.wheelHiRes }
+    }
+
+    /// A device in mouse mode with `pointer_fling`, after a fast two-finger scroll upwards has lifted (read
+    /// in one pump); the delivery is returned to be kept alive (a runtime holds it unowned).
+    static func flungScroll() throws -> (ScriptedPanel, DeviceRuntime, RecordingDelivery, lift: Int64) {
+        let log = ServiceLog()
+        let delivery = RecordingDelivery(log: log)
+        let source = ScriptedPanel("event5", log: log, pollDescriptor: 5)
+        var settings = Self.settings(mode: .mouse)
+        settings.pointerFling = true
+        let runtime = try Self.runtime(source, delivery: delivery, settings: settings)
+        let lift = Self.twoFingerScroll(source, at: 1_000_000, x: 300, y: 1000, byY: -400, steps: 8)
+        _ = runtime.pump(now: 0)
+        return (source, runtime, delivery, lift)
+    }
+
+    /// A fling goes on after the lift by the loop's timer alone: the device's wake-up is each tick's, the
+    /// ticks are written as they come due, and once the fling stops the device needs no wake-up.
+    @Test func aFlingIsDrivenByTheDevicesWakeUpsToItsStop() throws {
+        let (source, runtime, delivery, lift) = try Self.flungScroll()
+        defer { withExtendedLifetime(delivery) {} }
+        let atLift = Self.wheelTicks(source.pointers.first).count
+        #expect(atLift > 0, "the scroll itself turned the wheel")
+        #expect(runtime.pointerWakeMicroseconds == lift + PointerSettings.flingTickMicroseconds)
+        #expect(runtime.nextWakeMicroseconds == runtime.pointerWakeMicroseconds)
+        var wakes = 0
+        while let wake = runtime.nextWakeMicroseconds, wakes < 1000 {
+            source.clock = wake
+            _ = runtime.serveDue(now: wake)
+            wakes += 1
+        }
+        let ticks = Self.wheelTicks(source.pointers.first).dropFirst(atLift)
+        #expect(ticks.count > 10 && ticks.count == wakes, "\(ticks.count) ticks in \(wakes) wake-ups")
+        #expect(ticks.first?.timeMicroseconds == lift + PointerSettings.flingTickMicroseconds)
+        #expect(runtime.nextWakeMicroseconds == nil)
+    }
+
+    /// A fling stopped by what ends the pointer (the screen turned, passthrough turned off, the device
+    /// unplugged) leaves no wake-up behind: the loop would otherwise be woken at once, for ever.
+    @Test(arguments: ["turn", "reload-off", "unplug"])
+    func aStoppedFlingLeavesNoWakeUp(how: String) throws {
+        let (source, runtime, delivery, lift) = try Self.flungScroll()
+        defer { withExtendedLifetime(delivery) {} }
+        let tick = lift + PointerSettings.flingTickMicroseconds
+        source.clock = tick
+        _ = runtime.serveDue(now: tick)
+        #expect(runtime.pointerWakeMicroseconds == tick + PointerSettings.flingTickMicroseconds, "flinging")
+        switch how {
+        case "turn": runtime.cancelPointer()
+        case "unplug": runtime.close(.unplugged, monotonicNow: tick + 1_000)
+        default: runtime.reload(DeviceSettings(passthrough: false), monotonicNow: tick + 1_000)
+        }
+        #expect(runtime.pointerWakeMicroseconds == nil)
+        #expect(runtime.nextWakeMicroseconds == nil)
+    }
+
     /// Hold claims the policy gives the device keep its holds from the pointer.
     @Test func aClaimedHoldIsNoClick() throws {
         let log = ServiceLog()
