@@ -144,7 +144,7 @@ final class DeviceRuntime {
     private(set) var sourceWakeMicroseconds: Int64?
     private(set) var latestEventMicroseconds: Int64?
     /// The virtual pointer's next wake-up (a fling's next wheel events) on CLOCK_MONOTONIC, kept by
-    /// `refreshPointerWake` after every operation of the pointer (each ends in `flushPointer`), so that
+    /// `refreshPointerWake` after every operation of the pointer (each ends in `flushPointer` or `retirePointer`), so that
     /// the loop's turn does not reach through passthrough to the pointer (DevicePointer.swift).
     private(set) var pointerWakeMicroseconds: Int64?
 
